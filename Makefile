@@ -1,0 +1,91 @@
+# aicf — GNU Make build.
+#
+#   make                 kernel table (if its inputs changed) + aicf.h + header checks + build/aicf + examples
+#   make test            the CPU test suite (what CI runs); ends with "N passed, N failed"
+#   make test-gpu        the GPU suite (needs an NVIDIA GPU and driver)
+#   make kernels SM="80 90"   regenerate the kernel table for chosen SM targets (PTX for the newest)
+#   make dist            dist/aicf.h: one header with the kernel table inlined
+#
+# Variables: CC, CXX, PYTHON, SM (cubin targets), PTX (PTX target, default: newest of SM),
+#            AICF_TEST_DATA (default ../shared/data).
+
+CC      ?= cc
+CXX     ?= c++
+PYTHON  ?= python3
+SM      ?= 80 86 89 90
+PTX     ?= $(lastword $(SM))
+AICF_TEST_DATA ?= $(abspath ../shared/data)
+export AICF_TEST_DATA
+
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+LDLIBS  := -ldl -lm -lpthread
+B       := build
+
+SRC_PARTS := $(sort $(wildcard src/*.h src/*.c))
+TEMPLATES := $(wildcard templates/*.cu.j2)
+CODEGEN   := $(wildcard codegen/*.py)
+KTABLE    := kernels_gen/aicf_kernels.h
+
+.PHONY: all kernels dist test test-gpu check-header clean conformance
+
+all: $(KTABLE) aicf.h check-header $(B)/aicf $(B)/embed_minimal
+
+# The library is developed as parts in src/ and amalgamated into the single header aicf.h.
+aicf.h: $(SRC_PARTS)
+	cat $(SRC_PARTS) > $@.tmp && mv $@.tmp $@
+
+# Kernel table: regenerated when templates, variant lists or the generator change.
+$(KTABLE): $(TEMPLATES) $(CODEGEN)
+	$(PYTHON) codegen/gen.py --sm "$(SM)" --ptx $(PTX) --out kernels_gen --cache $(B)/kcache --allow-no-nvrtc
+
+kernels:
+	$(PYTHON) codegen/gen.py --sm "$(SM)" --ptx $(PTX) --out kernels_gen --cache $(B)/kcache
+
+dist: $(KTABLE) aicf.h
+	$(PYTHON) codegen/dist.py --header aicf.h --table $(KTABLE) --out dist/aicf.h
+
+$(B):
+	mkdir -p $(B)
+
+# Compile matrix: C99 and C++17, gcc and clang when present, declarations alone (no CUDA headers
+# on the include path), the header included twice with the implementation once.
+check-header: $(B)/.header-ok
+$(B)/.header-ok: aicf.h $(KTABLE) tests/header_twice.c tests/header_decl.c | $(B)
+	$(CC) -std=c99 $(WARN) -c tests/header_decl.c -o $(B)/header_decl_c.o
+	$(CC) -std=c99 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_c.o
+	$(CXX) -x c++ -std=c++17 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_cpp.o
+	if command -v clang >/dev/null 2>&1; then \
+	  clang -std=c99 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_clang.o && \
+	  clang -x c++ -std=c++17 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_clangpp.o; \
+	else echo "check-header: clang not installed, gcc only"; fi
+	touch $@
+
+$(B)/aicf: examples/aicf.c aicf.h $(KTABLE) | $(B)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+$(B)/embed_minimal: examples/embed_minimal.c aicf.h $(KTABLE) | $(B)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+# ---- tests ----
+TEST_BINS := $(patsubst tests/%.c,$(B)/%,$(wildcard tests/test_*.c)) $(B)/node_tests $(B)/onnx_dump
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+
+$(B)/%: tests/%.c aicf.h $(KTABLE) | $(B)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+$(B)/fakecuda/libcuda.so.1: tests/fake_libcuda.c | $(B)
+	mkdir -p $(B)/fakecuda
+	$(CC) -std=c99 $(WARN) -shared -fPIC $< -o $@
+
+test: all $(TEST_BINS) $(wildcard $(B)/fakecuda/libcuda.so.1)
+	$(PYTHON) tests/run_tests.py --suite cpu --build $(B)
+
+test-gpu: all $(TEST_BINS)
+	$(PYTHON) tests/run_tests.py --suite gpu --build $(B)
+
+conformance: all $(B)/node_tests
+	$(PYTHON) tests/run_tests.py --suite conformance --build $(B)
+
+clean:
+	rm -rf $(B) dist

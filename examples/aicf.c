@@ -1,0 +1,523 @@
+/* aicf command line: run, plan and benchmark ONNX models.
+
+     aicf run MODEL.onnx [--backend cpu|cuda] [--precision fp32|tf32|fp16] [--dim NAME=VALUE]...
+              [--input FILE.pb]... [--input-arange] [--output FILE.pb]... [--check DIR]...
+              [--expect FILE.pb]... [--tol REL]
+     aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]...
+     aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--iters N]
+              [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]
+     aicf info
+
+   --check DIR compares with an ONNX test_data_set folder (input_K.pb, output_K.pb) and prints
+   the max absolute and relative error per output; relative error = ||got - ref|| / ||ref||.
+   Exit status: 0 on success, 1 on an error, 2 when a check exceeds --tol (default 1e-5 at fp32,
+   1e-3 at tf32, 1e-2 at fp16). */
+#define _POSIX_C_SOURCE 200809L
+#define AICF_IMPLEMENTATION
+#include "../aicf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAXN 64
+
+typedef struct opts {
+    const char* cmd;
+    const char* model;
+    aicf_backend backend;
+    aicf_precision precision;
+    const char* dim_names[MAXN];
+    int64_t dim_values[MAXN];
+    int n_dims;
+    const char* inputs[MAXN];
+    int n_inputs;
+    const char* outputs[MAXN];
+    int n_outputs;
+    const char* checks[MAXN];
+    int n_checks;
+    const char* expects[MAXN];
+    int n_expects;
+    int input_arange;
+    int iters, warmup, json;
+    double tol;
+} opts;
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: aicf run MODEL.onnx [--backend cpu|cuda] [--precision fp32|tf32|fp16] [--dim NAME=VALUE]...\n"
+            "                [--input FILE.pb]... [--input-arange] [--output FILE.pb]... [--check DIR]...\n"
+            "                [--expect FILE.pb]... [--tol REL]\n"
+            "       aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]...\n"
+            "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--iters N]\n"
+            "                [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]\n"
+            "       aicf info\n");
+    return 1;
+}
+
+static int parse(int argc, char** argv, opts* o) {
+    int i;
+    memset(o, 0, sizeof *o);
+    o->iters = 1000;
+    o->warmup = -1;
+    o->tol = -1;
+    if (argc < 2) return 0;
+    o->cmd = argv[1];
+    for (i = 2; i < argc; i++) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE                                                                                 \
+    if (!v) {                                                                                      \
+        fprintf(stderr, "aicf: %s needs a value\n", a);                                           \
+        return 0;                                                                                  \
+    }                                                                                              \
+    i++;
+#define PUSH(arr, n)                                                                               \
+    if (o->n >= MAXN) {                                                                            \
+        fprintf(stderr, "aicf: too many %s\n", a);                                                \
+        return 0;                                                                                  \
+    }                                                                                              \
+    o->arr[o->n++] = v;
+        if (strcmp(a, "--backend") == 0) {
+            NEED_VALUE
+            if (strcmp(v, "cpu") == 0) o->backend = AICF_BACKEND_CPU;
+            else if (strcmp(v, "cuda") == 0) o->backend = AICF_BACKEND_CUDA;
+            else if (strcmp(v, "auto") == 0) o->backend = AICF_BACKEND_DEFAULT;
+            else {
+                fprintf(stderr, "aicf: --backend must be cpu, cuda or auto, not '%s'\n", v);
+                return 0;
+            }
+        } else if (strcmp(a, "--precision") == 0) {
+            NEED_VALUE
+            if (strcmp(v, "fp32") == 0) o->precision = AICF_PRECISION_FP32;
+            else if (strcmp(v, "tf32") == 0) o->precision = AICF_PRECISION_TF32;
+            else if (strcmp(v, "fp16") == 0) o->precision = AICF_PRECISION_FP16;
+            else {
+                fprintf(stderr, "aicf: --precision must be fp32, tf32 or fp16, not '%s'\n", v);
+                return 0;
+            }
+        } else if (strcmp(a, "--dim") == 0) {
+            const char* eq;
+            char* end;
+            NEED_VALUE
+            eq = strchr(v, '=');
+            if (!eq || eq == v || o->n_dims >= MAXN) {
+                fprintf(stderr, "aicf: --dim expects NAME=VALUE, got '%s'\n", v);
+                return 0;
+            }
+            {
+                size_t len = (size_t)(eq - v);
+                char* name = (char*)malloc(len + 1);
+                memcpy(name, v, len);
+                name[len] = 0;
+                o->dim_names[o->n_dims] = name;
+            }
+            o->dim_values[o->n_dims] = strtoll(eq + 1, &end, 10);
+            if (*end || o->dim_values[o->n_dims] < 1) {
+                fprintf(stderr, "aicf: --dim %s: value must be a positive integer\n", v);
+                return 0;
+            }
+            o->n_dims++;
+        } else if (strcmp(a, "--input") == 0) {
+            NEED_VALUE
+            PUSH(inputs, n_inputs)
+        } else if (strcmp(a, "--output") == 0) {
+            NEED_VALUE
+            PUSH(outputs, n_outputs)
+        } else if (strcmp(a, "--check") == 0) {
+            NEED_VALUE
+            PUSH(checks, n_checks)
+        } else if (strcmp(a, "--expect") == 0) {
+            NEED_VALUE
+            PUSH(expects, n_expects)
+        } else if (strcmp(a, "--input-arange") == 0) {
+            o->input_arange = 1;
+        } else if (strcmp(a, "--iters") == 0) {
+            NEED_VALUE
+            o->iters = atoi(v);
+            if (o->iters < 1) {
+                fprintf(stderr, "aicf: --iters must be >= 1\n");
+                return 0;
+            }
+        } else if (strcmp(a, "--warmup") == 0) {
+            NEED_VALUE
+            o->warmup = atoi(v);
+        } else if (strcmp(a, "--tol") == 0) {
+            NEED_VALUE
+            o->tol = atof(v);
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "aicf: unknown option '%s'\n", a);
+            return 0;
+        } else if (!o->model) {
+            o->model = a;
+        } else {
+            fprintf(stderr, "aicf: unexpected argument '%s'\n", a);
+            return 0;
+        }
+    }
+    if (o->tol < 0)
+        o->tol = o->precision == AICF_PRECISION_FP16 ? 1e-2 : o->precision == AICF_PRECISION_TF32 ? 1e-3 : 1e-5;
+    if (o->warmup < 0) o->warmup = o->iters / 10 > 10 ? o->iters / 10 : 10;
+    return 1;
+}
+
+static int fail(aicf_context* ctx, aicf_result r, const char* what) {
+    fprintf(stderr, "aicf: %s: %s: %s\n", what, aicf_result_str(r), ctx ? aicf_last_error(ctx) : "");
+    return 1;
+}
+
+/* Loads the model and makes the plan. */
+static int make_plan(aicf_context* ctx, const opts* o, aicf_plan** plan, double* plan_ms) {
+    aicf_graph* g = NULL;
+    aicf_onnx_desc od;
+    aicf_plan_desc pd;
+    aicf_result r;
+    double t0;
+    memset(&od, 0, sizeof od);
+    od.num_dims = o->n_dims;
+    od.dim_names = o->dim_names;
+    od.dim_values = o->dim_values;
+    t0 = now_us();
+    r = aicf_graph_load_onnx(ctx, o->model, &od, &g);
+    if (r != AICF_SUCCESS) return fail(ctx, r, o->model);
+    memset(&pd, 0, sizeof pd);
+    pd.backend = o->backend;
+    pd.policy.precision = o->precision;
+    pd.policy.allow_cpu_fallback = o->backend == AICF_BACKEND_DEFAULT;
+    r = aicf_plan_create(g, &pd, plan);
+    aicf_graph_destroy(g);
+    if (plan_ms) *plan_ms = (now_us() - t0) / 1e3;
+    if (r != AICF_SUCCESS) return fail(ctx, r, "plan");
+    return 0;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static float frand(void) { /* xorshift64*, uniform in [-1, 1) */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (float)((double)((rng_state * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* Fills input `i` from a .pb file (by name, else by position), arange(n)/n, or random data. */
+static int set_inputs(aicf_context* ctx, aicf_exec* e, aicf_plan* p, const opts* o, const char* const* files, int nfiles) {
+    int i, k;
+    for (i = 0; i < aicf_plan_num_inputs(p); i++) {
+        aicf_tensor_info ti;
+        aicf_host_tensor ht;
+        aicf_result r;
+        int used = -1;
+        aicf_plan_input_info(p, i, &ti);
+        memset(&ht, 0, sizeof ht);
+        for (k = 0; k < nfiles && used < 0; k++) {
+            aicf_host_tensor t2;
+            if (aicf_tensor_read_pb(ctx, files[k], &t2) != AICF_SUCCESS) continue;
+            if (t2.name && strcmp(t2.name, ti.name) == 0) {
+                ht = t2;
+                used = k;
+            } else {
+                aicf_host_tensor_free(ctx, &t2);
+            }
+        }
+        if (used < 0 && i < nfiles) {
+            r = aicf_tensor_read_pb(ctx, files[i], &ht);
+            if (r != AICF_SUCCESS) return fail(ctx, r, files[i]);
+            used = i;
+        }
+        if (used >= 0) {
+            if (ht.dtype != ti.dtype || ht.bytes != ti.bytes) {
+                fprintf(stderr, "aicf: %s: tensor %s of %zu bytes does not match input '%s' (%s, %zu bytes)\n",
+                        files[used], aicf_dtype_name(ht.dtype), ht.bytes, ti.name, aicf_dtype_name(ti.dtype), ti.bytes);
+                aicf_host_tensor_free(ctx, &ht);
+                return 1;
+            }
+            r = aicf_exec_set_input(e, i, ht.data, ht.bytes);
+            aicf_host_tensor_free(ctx, &ht);
+        } else {
+            size_t n = ti.bytes / (aicf_dtype_size(ti.dtype) ? aicf_dtype_size(ti.dtype) : 1), j;
+            void* buf = malloc(ti.bytes ? ti.bytes : 1);
+            if (!buf) return 1;
+            for (j = 0; j < n; j++) {
+                if (ti.dtype == AICF_DTYPE_FLOAT32)
+                    ((float*)buf)[j] = o->input_arange ? (float)j / (float)n : frand();
+                else if (ti.dtype == AICF_DTYPE_INT64)
+                    ((int64_t*)buf)[j] = (int64_t)j;
+                else
+                    memset(buf, 1, ti.bytes);
+            }
+            r = aicf_exec_set_input(e, i, buf, ti.bytes);
+            free(buf);
+        }
+        if (r != AICF_SUCCESS) return fail(ctx, r, "set input");
+    }
+    return 0;
+}
+
+static int write_outputs(aicf_context* ctx, aicf_exec* e, aicf_plan* p, const opts* o) {
+    int i;
+    for (i = 0; i < o->n_outputs && i < aicf_plan_num_outputs(p); i++) {
+        aicf_tensor_info ti;
+        aicf_host_tensor ht;
+        aicf_result r;
+        aicf_plan_output_info(p, i, &ti);
+        memset(&ht, 0, sizeof ht);
+        ht.name = (char*)ti.name;
+        ht.dtype = ti.dtype;
+        ht.rank = ti.rank;
+        memcpy(ht.dims, ti.dims, sizeof ht.dims);
+        ht.bytes = ti.bytes;
+        ht.data = malloc(ti.bytes ? ti.bytes : 1);
+        r = aicf_exec_get_output(e, i, ht.data, ht.bytes);
+        if (r == AICF_SUCCESS) r = aicf_tensor_write_pb(ctx, o->outputs[i], &ht);
+        free(ht.data);
+        if (r != AICF_SUCCESS) return fail(ctx, r, o->outputs[i]);
+    }
+    return 0;
+}
+
+/* Compares output i with a reference tensor; returns 0 ok, 2 over tolerance, 1 error. */
+static int compare(aicf_context* ctx, aicf_exec* e, aicf_plan* p, int i, const char* ref_path, double tol, const char* label) {
+    aicf_tensor_info ti;
+    aicf_host_tensor ref;
+    aicf_result r;
+    void* got;
+    size_t n, j;
+    double maxabs = 0, num = 0, den = 0, rel;
+    int nan = 0;
+    aicf_plan_output_info(p, i, &ti);
+    r = aicf_tensor_read_pb(ctx, ref_path, &ref);
+    if (r != AICF_SUCCESS) return fail(ctx, r, ref_path);
+    if (ref.bytes != ti.bytes || ref.dtype != ti.dtype) {
+        fprintf(stderr, "aicf: %s: reference is %s/%zu bytes, output '%s' is %s/%zu bytes\n", ref_path,
+                aicf_dtype_name(ref.dtype), ref.bytes, ti.name, aicf_dtype_name(ti.dtype), ti.bytes);
+        aicf_host_tensor_free(ctx, &ref);
+        return 1;
+    }
+    got = malloc(ti.bytes ? ti.bytes : 1);
+    r = aicf_exec_get_output(e, i, got, ti.bytes);
+    if (r != AICF_SUCCESS) {
+        free(got);
+        aicf_host_tensor_free(ctx, &ref);
+        return fail(ctx, r, "get output");
+    }
+    n = ti.bytes / aicf_dtype_size(ti.dtype);
+    for (j = 0; j < n; j++) {
+        double a, b;
+        if (ti.dtype == AICF_DTYPE_FLOAT32) {
+            a = ((float*)got)[j];
+            b = ((float*)ref.data)[j];
+        } else if (ti.dtype == AICF_DTYPE_INT64) {
+            a = (double)((int64_t*)got)[j];
+            b = (double)((int64_t*)ref.data)[j];
+        } else {
+            a = memcmp((char*)got + j * aicf_dtype_size(ti.dtype), (char*)ref.data + j * aicf_dtype_size(ti.dtype),
+                       aicf_dtype_size(ti.dtype)) != 0;
+            b = 0;
+        }
+        if (a != a || b != b) {
+            nan += (a != a) != (b != b);
+            continue;
+        }
+        if (fabs(a - b) > maxabs) maxabs = fabs(a - b);
+        num += (a - b) * (a - b);
+        den += b * b;
+    }
+    rel = den > 0 ? sqrt(num / den) : sqrt(num);
+    printf("%s output %d '%s': max abs err %.3e, rel err %.3e%s\n", label, i, ti.name, maxabs, rel,
+           nan ? " (NaN mismatch)" : "");
+    free(got);
+    aicf_host_tensor_free(ctx, &ref);
+    return (nan || !(rel <= tol)) ? 2 : 0;
+}
+
+static int cmd_run(aicf_context* ctx, const opts* o) {
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_result r;
+    int rc = 0, c, i;
+    if (make_plan(ctx, o, &p, NULL)) return 1;
+    r = aicf_exec_create(p, NULL, &e);
+    if (r != AICF_SUCCESS) {
+        aicf_plan_destroy(p);
+        return fail(ctx, r, "exec");
+    }
+    if (o->n_checks == 0) {
+        rc = set_inputs(ctx, e, p, o, o->inputs, o->n_inputs);
+        if (!rc && (r = aicf_exec_run(e)) != AICF_SUCCESS) rc = fail(ctx, r, "run");
+        for (i = 0; !rc && i < o->n_expects; i++) {
+            int k = compare(ctx, e, p, i, o->expects[i], o->tol, o->model);
+            if (k > rc) rc = k;
+        }
+        if (!rc) rc = write_outputs(ctx, e, p, o);
+        if (!rc && o->n_expects == 0) {
+            for (i = 0; i < aicf_plan_num_outputs(p); i++) {
+                aicf_tensor_info ti;
+                aicf_plan_output_info(p, i, &ti);
+                printf("output %d '%s' %s [", i, ti.name, aicf_dtype_name(ti.dtype));
+                for (c = 0; c < ti.rank; c++) printf(c ? ",%lld" : "%lld", (long long)ti.dims[c]);
+                printf("]\n");
+            }
+        }
+    }
+    for (c = 0; c < o->n_checks && rc != 1; c++) {
+        const char* files[MAXN];
+        char* owned[MAXN];
+        int nf = 0, k;
+        for (k = 0; k < MAXN; k++) {
+            char path[4096];
+            FILE* f;
+            snprintf(path, sizeof path, "%s/input_%d.pb", o->checks[c], k);
+            if (!(f = fopen(path, "rb"))) break;
+            fclose(f);
+            owned[nf] = strdup(path);
+            files[nf] = owned[nf];
+            nf++;
+        }
+        rc = set_inputs(ctx, e, p, o, files, nf);
+        for (k = 0; k < nf; k++) free(owned[k]);
+        if (rc) break;
+        if ((r = aicf_exec_run(e)) != AICF_SUCCESS) {
+            rc = fail(ctx, r, "run");
+            break;
+        }
+        for (i = 0; i < aicf_plan_num_outputs(p); i++) {
+            char path[4096];
+            int k2;
+            snprintf(path, sizeof path, "%s/output_%d.pb", o->checks[c], i);
+            k2 = compare(ctx, e, p, i, path, o->tol, o->checks[c]);
+            if (k2 > rc) rc = k2;
+        }
+        if (rc == 0 && c == o->n_checks - 1) rc = write_outputs(ctx, e, p, o);
+    }
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    return rc;
+}
+
+static int cmd_plan(aicf_context* ctx, const opts* o) {
+    aicf_plan* p = NULL;
+    size_t need = 0;
+    char* buf;
+    double ms;
+    if (make_plan(ctx, o, &p, &ms)) return 1;
+    aicf_plan_format(p, NULL, 0, &need);
+    buf = (char*)malloc(need);
+    aicf_plan_format(p, buf, need, NULL);
+    fputs(buf, stdout);
+    printf("plan created in %.1f ms (load + plan)\n", ms);
+    free(buf);
+    aicf_plan_destroy(p);
+    return 0;
+}
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmd_bench(aicf_context* ctx, const opts* o) {
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_result r;
+    aicf_exec_stats es;
+    aicf_plan_stats ps;
+    double *t, *h, plan_ms, med, p99, hmed;
+    int i, rc;
+    if (make_plan(ctx, o, &p, &plan_ms)) return 1;
+    r = aicf_exec_create(p, NULL, &e);
+    if (r != AICF_SUCCESS) {
+        aicf_plan_destroy(p);
+        return fail(ctx, r, "exec");
+    }
+    rc = set_inputs(ctx, e, p, o, o->inputs, o->n_inputs);
+    t = (double*)malloc(sizeof(double) * (size_t)o->iters);
+    h = (double*)malloc(sizeof(double) * (size_t)o->iters);
+    for (i = 0; !rc && i < o->warmup; i++)
+        if ((r = aicf_exec_run(e)) != AICF_SUCCESS) rc = fail(ctx, r, "run");
+    for (i = 0; !rc && i < o->iters; i++) {
+        double t0 = now_us(), t1;
+        if ((r = aicf_exec_launch(e)) != AICF_SUCCESS) {
+            rc = fail(ctx, r, "launch");
+            break;
+        }
+        t1 = now_us();
+        if ((r = aicf_exec_wait(e)) != AICF_SUCCESS) {
+            rc = fail(ctx, r, "wait");
+            break;
+        }
+        t[i] = now_us() - t0;
+        h[i] = t1 - t0;
+    }
+    if (!rc) {
+        qsort(t, (size_t)o->iters, sizeof(double), cmp_double);
+        qsort(h, (size_t)o->iters, sizeof(double), cmp_double);
+        med = t[o->iters / 2];
+        p99 = t[(int)((double)(o->iters - 1) * 0.99)];
+        hmed = h[o->iters / 2];
+        aicf_exec_stats_get(e, &es);
+        aicf_plan_stats_get(p, &ps);
+        rc = write_outputs(ctx, e, p, o);
+        if (o->json)
+            printf("{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", \"iters\": %d, \"median_us\": %.2f, "
+                   "\"p99_us\": %.2f, \"host_us\": %.2f, \"nodes\": %d, \"kernel_nodes\": %d, \"steps\": %d, "
+                   "\"arena_bytes\": %zu, \"plan_ms\": %.1f}\n",
+                   o->model, ps.backend == AICF_BACKEND_CUDA ? "cuda" : "cpu",
+                   ps.precision == AICF_PRECISION_FP16 ? "fp16" : ps.precision == AICF_PRECISION_TF32 ? "tf32" : "fp32",
+                   o->iters, med, p99, hmed, es.graph_nodes, es.kernel_nodes, ps.num_steps, ps.arena_bytes, plan_ms);
+        else
+            printf("%s: median %.2f us, p99 %.2f us per replay (launch + wait, wall clock); host %.2f us per launch; "
+                   "%d graph nodes (%d kernels), %d steps; plan %.1f ms\n",
+                   o->model, med, p99, hmed, es.graph_nodes, es.kernel_nodes, ps.num_steps, plan_ms);
+    }
+    free(t);
+    free(h);
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    return rc;
+}
+
+static int cmd_info(aicf_context* ctx) {
+    aicf_device_info di;
+    aicf_result r = aicf_context_device_info(ctx, &di);
+    if (r != AICF_SUCCESS) {
+        printf("CUDA: not available: %s (%s)\n", aicf_result_str(r), aicf_last_error(ctx));
+        return 0;
+    }
+    printf("CUDA device: %s, compute capability %d.%d, %.1f GiB, driver %d, cuBLASLt %s (%zu)\n", di.name, di.cc_major,
+           di.cc_minor, (double)di.total_memory / (1024.0 * 1024.0 * 1024.0), di.driver_version,
+           di.cublaslt_available ? "yes" : "no", di.cublaslt_version);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    opts o;
+    aicf_context* ctx = NULL;
+    aicf_context_desc cd;
+    int rc;
+    if (!parse(argc, argv, &o)) return usage();
+    memset(&cd, 0, sizeof cd);
+    if (o.backend == AICF_BACKEND_CPU) cd.flags |= AICF_CONTEXT_NO_CUDA;
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
+        fprintf(stderr, "aicf: cannot create a context\n");
+        return 1;
+    }
+    if (strcmp(o.cmd, "info") == 0) rc = cmd_info(ctx);
+    else if (!o.model) rc = usage();
+    else if (strcmp(o.cmd, "run") == 0) rc = cmd_run(ctx, &o);
+    else if (strcmp(o.cmd, "plan") == 0) rc = cmd_plan(ctx, &o);
+    else if (strcmp(o.cmd, "bench") == 0) rc = cmd_bench(ctx, &o);
+    else rc = usage();
+    aicf_context_destroy(ctx);
+    for (argc = 0; argc < o.n_dims; argc++) free((void*)o.dim_names[argc]);
+    return rc;
+}

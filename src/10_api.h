@@ -1,0 +1,333 @@
+/* >>api ==================================================================================== */
+#ifndef AICF_H_INCLUDED
+#define AICF_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef AICF_API
+#  ifdef AICF_STATIC
+#    define AICF_API static
+#  else
+#    define AICF_API extern
+#  endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Documented hard limits (bad input beyond them is an AICF_ERROR_LIMIT, never a crash). */
+#define AICF_MAX_RANK 8                       /* tensor rank                               */
+#define AICF_MAX_NAME 4096                    /* bytes in a node/tensor/attribute name     */
+#define AICF_MAX_NODES (1 << 20)              /* nodes in one graph                        */
+#define AICF_MAX_TENSORS (1 << 21)            /* tensors in one graph                      */
+#define AICF_MAX_NODE_IO 4096                 /* inputs or outputs of one node             */
+#define AICF_MAX_ATTR_ELEMS (1 << 24)         /* elements in one ints/floats attribute     */
+#define AICF_MAX_TENSOR_BYTES ((uint64_t)1 << 40) /* bytes in one tensor                    */
+
+/* Result codes: 0 is success, every error is negative. aicf_result_str() describes one;
+   aicf_last_error() gives the message of the last failed call on a context, which names the
+   node, tensor or field at fault. */
+#define AICF_RESULTS(X)                                                                           \
+    X(AICF_SUCCESS, 0, "success")                                                                 \
+    X(AICF_ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                        \
+    X(AICF_ERROR_OUT_OF_MEMORY, -2, "out of memory")                                              \
+    X(AICF_ERROR_IO, -3, "file could not be read or written")                                     \
+    X(AICF_ERROR_INVALID_MODEL, -4, "malformed or inconsistent model")                            \
+    X(AICF_ERROR_UNSUPPORTED, -5, "unsupported op, attribute or data type")                       \
+    X(AICF_ERROR_SHAPE, -6, "shape mismatch or unbound dimension")                                \
+    X(AICF_ERROR_NOT_FOUND, -7, "name not found")                                                 \
+    X(AICF_ERROR_LIMIT, -8, "a documented limit was exceeded")                                    \
+    X(AICF_ERROR_NO_DEVICE, -9, "no CUDA driver or no CUDA device")                               \
+    X(AICF_ERROR_NO_KERNEL, -10, "no kernel image for this device")                               \
+    X(AICF_ERROR_CUDA, -11, "CUDA driver call failed")                                            \
+    X(AICF_ERROR_CUBLAS, -12, "cuBLASLt call failed")                                             \
+    X(AICF_ERROR_DEVICE_OUT_OF_MEMORY, -13, "out of device memory")                               \
+    X(AICF_ERROR_STATE, -14, "call not valid in the object's current state")
+
+typedef enum aicf_result {
+#define AICF__RESULT_ENUM(name, value, text) name = value,
+    AICF_RESULTS(AICF__RESULT_ENUM)
+#undef AICF__RESULT_ENUM
+    AICF_RESULT_FORCE_32 = 0x7fffffff
+} aicf_result;
+
+/* Element types: the numbering of ONNX TensorProto.DataType. */
+typedef enum aicf_dtype {
+    AICF_DTYPE_INVALID = 0,
+    AICF_DTYPE_FLOAT32 = 1,
+    AICF_DTYPE_UINT8 = 2,
+    AICF_DTYPE_INT8 = 3,
+    AICF_DTYPE_UINT16 = 4,
+    AICF_DTYPE_INT16 = 5,
+    AICF_DTYPE_INT32 = 6,
+    AICF_DTYPE_INT64 = 7,
+    AICF_DTYPE_STRING = 8,
+    AICF_DTYPE_BOOL = 9,
+    AICF_DTYPE_FLOAT16 = 10,
+    AICF_DTYPE_FLOAT64 = 11,
+    AICF_DTYPE_UINT32 = 12,
+    AICF_DTYPE_UINT64 = 13,
+    AICF_DTYPE_BFLOAT16 = 16
+} aicf_dtype;
+
+/* Attribute types: the numbering of ONNX AttributeProto.AttributeType. */
+typedef enum aicf_attr_type {
+    AICF_ATTR_INVALID = 0,
+    AICF_ATTR_FLOAT = 1,
+    AICF_ATTR_INT = 2,
+    AICF_ATTR_STRING = 3,
+    AICF_ATTR_TENSOR = 4,
+    AICF_ATTR_GRAPH = 5,
+    AICF_ATTR_FLOATS = 6,
+    AICF_ATTR_INTS = 7,
+    AICF_ATTR_STRINGS = 8
+} aicf_attr_type;
+
+typedef enum aicf_backend {
+    AICF_BACKEND_DEFAULT = 0, /* CUDA if a device is usable, else the CPU reference if the
+                                 policy allows CPU fallback, else AICF_ERROR_NO_DEVICE */
+    AICF_BACKEND_CPU = 1,     /* the CPU reference executor: plain C, float32 arithmetic */
+    AICF_BACKEND_CUDA = 2     /* one CUDA graph of generated kernels and cuBLASLt calls */
+} aicf_backend;
+
+typedef enum aicf_precision {
+    AICF_PRECISION_DEFAULT = 0, /* = FP32 */
+    AICF_PRECISION_FP32 = 1,    /* float32 storage and arithmetic */
+    AICF_PRECISION_TF32 = 2,    /* float32 storage, GEMMs on TF32 tensor cores */
+    AICF_PRECISION_FP16 = 3     /* float16 storage of weights and activations, float32 accumulation */
+} aicf_precision;
+
+typedef struct aicf_context aicf_context;
+typedef struct aicf_graph aicf_graph;
+typedef struct aicf_plan aicf_plan;
+typedef struct aicf_exec aicf_exec;
+
+/* Allocator override; zero = malloc/realloc/free. realloc may be NULL (then alloc+copy+free). */
+typedef struct aicf_allocator {
+    void* (*alloc)(size_t bytes, void* user);
+    void* (*realloc)(void* ptr, size_t old_bytes, size_t new_bytes, void* user);
+    void (*free)(void* ptr, void* user);
+    void* user;
+} aicf_allocator;
+
+#define AICF_CONTEXT_NO_CUDA 0x1u /* never load libcuda: CPU reference only */
+
+typedef struct aicf_context_desc {
+    aicf_allocator allocator;
+    uint32_t flags;               /* AICF_CONTEXT_* */
+    int device_ordinal;           /* CUDA device index, default 0 */
+    const char* cuda_driver_path; /* default "libcuda.so.1" */
+    const char* cublaslt_path;    /* default: tries libcublasLt.so.13, .so.12, .so */
+} aicf_context_desc;
+
+/* Information about the CUDA device of a context (valid when cuda_available is 1). */
+typedef struct aicf_device_info {
+    int cuda_available;      /* 1 if a driver and device were found */
+    char name[256];          /* device name */
+    int cc_major, cc_minor;  /* compute capability */
+    uint64_t total_memory;   /* bytes */
+    int driver_version;      /* as cuDriverGetVersion, e.g. 13000 */
+    int cublaslt_available;  /* 1 if libcublasLt was loaded */
+    size_t cublaslt_version; /* as cublasLtGetVersion */
+} aicf_device_info;
+
+/* A tensor as the user describes it: name, element type, shape, and (for constants) data.
+   dims[i] == -1 marks a symbolic dimension, named by dim_params[i] (bound later with
+   aicf_graph_bind_dim). data is row-major, tightly packed; data_bytes must equal the element
+   count times the element size. */
+typedef struct aicf_tensor_desc {
+    const char* name;
+    aicf_dtype dtype;
+    int rank;                        /* 0..AICF_MAX_RANK */
+    const int64_t* dims;             /* rank entries (may be NULL when rank == 0) */
+    const char* const* dim_params;   /* optional; names of symbolic dims */
+    const void* data;                /* constants only */
+    size_t data_bytes;
+    int borrow;                      /* 1: keep a pointer to data (must outlive the graph);
+                                        0: copy it */
+} aicf_tensor_desc;
+
+/* One attribute of a node, named and typed as in ONNX. */
+typedef struct aicf_attr {
+    const char* name;
+    aicf_attr_type type;
+    int64_t i;                      /* INT */
+    float f;                        /* FLOAT */
+    const char* s;                  /* STRING (NUL-terminated) */
+    const int64_t* ints;            /* INTS: count entries */
+    const float* floats;            /* FLOATS: count entries */
+    const char* const* strings;     /* STRINGS: count entries */
+    int count;
+    const aicf_tensor_desc* t;      /* TENSOR (data is copied) */
+    aicf_graph* g;                  /* GRAPH: ownership passes to the node */
+} aicf_attr;
+
+/* One node: an ONNX operator with named inputs and outputs. An empty input name ("") marks an
+   omitted optional input. domain NULL or "" is the default ONNX domain. */
+typedef struct aicf_node_desc {
+    const char* name;
+    const char* op_type;
+    const char* domain;
+    const char* const* inputs;
+    int num_inputs;
+    const char* const* outputs;
+    int num_outputs;
+    const aicf_attr* attrs;
+    int num_attrs;
+} aicf_node_desc;
+
+/* Shape and type of a graph input or output. */
+typedef struct aicf_tensor_info {
+    const char* name;        /* owned by the graph/plan */
+    aicf_dtype dtype;
+    int rank;
+    int64_t dims[AICF_MAX_RANK]; /* -1 where symbolic and unbound */
+    size_t bytes;            /* 0 while a dimension is unbound */
+} aicf_tensor_info;
+
+/* A host tensor read from or written to an ONNX TensorProto (.pb) file. */
+typedef struct aicf_host_tensor {
+    char* name;
+    aicf_dtype dtype;
+    int rank;
+    int64_t dims[AICF_MAX_RANK];
+    void* data;    /* row-major, tightly packed, owned (free with aicf_host_tensor_free) */
+    size_t bytes;
+} aicf_host_tensor;
+
+typedef struct aicf_onnx_desc {
+    int num_dims;                     /* bindings of symbolic dims, e.g. {"batch", 1} */
+    const char* const* dim_names;
+    const int64_t* dim_values;
+} aicf_onnx_desc;
+
+typedef struct aicf_policy {
+    aicf_precision precision;
+    int allow_cpu_fallback; /* backend DEFAULT may fall back to the CPU reference */
+    size_t workspace_limit; /* bytes of cuBLASLt workspace, 0 = 32 MiB */
+} aicf_policy;
+
+typedef struct aicf_plan_desc {
+    aicf_backend backend;
+    aicf_policy policy;
+} aicf_plan_desc;
+
+typedef struct aicf_plan_stats {
+    int num_steps;            /* steps that run a kernel */
+    int num_nodes;            /* graph nodes after folding */
+    size_t arena_bytes;       /* activations arena */
+    size_t arena_lower_bound; /* largest total of tensors alive at one step */
+    size_t weights_bytes;     /* weights in the storage precision */
+    aicf_backend backend;
+    aicf_precision precision;
+} aicf_plan_stats;
+
+#define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
+
+typedef struct aicf_exec_desc {
+    uint32_t flags; /* AICF_EXEC_* */
+    void* stream;   /* CUstream to run on; NULL = the exec creates its own */
+} aicf_exec_desc;
+
+typedef struct aicf_exec_stats {
+    int graph_nodes;     /* nodes of the instantiated CUDA graph (0 on the CPU backend) */
+    int kernel_nodes;    /* kernel nodes among them */
+    size_t device_bytes; /* arena + weights + workspace + staging */
+} aicf_exec_stats;
+
+/* --- results and errors --- */
+AICF_API const char* aicf_result_str(aicf_result result);
+AICF_API const char* aicf_dtype_name(aicf_dtype dtype);
+AICF_API size_t aicf_dtype_size(aicf_dtype dtype); /* bytes per element, 0 if not fixed */
+
+/* --- context ---
+   Thread safety: create/destroy are not thread-safe with respect to the same context; all
+   other functions on distinct graphs/plans/execs of one context may be called from different
+   threads (the last-error message is per thread-unsafe context: read it on the failing thread
+   before the next call). */
+AICF_API aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** out);
+AICF_API void aicf_context_destroy(aicf_context* ctx);
+AICF_API const char* aicf_last_error(const aicf_context* ctx);
+/* Loads the CUDA driver (once) and reports the device. AICF_ERROR_NO_DEVICE (with the reason in
+   aicf_last_error) when no driver or device is usable; the CPU backend still works. */
+AICF_API aicf_result aicf_context_device_info(aicf_context* ctx, aicf_device_info* out);
+
+/* --- graph building --- */
+AICF_API aicf_result aicf_graph_create(aicf_context* ctx, aicf_graph** out);
+AICF_API void aicf_graph_destroy(aicf_graph* graph);
+AICF_API aicf_result aicf_graph_set_opset(aicf_graph* graph, const char* domain, int64_t version);
+AICF_API aicf_result aicf_graph_add_input(aicf_graph* graph, const aicf_tensor_desc* desc);
+AICF_API aicf_result aicf_graph_add_constant(aicf_graph* graph, const aicf_tensor_desc* desc);
+AICF_API aicf_result aicf_graph_add_node(aicf_graph* graph, const aicf_node_desc* desc);
+AICF_API aicf_result aicf_graph_add_output(aicf_graph* graph, const char* name);
+/* Binds a symbolic dimension (e.g. "batch") to a value for every tensor that uses it. */
+AICF_API aicf_result aicf_graph_bind_dim(aicf_graph* graph, const char* dim_param, int64_t value);
+/* Turns graph input `name` into a constant with the given value (for inputs that only feed
+   shapes or control decisions). The data is copied. */
+AICF_API aicf_result aicf_graph_bind_input_value(aicf_graph* graph, const char* name,
+                                                 const void* data, size_t bytes);
+AICF_API int aicf_graph_num_inputs(const aicf_graph* graph);
+AICF_API int aicf_graph_num_outputs(const aicf_graph* graph);
+AICF_API int aicf_graph_num_nodes(const aicf_graph* graph);
+AICF_API aicf_result aicf_graph_input_info(const aicf_graph* graph, int index, aicf_tensor_info* out);
+AICF_API aicf_result aicf_graph_output_info(const aicf_graph* graph, int index, aicf_tensor_info* out);
+
+/* --- ONNX ---
+   Loads an ONNX ModelProto. The file is read once into memory owned by the graph;
+   initializers stored as raw_data are used in place. Errors: AICF_ERROR_IO,
+   AICF_ERROR_INVALID_MODEL (malformed protobuf, naming the field), AICF_ERROR_UNSUPPORTED
+   (naming node, op type and reason), AICF_ERROR_LIMIT. */
+AICF_API aicf_result aicf_graph_load_onnx(aicf_context* ctx, const char* path,
+                                          const aicf_onnx_desc* desc, aicf_graph** out);
+AICF_API aicf_result aicf_graph_load_onnx_memory(aicf_context* ctx, const void* data, size_t size,
+                                                 const aicf_onnx_desc* desc, aicf_graph** out);
+/* Reads / writes one serialized ONNX TensorProto (the .pb files of ONNX test data sets). */
+AICF_API aicf_result aicf_tensor_read_pb(aicf_context* ctx, const char* path, aicf_host_tensor* out);
+AICF_API aicf_result aicf_tensor_read_pb_memory(aicf_context* ctx, const void* data, size_t size,
+                                                aicf_host_tensor* out);
+AICF_API aicf_result aicf_tensor_write_pb(aicf_context* ctx, const char* path, const aicf_host_tensor* t);
+AICF_API void aicf_host_tensor_free(aicf_context* ctx, aicf_host_tensor* t);
+
+/* --- plan ---
+   Infers shapes, folds constants and BatchNormalization, plans memory and picks a kernel for
+   every step. The plan copies what it needs: the graph may be destroyed afterwards. */
+AICF_API aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out);
+AICF_API void aicf_plan_destroy(aicf_plan* plan);
+AICF_API aicf_result aicf_plan_stats_get(const aicf_plan* plan, aicf_plan_stats* out);
+/* Writes the human-readable plan (one line per step, then arena totals) into buf (always
+   NUL-terminated when cap > 0); *needed receives the full length + 1. */
+AICF_API aicf_result aicf_plan_format(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+AICF_API int aicf_plan_num_inputs(const aicf_plan* plan);
+AICF_API int aicf_plan_num_outputs(const aicf_plan* plan);
+AICF_API aicf_result aicf_plan_input_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
+AICF_API aicf_result aicf_plan_output_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
+AICF_API int aicf_plan_find_input(const aicf_plan* plan, const char* name);  /* -1 if none */
+AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* -1 if none */
+
+/* --- exec ---
+   Creates the executor of a plan: on CUDA, device buffers and one instantiated CUDA graph; on
+   the CPU, a host arena. The plan must outlive the exec. Inputs and outputs are in the graph's
+   declared dtype whatever the precision. */
+AICF_API aicf_result aicf_exec_create(aicf_plan* plan, const aicf_exec_desc* desc, aicf_exec** out);
+AICF_API void aicf_exec_destroy(aicf_exec* exec);
+/* Copies `bytes` (must equal the input's size) of host data into input `index`. */
+AICF_API aicf_result aicf_exec_set_input(aicf_exec* exec, int index, const void* data, size_t bytes);
+/* Copies from device memory (a CUdeviceptr) into input `index`, ordered on the exec's stream. */
+AICF_API aicf_result aicf_exec_set_input_device(aicf_exec* exec, int index, uint64_t device_ptr, size_t bytes);
+/* Runs the plan once (one cuGraphLaunch on CUDA) and waits for it. */
+AICF_API aicf_result aicf_exec_run(aicf_exec* exec);
+/* Launches without waiting (CUDA); aicf_exec_wait waits. On the CPU, launch runs synchronously. */
+AICF_API aicf_result aicf_exec_launch(aicf_exec* exec);
+AICF_API aicf_result aicf_exec_wait(aicf_exec* exec);
+AICF_API aicf_result aicf_exec_get_output(aicf_exec* exec, int index, void* data, size_t bytes);
+/* Device address of input/output `index` inside the arena (CUDA backend only). */
+AICF_API aicf_result aicf_exec_input_device_ptr(aicf_exec* exec, int index, uint64_t* out);
+AICF_API aicf_result aicf_exec_output_device_ptr(aicf_exec* exec, int index, uint64_t* out);
+AICF_API aicf_result aicf_exec_stats_get(const aicf_exec* exec, aicf_exec_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AICF_H_INCLUDED */

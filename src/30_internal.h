@@ -1,0 +1,369 @@
+/* >>internal =============================================================================== */
+/* Everything below is the implementation: compiled where AICF_IMPLEMENTATION is defined.     */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#ifndef AICF_ASSERT
+#  include <assert.h>
+#  define AICF_ASSERT(c) assert(c)
+#endif
+
+#define AICF__UNUSED(x) ((void)(x))
+#define AICF__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define AICF__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The operators aicf knows, as (ONNX op_type). Every entry has shape inference and a CPU
+   reference implementation; AICF__OP_COUNT is the number of entries. */
+#define AICF__OPS(X)                                                                             \
+    X(Conv) X(Gemm) X(MatMul)                                                                    \
+    X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Sum) X(Max) X(Min)                                      \
+    X(Relu) X(Tanh) X(Sigmoid) X(Exp) X(Log) X(Sqrt) X(Neg) X(Abs) X(Reciprocal) X(Erf)         \
+    X(LeakyRelu) X(Elu) X(HardSigmoid) X(HardSwish) X(Clip) X(Identity) X(Dropout)              \
+    X(MaxPool) X(AveragePool) X(GlobalAveragePool) X(BatchNormalization) X(LRN)                  \
+    X(Concat) X(Reshape) X(Flatten) X(Transpose) X(Unsqueeze) X(Squeeze) X(Softmax)              \
+    X(Constant) X(ConstantOfShape) X(Shape) X(Cast)
+
+typedef enum aicf__op {
+    AICF__OP_UNKNOWN = 0,
+#define AICF__OP_ENUM(name) AICF__OP_##name,
+    AICF__OPS(AICF__OP_ENUM)
+#undef AICF__OP_ENUM
+    AICF__OP_COUNT
+} aicf__op;
+
+/* ---- context ---- */
+struct aicf__cuda; /* CUDA driver state (>>cuda) */
+
+struct aicf_context {
+    aicf_allocator alloc;
+    uint32_t flags;
+    int device_ordinal;
+    char driver_path[512];
+    char cublaslt_path[512];
+    char last_error[1024];
+    struct aicf__cuda* cuda; /* NULL until first use */
+    int cuda_tried;
+    aicf_result cuda_status; /* result of the first initialisation attempt */
+};
+
+/* Allocation through the context's allocator. aicf__calloc zeroes; counts are overflow-checked. */
+void* aicf__malloc(aicf_context* ctx, size_t bytes);
+void* aicf__calloc(aicf_context* ctx, size_t count, size_t size);
+void* aicf__realloc(aicf_context* ctx, void* p, size_t old_bytes, size_t new_bytes);
+void aicf__free(aicf_context* ctx, void* p);
+char* aicf__strdup(aicf_context* ctx, const char* s);
+/* Overflow-checked size arithmetic: return 0 on overflow, else 1 and *out. */
+int aicf__mul_size(size_t a, size_t b, size_t* out);
+int aicf__add_size(size_t a, size_t b, size_t* out);
+
+/* Records the error message (printf-style) on the context and returns `code`. Use as
+   `return aicf__err(ctx, AICF_ERROR_SHAPE, "node %d '%s' (%s): ...", ...);` */
+aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- graph ---- */
+#define AICF__T_INPUT 0x1u  /* graph input */
+#define AICF__T_OUTPUT 0x2u /* graph output */
+#define AICF__T_CONST 0x4u  /* has constant data */
+
+typedef struct aicf__shape {
+    int rank;
+    int64_t d[AICF_MAX_RANK];
+} aicf__shape;
+
+typedef struct aicf__tensor {
+    char* name;
+    aicf_dtype dtype;
+    aicf__shape shape;                 /* d[i] == -1: symbolic, unbound */
+    char* dim_param[AICF_MAX_RANK];    /* names of symbolic dims, or NULL */
+    uint32_t flags;                    /* AICF__T_* */
+    int shape_known;                   /* 1 once shape and dtype are known */
+    void* data;                        /* constant value on the host (AICF__T_CONST) */
+    size_t data_bytes;
+    int owns_data;                     /* 1: free data with the graph */
+    int producer;                      /* index of the producing node, -1 if none */
+} aicf__tensor;
+
+typedef struct aicf__attrv {
+    char* name;
+    aicf_attr_type type;
+    int64_t i;
+    float f;
+    char* s;          /* STRING */
+    int64_t* ints;    /* INTS */
+    float* floats;    /* FLOATS */
+    char** strings;   /* STRINGS */
+    int count;
+    int tensor;       /* TENSOR: index of an unnamed constant tensor in the graph, else -1 */
+    aicf_graph* g;    /* GRAPH: owned subgraph */
+} aicf__attrv;
+
+typedef struct aicf__node {
+    char* name;
+    char* op_type;
+    char* domain;
+    aicf__op op;
+    int* in;          /* tensor indices; -1 = omitted optional input */
+    int n_in;
+    int* out;         /* tensor indices; -1 = omitted optional output */
+    int n_out;
+    aicf__attrv* attrs;
+    int n_attrs;
+    int removed;      /* 1 once folded away by a plan pass */
+} aicf__node;
+
+typedef struct aicf__dim_binding {
+    char* name;
+    int64_t value;
+} aicf__dim_binding;
+
+struct aicf_graph {
+    aicf_context* ctx;
+    aicf__tensor* tensors;
+    int n_tensors, cap_tensors;
+    aicf__node* nodes;
+    int n_nodes, cap_nodes;
+    int* inputs;              /* tensor indices of graph inputs (without initializers) */
+    int n_inputs, cap_inputs;
+    int* outputs;
+    int n_outputs, cap_outputs;
+    int64_t opset;            /* default-domain opset version (0 = unknown: latest) */
+    aicf__dim_binding* dims;
+    int n_dims, cap_dims;
+    int* name_index;          /* open-addressing hash: tensor index + 1, 0 = empty */
+    int name_index_cap;
+    void* file_data;          /* model bytes owned by the graph (borrowed initializers point here) */
+    size_t file_size;
+    int file_is_mmap;
+};
+
+/* Finds a tensor by name (-1 if none). */
+int aicf__graph_find(const aicf_graph* g, const char* name);
+/* Adds a tensor with no data and unknown shape; returns its index or -1 (error recorded). */
+int aicf__graph_new_tensor(aicf_graph* g, const char* name);
+/* Takes ownership of a memory block that borrowed constants may point into: freed with the
+   graph by aicf__free, or by munmap when is_mmap is 1. */
+void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap);
+
+/* Attribute lookup on a node: return the value, or `def` when the attribute is absent. */
+const aicf__attrv* aicf__attr(const aicf__node* n, const char* name);
+int64_t aicf__attr_i(const aicf__node* n, const char* name, int64_t def);
+float aicf__attr_f(const aicf__node* n, const char* name, float def);
+const char* aicf__attr_s(const aicf__node* n, const char* name, const char* def);
+/* INTS attribute: returns its count (and *vals), or -1 when absent. */
+int aicf__attr_ints(const aicf__node* n, const char* name, const int64_t** vals);
+
+aicf__op aicf__op_from_name(const char* op_type);
+const char* aicf__op_name(aicf__op op);
+
+/* Element count of a shape (1 for rank 0); -1 if a dim is unknown or on overflow. */
+int64_t aicf__shape_numel(const aicf__shape* s);
+/* Byte size of a fully known shape and dtype; 0 with *ok = 0 on overflow, unknown dims or
+   more than AICF_MAX_TENSOR_BYTES. */
+size_t aicf__shape_bytes(const aicf__shape* s, aicf_dtype dt, int* ok);
+/* Writes "[1,3,224,224]" into buf. */
+const char* aicf__shape_str(const aicf__shape* s, char* buf, size_t cap);
+
+/* ---- ops (>>ops): shape inference and the CPU reference ----
+   aicf__op_infer validates node `ni`'s attributes and input shapes (all inputs have
+   shape_known) and sets the dtype and shape of its outputs (shape_known = 1). Errors name the
+   node: "node %d '%s' (%s): ...". It may read the data of constant inputs (e.g. Reshape's
+   shape).
+   aicf__cpu_run computes node `ni` on the host: in[i] points to input i's data (NULL where the
+   input is omitted), out[i] to output i's buffer, each row-major and tightly packed with the
+   shapes and dtypes recorded in the graph. Output buffers never overlap inputs, except that for
+   aliasing ops (aicf__op_is_alias) out[0] may equal in[0]. */
+aicf_result aicf__op_infer(aicf_graph* g, int ni);
+aicf_result aicf__cpu_run(aicf_graph* g, int ni, const void* const* in, void* const* out);
+/* 1 for ops whose output 0 is input 0's bytes unchanged (Reshape, Flatten, Squeeze, Unsqueeze,
+   Identity, Dropout in inference). */
+int aicf__op_is_alias(aicf__op op);
+
+/* ---- plan (>>plan) ---- */
+typedef enum aicf__space {
+    AICF__SPACE_NONE = 0,
+    AICF__SPACE_ARENA = 1,   /* activations, inputs and outputs */
+    AICF__SPACE_WEIGHTS = 2  /* constants, in the storage precision */
+} aicf__space;
+
+typedef struct aicf__loc {
+    aicf__space space;
+    size_t offset; /* bytes from the start of the space */
+    size_t bytes;  /* in the storage dtype */
+    aicf_dtype sdtype; /* storage dtype on the backend (FLOAT16 for float tensors under fp16) */
+    int alias_of;  /* tensor whose storage this one shares (aliasing ops), or -1 */
+} aicf__loc;
+
+typedef enum aicf__step_kind {
+    AICF__STEP_NODE = 0, /* runs graph node `node` */
+    AICF__STEP_CAST = 1  /* converts tensor in[0] into out[0] (storage dtype change at the
+                            boundary of a reduced-precision plan) */
+} aicf__step_kind;
+
+#define AICF__STEP_MAX_IO 16
+
+typedef struct aicf__step {
+    aicf__step_kind kind;
+    int node;                  /* node index in plan->g, or -1 */
+    int in[AICF__STEP_MAX_IO]; /* tensor indices (-1 = omitted); for NODE: the node's inputs */
+    int n_in;
+    int out[AICF__STEP_MAX_IO];
+    int n_out;
+    /* chosen by the backend */
+    char kernel[96];           /* kernel name, "cublasLt:..." or "cpu:<Op>" */
+    int kernel_index;          /* index into the generated kernel table, -1 if none */
+    unsigned grid[3], block[3];
+    unsigned shared_bytes;
+    char reason[192];          /* why this kernel */
+    void* backend;             /* backend-owned per-step data (freed by the backend) */
+} aicf__step;
+
+struct aicf_plan {
+    aicf_context* ctx;
+    aicf_graph* g;             /* owned copy of the graph after folding */
+    aicf_backend target;       /* AICF_BACKEND_CPU or AICF_BACKEND_CUDA */
+    aicf_policy policy;
+    aicf__step* steps;
+    int n_steps;
+    aicf__loc* loc;            /* per tensor of g */
+    size_t arena_bytes;
+    size_t arena_lower_bound;
+    size_t weights_bytes;
+    int* in_tensor;            /* graph inputs (tensor index in g), plan order */
+    int n_in;
+    int* out_tensor;           /* graph outputs */
+    int n_out;
+    /* for fp16 plans: tensor in the arena holding the float32 copy of each input/output at
+       the API boundary (the cast steps convert), else the same as in_tensor/out_tensor */
+    int* in_boundary;
+    int* out_boundary;
+    void* backend;             /* backend-owned plan data */
+};
+
+/* ---- exec ---- */
+struct aicf_exec {
+    aicf_context* ctx;
+    aicf_plan* plan;
+    aicf_exec_desc desc;
+    unsigned char* host_arena; /* CPU backend */
+    unsigned char* host_weights;
+    void* backend;             /* CUDA backend state */
+};
+
+/* ---- CUDA backend (>>cuda) ----
+   aicf__cuda_init: loads the driver (and cuBLASLt) once per context; returns AICF_SUCCESS or
+   AICF_ERROR_NO_DEVICE with a message.
+   aicf__cuda_plan: chooses the kernel of every step of `p` (fills kernel, kernel_index, grid,
+   block, shared_bytes, reason, backend); errors name the step's node.
+   aicf__cuda_exec_*: implement the exec functions for the CUDA backend. */
+aicf_result aicf__cuda_init(aicf_context* ctx);
+void aicf__cuda_shutdown(aicf_context* ctx);
+aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out);
+aicf_result aicf__cuda_plan(aicf_plan* p);
+void aicf__cuda_plan_free(aicf_plan* p);
+aicf_result aicf__cuda_exec_create(aicf_exec* e);
+void aicf__cuda_exec_destroy(aicf_exec* e);
+aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes, int device);
+aicf_result aicf__cuda_exec_launch(aicf_exec* e);
+aicf_result aicf__cuda_exec_wait(aicf_exec* e);
+aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes);
+aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out);
+aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out);
+
+/* ---- float16 conversion (IEEE binary16, round to nearest even) ---- */
+uint16_t aicf__f32_to_f16(float f);
+float aicf__f16_to_f32(uint16_t h);
+
+/* ---- the generated kernel table (kernels_gen/aicf_kernels.h, made by codegen/) ----
+   The generated file defines, with these types:
+     #define AICF__KT_NVRTC_VERSION "13.0"      NVRTC that compiled the table
+     #define AICF__KT_TARGETS "sm_80 sm_86 sm_89 sm_90 compute_90"
+     static const aicf__kt_module aicf__kt_modules[];   AICF__KT_NUM_MODULES entries
+     static const aicf__kt_image  aicf__kt_images[];    AICF__KT_NUM_IMAGES entries
+     static const aicf__kt_kernel aicf__kt_kernels[];   AICF__KT_NUM_KERNELS entries
+   (each array has at least one element; the counts say how many are real). */
+typedef struct aicf__kt_module {
+    const char* name;        /* template-derived module name, e.g. "elementwise_f32" */
+    const char* source_hash; /* sha256 of the rendered CUDA source */
+} aicf__kt_module;
+
+typedef struct aicf__kt_image {
+    int module;              /* index into aicf__kt_modules */
+    int sm;                  /* 80, 86, 89, 90...: cubin for sm_XX, or PTX for compute_XX */
+    int is_ptx;              /* 1: PTX text (NUL-terminated, size includes the NUL) */
+    const unsigned char* data;
+    size_t size;
+} aicf__kt_image;
+
+typedef struct aicf__kt_kernel {
+    const char* name;        /* extern "C" __global__ function name */
+    int module;
+    const char* op;          /* what it computes, e.g. "unary", "conv2d", "gemm" */
+    const char* dtype;       /* "f32" or "f16" (storage) */
+    const char* params;      /* variant parameters, "key=value;key=value" (sorted keys) */
+    unsigned block;          /* threads per block the kernel was written for (launch bounds) */
+} aicf__kt_kernel;
+
+/* ---- CUDA backend, second half (>>cuda_ops, src/81_cuda_ops.c): op lowering ----
+   80_cuda.c owns the driver, cuBLASLt, memory, modules and the CUDA graph; 81_cuda_ops.c owns
+   what each step becomes: kernel choice, launch dimensions and kernel arguments.
+
+   Kernel ABI: every generated kernel takes exactly one parameter, a struct passed by value,
+   whose layout is declared in its template and mirrored in 81_cuda_ops.c. Device addresses are
+   uint64_t fields. */
+
+/* Called by aicf__cuda_plan for every step: fills kernel, kernel_index, grid, block,
+   shared_bytes and reason, and may keep op data in step->backend (allocated with aicf__malloc;
+   freed by aicf__cuda_plan_free with aicf__free). Errors name the node. */
+aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
+
+typedef struct aicf__cuda_emitter aicf__cuda_emitter; /* defined in 80_cuda.c */
+
+/* Called by aicf__cuda_exec_create for every step, in order: adds the step's work to the
+   graph through the emit functions below. */
+aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si);
+
+/* Provided by 80_cuda.c to 81_cuda_ops.c: */
+/* Device address of tensor t's storage (arena or weights); 0 if it has none. */
+uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
+/* Adds a kernel node (after the previously emitted work) launching table kernel
+   `kernel_index` with one by-value argument of args_size bytes (copied). */
+aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
+                                   const unsigned block[3], unsigned shared_bytes,
+                                   const void* args, size_t args_size);
+/* Adds a device-to-device copy of `bytes`. */
+aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
+
+/* A (batched, strided) matrix product D = alpha * op(A) op(B) + beta * C (+ bias, + act) in
+   row-major terms: op(A) is [M,K], op(B) is [K,N], C and D are [M,N] with leading dimension ldc
+   = ldd. Element types follow `dtype` (AICF_DTYPE_FLOAT32 or FLOAT16) for A, B, C, D, bias. */
+typedef struct aicf__matmul_desc {
+    int trans_a, trans_b;        /* 1: A is stored [K,M] (resp. B [N,K]) */
+    int64_t M, N, K;
+    int64_t lda, ldb, ldc;       /* row-major leading dimensions in elements */
+    int64_t batch;               /* 1 for a single product */
+    int64_t stride_a, stride_b, stride_c; /* elements between batches (0 = broadcast) */
+    float alpha, beta;
+    aicf_dtype dtype;
+    int tf32;                    /* 1: float32 inputs on TF32 tensor cores */
+    int bias;                    /* 1: add bias[N] (row broadcast) */
+    int relu;                    /* 1: ReLU epilogue */
+    uint64_t a, b, c, d, bias_ptr; /* device addresses, filled at emit time (c may be 0 if beta == 0) */
+} aicf__matmul_desc;
+
+/* Plan time: asks cuBLASLt for an algorithm for `d` (addresses ignored); stores an opaque
+   record in *algo (aicf__malloc'd, freed with aicf__free) and writes a reason like
+   "cuBLASLt heuristic #0 of 8, workspace 0 B". AICF_ERROR_UNSUPPORTED when cuBLASLt is not
+   loaded or has no algorithm (the caller then picks a generated kernel). */
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo,
+                                   char* reason, size_t reason_cap);
+/* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
+aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
+/* Finds a kernel of the table by name; -1 if absent. */
+int aicf__cuda_kernel_find(const char* name);

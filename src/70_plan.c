@@ -1,0 +1,1033 @@
+/* >>plan =================================================================================== */
+/* aicf_plan_create runs these passes on a private copy of the graph:
+     1. bind check: every graph input has a fully known shape;
+     2. shape inference in node order (ONNX graphs are topologically sorted; the builder
+        enforces it), folding every node whose inputs are all constants (and Shape, whose
+        value is known once shapes are) by running its CPU reference at plan time;
+     3. BatchNormalization folded into the Conv that feeds it;
+     4. dead node elimination;
+     5. steps in node order; for float16 storage, cast steps at the input/output boundary;
+     6. aliasing: Reshape-like ops share their input's storage;
+     7. memory plan: one arena, offsets by greedy-by-size placement over tensor lifetimes
+        (Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net Inference", 2020);
+        weights in their own buffer;
+     8. a kernel for every step, chosen by the backend, with the reason. */
+
+#define AICF__ALIGN 256u
+
+static size_t aicf__align_up(size_t x) { return (x + (AICF__ALIGN - 1)) & ~(size_t)(AICF__ALIGN - 1); }
+
+/* Deep copy of a graph (constants copied, subgraph attributes not carried). */
+static aicf_result aicf__graph_clone(const aicf_graph* src, aicf_graph** out) {
+    aicf_context* ctx = src->ctx;
+    aicf_graph* g;
+    int i, j;
+    aicf_result r = aicf_graph_create(ctx, &g);
+    if (r != AICF_SUCCESS) return r;
+    g->opset = src->opset;
+#define AICF__CLONE_ARR(field, n, cap, type)                                                       \
+    if (src->n) {                                                                                  \
+        g->field = (type*)aicf__calloc(ctx, (size_t)src->n, sizeof(type));                         \
+        if (!g->field) goto oom;                                                                   \
+        memcpy(g->field, src->field, (size_t)src->n * sizeof(type));                               \
+        g->n = g->cap = src->n;                                                                    \
+    }
+    AICF__CLONE_ARR(inputs, n_inputs, cap_inputs, int)
+    AICF__CLONE_ARR(outputs, n_outputs, cap_outputs, int)
+#undef AICF__CLONE_ARR
+    g->tensors = (aicf__tensor*)aicf__calloc(ctx, (size_t)src->n_tensors + 1, sizeof(aicf__tensor));
+    if (!g->tensors) goto oom;
+    g->cap_tensors = src->n_tensors + 1;
+    for (i = 0; i < src->n_tensors; i++) {
+        const aicf__tensor* s = &src->tensors[i];
+        aicf__tensor* t = &g->tensors[i];
+        *t = *s;
+        t->name = NULL;
+        t->data = NULL;
+        t->owns_data = 0;
+        for (j = 0; j < AICF_MAX_RANK; j++) t->dim_param[j] = NULL;
+        g->n_tensors = i + 1;
+        t->name = aicf__strdup(ctx, s->name);
+        if (!t->name) goto oom;
+        for (j = 0; j < AICF_MAX_RANK; j++)
+            if (s->dim_param[j]) {
+                t->dim_param[j] = aicf__strdup(ctx, s->dim_param[j]);
+                if (!t->dim_param[j]) goto oom;
+            }
+        if (s->data) {
+            t->data = aicf__malloc(ctx, s->data_bytes);
+            if (!t->data) goto oom;
+            if (s->data_bytes) memcpy(t->data, s->data, s->data_bytes);
+            t->owns_data = 1;
+        }
+    }
+    if (src->name_index_cap && !aicf__index_rebuild(g, src->name_index_cap)) goto oom;
+    g->nodes = (aicf__node*)aicf__calloc(ctx, (size_t)src->n_nodes + 1, sizeof(aicf__node));
+    if (!g->nodes) goto oom;
+    g->cap_nodes = src->n_nodes + 1;
+    for (i = 0; i < src->n_nodes; i++) {
+        const aicf__node* s = &src->nodes[i];
+        aicf__node* n = &g->nodes[i];
+        memset(n, 0, sizeof *n);
+        g->n_nodes = i + 1;
+        n->op = s->op;
+        n->removed = s->removed;
+        n->name = aicf__strdup(ctx, s->name);
+        n->op_type = aicf__strdup(ctx, s->op_type);
+        n->domain = aicf__strdup(ctx, s->domain);
+        n->in = (int*)aicf__calloc(ctx, (size_t)s->n_in + 1, sizeof(int));
+        n->out = (int*)aicf__calloc(ctx, (size_t)s->n_out + 1, sizeof(int));
+        n->attrs = (aicf__attrv*)aicf__calloc(ctx, (size_t)s->n_attrs + 1, sizeof(aicf__attrv));
+        if (!n->name || !n->op_type || !n->domain || !n->in || !n->out || !n->attrs) goto oom;
+        n->n_in = s->n_in;
+        n->n_out = s->n_out;
+        if (s->n_in) memcpy(n->in, s->in, (size_t)s->n_in * sizeof(int));
+        memcpy(n->out, s->out, (size_t)s->n_out * sizeof(int));
+        for (j = 0; j < s->n_attrs; j++) {
+            const aicf__attrv* sa = &s->attrs[j];
+            aicf__attrv* a = &n->attrs[j];
+            int k;
+            n->n_attrs = j + 1;
+            a->type = sa->type;
+            a->i = sa->i;
+            a->f = sa->f;
+            a->count = sa->count;
+            a->tensor = sa->tensor;
+            a->name = aicf__strdup(ctx, sa->name);
+            if (!a->name) goto oom;
+            if (sa->s && !(a->s = aicf__strdup(ctx, sa->s))) goto oom;
+            if (sa->ints) {
+                a->ints = (int64_t*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(int64_t));
+                if (!a->ints) goto oom;
+                memcpy(a->ints, sa->ints, (size_t)sa->count * sizeof(int64_t));
+            }
+            if (sa->floats) {
+                a->floats = (float*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(float));
+                if (!a->floats) goto oom;
+                memcpy(a->floats, sa->floats, (size_t)sa->count * sizeof(float));
+            }
+            if (sa->strings) {
+                a->strings = (char**)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(char*));
+                if (!a->strings) goto oom;
+                for (k = 0; k < sa->count; k++)
+                    if (!(a->strings[k] = aicf__strdup(ctx, sa->strings[k]))) goto oom;
+            }
+        }
+    }
+    *out = g;
+    return AICF_SUCCESS;
+oom:
+    aicf_graph_destroy(g);
+    return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory copying the graph");
+}
+
+/* Marks node ni's outputs constant by running its CPU reference on constant inputs. */
+static aicf_result aicf__fold_node(aicf_graph* g, int ni) {
+    aicf__node* n = &g->nodes[ni];
+    const void* in[AICF_MAX_NODE_IO];
+    void* outp[AICF_MAX_NODE_IO];
+    aicf_result r;
+    int i;
+    if (n->n_in > AICF_MAX_NODE_IO || n->n_out > AICF_MAX_NODE_IO) return AICF_ERROR_LIMIT;
+    memset((void*)in, 0, sizeof in);
+    memset(outp, 0, sizeof outp);
+    for (i = 0; i < n->n_in; i++) in[i] = n->in[i] >= 0 ? g->tensors[n->in[i]].data : NULL;
+    for (i = 0; i < n->n_out; i++) {
+        aicf__tensor* t;
+        int ok;
+        size_t bytes;
+        outp[i] = NULL;
+        if (n->out[i] < 0) continue;
+        t = &g->tensors[n->out[i]];
+        bytes = aicf__shape_bytes(&t->shape, t->dtype, &ok);
+        if (!ok)
+            return aicf__err(g->ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): output '%s' is too large to fold", ni,
+                             n->name, n->op_type, t->name);
+        t->data = aicf__malloc(g->ctx, bytes);
+        if (!t->data) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (%s): out of memory folding",
+                                       ni, n->name, n->op_type);
+        t->owns_data = 1;
+        t->data_bytes = bytes;
+        outp[i] = t->data;
+    }
+    r = aicf__cpu_run(g, ni, in, outp);
+    if (r != AICF_SUCCESS) return r;
+    for (i = 0; i < n->n_out; i++)
+        if (n->out[i] >= 0) g->tensors[n->out[i]].flags |= AICF__T_CONST;
+    n->removed = 1;
+    return AICF_SUCCESS;
+}
+
+static int aicf__is_const(const aicf_graph* g, int t) { return t >= 0 && (g->tensors[t].flags & AICF__T_CONST); }
+
+/* Number of live nodes reading tensor t, plus one if it is a graph output. */
+static int aicf__use_count(const aicf_graph* g, int t) {
+    int i, j, c = 0;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        if (n->removed) continue;
+        for (j = 0; j < n->n_in; j++) c += n->in[j] == t;
+    }
+    for (i = 0; i < g->n_outputs; i++) c += g->outputs[i] == t;
+    return c;
+}
+
+/* Adds a new owned float32 constant (copy of `vals`) with the shape of tensor `like`. */
+static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, const float* vals, size_t n) {
+    int t = aicf__graph_new_tensor(g, name);
+    aicf__tensor* tt;
+    if (t < 0) return -1;
+    tt = &g->tensors[t];
+    tt->dtype = AICF_DTYPE_FLOAT32;
+    tt->shape = *shape;
+    tt->shape_known = 1;
+    tt->flags = AICF__T_CONST;
+    tt->data = aicf__malloc(g->ctx, n * sizeof(float) + 1);
+    if (!tt->data) return -1;
+    memcpy(tt->data, vals, n * sizeof(float));
+    tt->owns_data = 1;
+    tt->data_bytes = n * sizeof(float);
+    return t;
+}
+
+/* Folds BatchNormalization(Conv(x, W, B)) into Conv(x, W', B'):
+   W'[o] = W[o] * s[o], B'[o] = (B[o] - mean[o]) * s[o] + beta[o], s = scale / sqrt(var + eps). */
+static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
+    int bi;
+    *folded = 0;
+    for (bi = 0; bi < g->n_nodes; bi++) {
+        aicf__node* bn = &g->nodes[bi];
+        aicf__node* cv;
+        int ci, k, cout, oc;
+        int64_t per_oc;
+        float eps;
+        const float *W, *B = NULL, *sc, *be, *mu, *var;
+        float *nw = NULL, *nb = NULL;
+        aicf__shape bshape;
+        char nm[96];
+        int tw, tb;
+        if (bn->removed || bn->op != AICF__OP_BatchNormalization || bn->n_in < 5 || bn->n_out < 1) continue;
+        if (bn->n_out > 1) {
+            int extra = 0;
+            for (k = 1; k < bn->n_out; k++) extra |= bn->out[k] >= 0;
+            if (extra) continue;
+        }
+        if (bn->in[0] < 0 || g->tensors[bn->in[0]].producer < 0) continue;
+        ci = g->tensors[bn->in[0]].producer;
+        cv = &g->nodes[ci];
+        if (cv->removed || cv->op != AICF__OP_Conv || cv->n_in < 2) continue;
+        if (aicf__use_count(g, bn->in[0]) != 1 || (g->tensors[bn->in[0]].flags & AICF__T_OUTPUT)) continue;
+        if (!aicf__is_const(g, cv->in[1]) || (cv->n_in > 2 && cv->in[2] >= 0 && !aicf__is_const(g, cv->in[2]))) continue;
+        for (k = 1; k < 5; k++)
+            if (!aicf__is_const(g, bn->in[k]) || g->tensors[bn->in[k]].dtype != AICF_DTYPE_FLOAT32) break;
+        if (k < 5) continue;
+        if (g->tensors[cv->in[1]].dtype != AICF_DTYPE_FLOAT32) continue;
+        cout = (int)g->tensors[cv->in[1]].shape.d[0];
+        for (k = 1; k < 5; k++)
+            if (aicf__shape_numel(&g->tensors[bn->in[k]].shape) != cout) break;
+        if (k < 5) continue;
+        per_oc = aicf__shape_numel(&g->tensors[cv->in[1]].shape) / (cout ? cout : 1);
+        eps = aicf__attr_f(bn, "epsilon", 1e-5f);
+        W = (const float*)g->tensors[cv->in[1]].data;
+        if (cv->n_in > 2 && cv->in[2] >= 0) B = (const float*)g->tensors[cv->in[2]].data;
+        sc = (const float*)g->tensors[bn->in[1]].data;
+        be = (const float*)g->tensors[bn->in[2]].data;
+        mu = (const float*)g->tensors[bn->in[3]].data;
+        var = (const float*)g->tensors[bn->in[4]].data;
+        nw = (float*)aicf__malloc(g->ctx, (size_t)(per_oc * cout) * sizeof(float));
+        nb = (float*)aicf__malloc(g->ctx, (size_t)cout * sizeof(float));
+        if (!nw || !nb) {
+            aicf__free(g->ctx, nw);
+            aicf__free(g->ctx, nb);
+            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        }
+        for (oc = 0; oc < cout; oc++) {
+            float s = sc[oc] / sqrtf(var[oc] + eps);
+            int64_t e;
+            for (e = 0; e < per_oc; e++) nw[oc * per_oc + e] = W[oc * per_oc + e] * s;
+            nb[oc] = ((B ? B[oc] : 0.0f) - mu[oc]) * s + be[oc];
+        }
+        snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
+        tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, nw, (size_t)(per_oc * cout));
+        bshape.rank = 1;
+        bshape.d[0] = cout;
+        snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
+        tb = tw < 0 ? -1 : aicf__new_const_f32(g, nm, &bshape, nb, (size_t)cout);
+        aicf__free(g->ctx, nw);
+        aicf__free(g->ctx, nb);
+        if (tw < 0 || tb < 0) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        cv = &g->nodes[ci]; /* tensors array may have moved, nodes did not, but be explicit */
+        bn = &g->nodes[bi];
+        if (cv->n_in < 3) {
+            int* nin = (int*)aicf__realloc(g->ctx, cv->in, (size_t)(cv->n_in + 1) * sizeof(int), 4 * sizeof(int));
+            if (!nin) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+            cv->in = nin;
+            cv->n_in = 3;
+        }
+        cv->in[1] = tw;
+        cv->in[2] = tb;
+        /* the Conv now produces the BatchNormalization's output */
+        g->tensors[cv->out[0]].producer = -1;
+        cv->out[0] = bn->out[0];
+        g->tensors[bn->out[0]].producer = ci;
+        bn->removed = 1;
+        (*folded)++;
+    }
+    return AICF_SUCCESS;
+}
+
+/* Removes nodes none of whose outputs reach a graph output. */
+static void aicf__dead_nodes(aicf_graph* g) {
+    unsigned char* live = (unsigned char*)aicf__calloc(g->ctx, (size_t)g->n_tensors + 1, 1);
+    int i, j;
+    if (!live) return; /* keep everything: correct, only slower */
+    for (i = 0; i < g->n_outputs; i++) live[g->outputs[i]] = 1;
+    for (i = g->n_nodes - 1; i >= 0; i--) {
+        aicf__node* n = &g->nodes[i];
+        int any = 0;
+        if (n->removed) continue;
+        for (j = 0; j < n->n_out; j++) any |= n->out[j] >= 0 && live[n->out[j]];
+        if (!any) {
+            n->removed = 1;
+            continue;
+        }
+        for (j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0) live[n->in[j]] = 1;
+    }
+    aicf__free(g->ctx, live);
+}
+
+static aicf_result aicf__plan_push_step(aicf_plan* p, int* cap, const aicf__step* s) {
+    if (!aicf__grow(p->ctx, (void**)&p->steps, cap, p->n_steps + 1, sizeof(aicf__step)))
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+    p->steps[p->n_steps++] = *s;
+    return AICF_SUCCESS;
+}
+
+/* Storage root of a tensor (follows aliases). */
+static int aicf__root(const aicf_plan* p, int t) {
+    while (p->loc[t].alias_of >= 0) t = p->loc[t].alias_of;
+    return t;
+}
+
+typedef struct aicf__interval {
+    int t;
+    int first, last;
+    size_t bytes;
+} aicf__interval;
+
+static int aicf__interval_cmp(const void* a, const void* b) {
+    const aicf__interval* x = (const aicf__interval*)a;
+    const aicf__interval* y = (const aicf__interval*)b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return x->t - y->t;
+}
+
+/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots. */
+static aicf_result aicf__plan_memory(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int nt = g->n_tensors, i, j, s, nroots = 0;
+    int* first = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
+    int* last = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
+    aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval));
+    aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval*));
+    size_t arena = 0, lower = 0;
+    if (!first || !last || !iv || !placed) {
+        aicf__free(p->ctx, first);
+        aicf__free(p->ctx, last);
+        aicf__free(p->ctx, iv);
+        aicf__free(p->ctx, placed);
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory planning memory");
+    }
+    for (i = 0; i < nt; i++) {
+        first[i] = INT32_MAX;
+        last[i] = -2;
+    }
+    /* lifetimes of storage roots: inputs live from before step 0, outputs to after the last */
+    for (i = 0; i < p->n_in; i++) {
+        int r = aicf__root(p, p->in_boundary[i]);
+        first[r] = -1;
+        if (last[r] < -1) last[r] = -1;
+    }
+    for (s = 0; s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j], r;
+            if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            r = aicf__root(p, t);
+            if (first[r] > s) first[r] = s;
+            if (last[r] < s) last[r] = s;
+        }
+        for (j = 0; j < st->n_out; j++) {
+            int t = st->out[j], r;
+            if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            r = aicf__root(p, t);
+            if (first[r] > s) first[r] = s;
+            if (last[r] < s) last[r] = s;
+        }
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int t = p->out_boundary[i], r;
+        if (p->loc[t].space != AICF__SPACE_ARENA) continue;
+        r = aicf__root(p, t);
+        if (first[r] == INT32_MAX) first[r] = -1;
+        last[r] = p->n_steps;
+    }
+    for (i = 0; i < nt; i++) {
+        if (p->loc[i].space != AICF__SPACE_ARENA || p->loc[i].alias_of >= 0 || last[i] < -1) continue;
+        iv[nroots].t = i;
+        iv[nroots].first = first[i];
+        iv[nroots].last = last[i];
+        iv[nroots].bytes = aicf__align_up(p->loc[i].bytes);
+        nroots++;
+    }
+    qsort(iv, (size_t)nroots, sizeof *iv, aicf__interval_cmp);
+    for (i = 0; i < nroots; i++) {
+        /* collect placed intervals overlapping in time, sorted by offset (insertion) */
+        int np = 0, k;
+        size_t off = 0;
+        for (j = 0; j < i; j++) {
+            aicf__interval* q = &iv[j];
+            if (q->last < iv[i].first || q->first > iv[i].last) continue;
+            k = np++;
+            while (k > 0 && p->loc[placed[k - 1]->t].offset > p->loc[q->t].offset) {
+                placed[k] = placed[k - 1];
+                k--;
+            }
+            placed[k] = q;
+        }
+        for (k = 0; k < np; k++) {
+            size_t qo = p->loc[placed[k]->t].offset, qe = qo + placed[k]->bytes;
+            if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
+            if (qe > off) off = qe;
+        }
+        p->loc[iv[i].t].offset = off;
+        if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
+    }
+    for (s = -1; s <= p->n_steps; s++) {
+        size_t live = 0;
+        for (i = 0; i < nroots; i++)
+            if (iv[i].first <= s && iv[i].last >= s) live += iv[i].bytes;
+        if (live > lower) lower = live;
+    }
+    /* aliases take their root's offset */
+    for (i = 0; i < nt; i++)
+        if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) p->loc[i].offset = p->loc[aicf__root(p, i)].offset;
+    p->arena_bytes = arena;
+    p->arena_lower_bound = lower;
+    aicf__free(p->ctx, first);
+    aicf__free(p->ctx, last);
+    aicf__free(p->ctx, iv);
+    aicf__free(p->ctx, placed);
+    return AICF_SUCCESS;
+}
+
+static int aicf__is_float(aicf_dtype dt) { return dt == AICF_DTYPE_FLOAT32; }
+
+/* Adds a boundary tensor (float32, same shape) for tensor t under a reduced-precision plan. */
+static int aicf__boundary_tensor(aicf_plan* p, int t, const char* tag) {
+    char nm[AICF_MAX_NAME + 16];
+    int b;
+    aicf__tensor* bt;
+    snprintf(nm, sizeof nm, "\x01%s:%s", tag, p->g->tensors[t].name);
+    b = aicf__graph_new_tensor(p->g, nm);
+    if (b < 0) return -1;
+    bt = &p->g->tensors[b];
+    bt->dtype = p->g->tensors[t].dtype;
+    bt->shape = p->g->tensors[t].shape;
+    bt->shape_known = 1;
+    return b;
+}
+
+void aicf_plan_destroy(aicf_plan* p) {
+    int i;
+    if (!p) return;
+    if (p->target == AICF_BACKEND_CUDA) aicf__cuda_plan_free(p);
+    for (i = 0; i < p->n_steps; i++) aicf__free(p->ctx, p->steps[i].backend);
+    aicf__free(p->ctx, p->steps);
+    aicf__free(p->ctx, p->loc);
+    aicf__free(p->ctx, p->in_tensor);
+    aicf__free(p->ctx, p->out_tensor);
+    aicf__free(p->ctx, p->in_boundary);
+    aicf__free(p->ctx, p->out_boundary);
+    if (p->g) aicf_graph_destroy(p->g);
+    aicf__free(p->ctx, p);
+}
+
+static const char* aicf__precision_name(aicf_precision pr) {
+    switch (pr) {
+    case AICF_PRECISION_TF32: return "tf32";
+    case AICF_PRECISION_FP16: return "fp16";
+    default: return "fp32";
+    }
+}
+
+aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
+    aicf_context* ctx;
+    aicf_plan_desc d;
+    aicf_plan* p;
+    aicf_graph* g;
+    aicf_result r;
+    int i, j, stepcap = 0, folded;
+    int fp16;
+    char fallback_reason[256];
+    if (!graph || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    ctx = graph->ctx;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.policy.precision == AICF_PRECISION_DEFAULT) d.policy.precision = AICF_PRECISION_FP32;
+    if ((int)d.policy.precision < 0 || d.policy.precision > AICF_PRECISION_FP16)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.precision %d is not valid",
+                         (int)d.policy.precision);
+    if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
+    fallback_reason[0] = 0;
+    /* backend choice */
+    if (d.backend == AICF_BACKEND_DEFAULT || d.backend == AICF_BACKEND_CUDA) {
+        r = (ctx->flags & AICF_CONTEXT_NO_CUDA)
+                ? aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA disabled by AICF_CONTEXT_NO_CUDA")
+                : aicf__cuda_init(ctx);
+        if (r != AICF_SUCCESS) {
+            if (d.backend == AICF_BACKEND_CUDA || !d.policy.allow_cpu_fallback) {
+                char msg[sizeof ctx->last_error];
+                snprintf(msg, sizeof msg, "%s", ctx->last_error);
+                return aicf__err(ctx, r, "aicf_plan_create: CUDA backend unavailable: %s%s", msg,
+                                 d.backend == AICF_BACKEND_DEFAULT ? " (set policy.allow_cpu_fallback to use the CPU reference)" : "");
+            }
+            snprintf(fallback_reason, sizeof fallback_reason, "CPU fallback: %.200s", ctx->last_error);
+            d.backend = AICF_BACKEND_CPU;
+        } else {
+            d.backend = AICF_BACKEND_CUDA;
+        }
+    }
+    /* every input needs a known shape */
+    for (i = 0; i < graph->n_inputs; i++) {
+        const aicf__tensor* t = &graph->tensors[graph->inputs[i]];
+        for (j = 0; j < t->shape.rank; j++)
+            if (t->shape.d[j] < 0)
+                return aicf__err(ctx, AICF_ERROR_SHAPE,
+                                 "aicf_plan_create: input '%s' dimension %d '%s' is not bound (aicf_graph_bind_dim)",
+                                 t->name, j, t->dim_param[j] ? t->dim_param[j] : "?");
+    }
+    if (graph->n_outputs == 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");
+    p = (aicf_plan*)aicf__calloc(ctx, 1, sizeof *p);
+    if (!p) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+    p->ctx = ctx;
+    p->target = d.backend;
+    p->policy = d.policy;
+    r = aicf__graph_clone(graph, &p->g);
+    if (r != AICF_SUCCESS) goto fail;
+    g = p->g;
+    /* shape inference + constant folding */
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* n = &g->nodes[i];
+        int all_const = 1;
+        for (j = 0; j < n->n_in; j++) {
+            int t = n->in[j];
+            if (t < 0) continue;
+            if (!g->tensors[t].shape_known) {
+                r = aicf__err(ctx, AICF_ERROR_SHAPE, "node %d '%s' (%s): input %d '%s' has no known shape", i, n->name,
+                              n->op_type, j, g->tensors[t].name);
+                goto fail;
+            }
+            if (!(g->tensors[t].flags & AICF__T_CONST)) all_const = 0;
+        }
+        r = aicf__op_infer(g, i);
+        if (r != AICF_SUCCESS) goto fail;
+        if (all_const || n->op == AICF__OP_Shape) {
+            r = aicf__fold_node(g, i);
+            if (r != AICF_SUCCESS) goto fail;
+        }
+    }
+    r = aicf__fold_batchnorm(g, &folded);
+    if (r != AICF_SUCCESS) goto fail;
+    aicf__dead_nodes(g);
+    /* inputs / outputs */
+    p->n_in = g->n_inputs;
+    p->n_out = g->n_outputs;
+    p->in_tensor = (int*)aicf__calloc(ctx, (size_t)p->n_in + 1, sizeof(int));
+    p->in_boundary = (int*)aicf__calloc(ctx, (size_t)p->n_in + 1, sizeof(int));
+    p->out_tensor = (int*)aicf__calloc(ctx, (size_t)p->n_out + 1, sizeof(int));
+    p->out_boundary = (int*)aicf__calloc(ctx, (size_t)p->n_out + 1, sizeof(int));
+    if (!p->in_tensor || !p->in_boundary || !p->out_tensor || !p->out_boundary) goto oom;
+    fp16 = p->target == AICF_BACKEND_CUDA && p->policy.precision == AICF_PRECISION_FP16;
+    {
+        /* boundary tensors first (they are new tensors), then the loc array */
+        for (i = 0; i < p->n_in; i++) {
+            int t = g->inputs[i];
+            p->in_tensor[i] = t;
+            p->in_boundary[i] = t;
+            if (fp16 && aicf__is_float(g->tensors[t].dtype)) {
+                int b = aicf__boundary_tensor(p, t, "in");
+                if (b < 0) goto oom;
+                p->in_boundary[i] = b;
+            }
+        }
+        for (i = 0; i < p->n_out; i++) {
+            int t = g->outputs[i];
+            p->out_tensor[i] = t;
+            p->out_boundary[i] = t;
+            if (fp16 && aicf__is_float(g->tensors[t].dtype) && !aicf__is_const(g, t)) {
+                int b = aicf__boundary_tensor(p, t, "out");
+                if (b < 0) goto oom;
+                p->out_boundary[i] = b;
+            }
+        }
+    }
+    /* steps */
+    for (i = 0; i < p->n_in; i++)
+        if (p->in_boundary[i] != p->in_tensor[i]) {
+            aicf__step st;
+            memset(&st, 0, sizeof st);
+            st.kind = AICF__STEP_CAST;
+            st.node = -1;
+            st.n_in = st.n_out = 1;
+            st.in[0] = p->in_boundary[i];
+            st.out[0] = p->in_tensor[i];
+            st.kernel_index = -1;
+            if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+        }
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* n = &g->nodes[i];
+        aicf__step st;
+        if (n->removed) continue;
+        if (n->n_in > AICF__STEP_MAX_IO || n->n_out > AICF__STEP_MAX_IO) {
+            r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than %d inputs or outputs", i, n->name,
+                          n->op_type, AICF__STEP_MAX_IO);
+            goto fail;
+        }
+        memset(&st, 0, sizeof st);
+        st.kind = AICF__STEP_NODE;
+        st.node = i;
+        st.n_in = n->n_in;
+        st.n_out = n->n_out;
+        for (j = 0; j < n->n_in; j++) st.in[j] = n->in[j];
+        for (j = 0; j < n->n_out; j++) st.out[j] = n->out[j];
+        st.kernel_index = -1;
+        if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+    }
+    for (i = 0; i < p->n_out; i++)
+        if (p->out_boundary[i] != p->out_tensor[i]) {
+            aicf__step st;
+            memset(&st, 0, sizeof st);
+            st.kind = AICF__STEP_CAST;
+            st.node = -1;
+            st.n_in = st.n_out = 1;
+            st.in[0] = p->out_tensor[i];
+            st.out[0] = p->out_boundary[i];
+            st.kernel_index = -1;
+            if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+        }
+    /* storage of every tensor */
+    p->loc = (aicf__loc*)aicf__calloc(ctx, (size_t)g->n_tensors + 1, sizeof(aicf__loc));
+    if (!p->loc) goto oom;
+    for (i = 0; i < g->n_tensors; i++) {
+        aicf__tensor* t = &g->tensors[i];
+        aicf__loc* l = &p->loc[i];
+        int ok;
+        l->alias_of = -1;
+        l->sdtype = t->dtype;
+        if (fp16 && t->dtype == AICF_DTYPE_FLOAT32) l->sdtype = AICF_DTYPE_FLOAT16;
+        if (!t->shape_known) continue;
+        l->bytes = aicf__shape_bytes(&t->shape, l->sdtype, &ok);
+        if (!ok) {
+            r = aicf__err(ctx, AICF_ERROR_LIMIT, "tensor '%s': size exceeds AICF_MAX_TENSOR_BYTES", t->name);
+            goto fail;
+        }
+    }
+    /* the API boundary keeps the graph's dtype */
+    for (i = 0; i < p->n_in; i++) {
+        int b = p->in_boundary[i], ok;
+        p->loc[b].sdtype = g->tensors[b].dtype;
+        p->loc[b].bytes = aicf__shape_bytes(&g->tensors[b].shape, g->tensors[b].dtype, &ok);
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int b = p->out_boundary[i], ok;
+        p->loc[b].sdtype = g->tensors[b].dtype;
+        p->loc[b].bytes = aicf__shape_bytes(&g->tensors[b].shape, g->tensors[b].dtype, &ok);
+    }
+    /* which tensors the steps touch decide their space */
+    for (i = 0; i < p->n_steps; i++) {
+        aicf__step* st = &p->steps[i];
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j];
+            if (t < 0) continue;
+            p->loc[t].space = aicf__is_const(g, t) ? AICF__SPACE_WEIGHTS : AICF__SPACE_ARENA;
+        }
+        for (j = 0; j < st->n_out; j++)
+            if (st->out[j] >= 0) p->loc[st->out[j]].space = AICF__SPACE_ARENA;
+    }
+    for (i = 0; i < p->n_in; i++) p->loc[p->in_boundary[i]].space = AICF__SPACE_ARENA;
+    for (i = 0; i < p->n_out; i++)
+        if (!aicf__is_const(g, p->out_boundary[i])) p->loc[p->out_boundary[i]].space = AICF__SPACE_ARENA;
+    /* aliasing ops share their input's storage */
+    for (i = 0; i < p->n_steps; i++) {
+        aicf__step* st = &p->steps[i];
+        aicf__node* n;
+        int src, dst;
+        if (st->kind != AICF__STEP_NODE) continue;
+        n = &g->nodes[st->node];
+        if (!aicf__op_is_alias(n->op) || st->n_in < 1 || st->in[0] < 0 || st->out[0] < 0) continue;
+        src = st->in[0];
+        dst = st->out[0];
+        if (p->loc[src].space != AICF__SPACE_ARENA || p->loc[src].bytes != p->loc[dst].bytes ||
+            p->loc[src].sdtype != p->loc[dst].sdtype)
+            continue;
+        p->loc[dst].alias_of = src;
+    }
+    /* weights */
+    {
+        size_t off = 0;
+        for (i = 0; i < g->n_tensors; i++) {
+            if (p->loc[i].space != AICF__SPACE_WEIGHTS) continue;
+            p->loc[i].offset = off;
+            if (!aicf__add_size(off, aicf__align_up(p->loc[i].bytes), &off)) {
+                r = aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: weights exceed the address space");
+                goto fail;
+            }
+        }
+        p->weights_bytes = off;
+    }
+    r = aicf__plan_memory(p);
+    if (r != AICF_SUCCESS) goto fail;
+    /* kernels */
+    if (p->target == AICF_BACKEND_CUDA) {
+        r = aicf__cuda_plan(p);
+        if (r != AICF_SUCCESS) goto fail;
+    } else {
+        for (i = 0; i < p->n_steps; i++) {
+            aicf__step* st = &p->steps[i];
+            snprintf(st->kernel, sizeof st->kernel, "cpu:%s",
+                     st->kind == AICF__STEP_CAST ? "Cast" : g->nodes[st->node].op_type);
+            snprintf(st->reason, sizeof st->reason, "%.190s",
+                     fallback_reason[0] ? fallback_reason : "CPU reference executor (float32)");
+        }
+    }
+    *out = p;
+    return AICF_SUCCESS;
+oom:
+    r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+fail:
+    aicf_plan_destroy(p);
+    return r;
+}
+
+aicf_result aicf_plan_stats_get(const aicf_plan* p, aicf_plan_stats* out) {
+    int i, live = 0;
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        if (st->kind == AICF__STEP_NODE && st->out[0] >= 0 && p->loc[st->out[0]].alias_of >= 0) continue;
+        out->num_steps++;
+    }
+    for (i = 0; i < p->g->n_nodes; i++) live += !p->g->nodes[i].removed;
+    out->num_nodes = live;
+    out->arena_bytes = p->arena_bytes;
+    out->arena_lower_bound = p->arena_lower_bound;
+    out->weights_bytes = p->weights_bytes;
+    out->backend = p->target;
+    out->precision = p->policy.precision;
+    return AICF_SUCCESS;
+}
+
+/* Appends printf-style text to a growing buffer (measures when it would overflow). */
+typedef struct aicf__sbuf {
+    char* buf;
+    size_t cap, len;
+} aicf__sbuf;
+
+static void aicf__sbuf_printf(aicf__sbuf* b, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void aicf__sbuf_printf(aicf__sbuf* b, const char* fmt, ...) {
+    va_list ap;
+    int n;
+    char* dst = b->len < b->cap ? b->buf + b->len : NULL;
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    va_start(ap, fmt);
+    n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) b->len += (size_t)n;
+}
+
+static const char* aicf__tname(const aicf_graph* g, int t) {
+    const char* n = g->tensors[t].name;
+    return n[0] == '\x01' ? n + 1 : n;
+}
+
+aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
+    aicf__sbuf b;
+    aicf_plan_stats stats;
+    int i, j;
+    char sh[160];
+    if (!p) return AICF_ERROR_INVALID_ARGUMENT;
+    b.buf = buf;
+    b.cap = buf ? cap : 0;
+    b.len = 0;
+    if (buf && cap) buf[0] = 0;
+    aicf_plan_stats_get(p, &stats);
+    aicf__sbuf_printf(&b, "plan: backend %s, precision %s, %d nodes, %d steps\n",
+                      p->target == AICF_BACKEND_CUDA ? "cuda" : "cpu", aicf__precision_name(p->policy.precision),
+                      stats.num_nodes, stats.num_steps);
+    for (i = 0; i < p->n_in; i++)
+        aicf__sbuf_printf(&b, "input  %d '%s' %s %s @arena+%zu (%zu B)\n", i, aicf__tname(p->g, p->in_tensor[i]),
+                          aicf_dtype_name(p->g->tensors[p->in_tensor[i]].dtype),
+                          aicf__shape_str(&p->g->tensors[p->in_tensor[i]].shape, sh, sizeof sh),
+                          p->loc[p->in_boundary[i]].offset, p->loc[p->in_boundary[i]].bytes);
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        const char* op = st->kind == AICF__STEP_CAST ? "Cast(boundary)" : p->g->nodes[st->node].op_type;
+        aicf__sbuf_printf(&b, "step %3d  %-18s %-28s", i, op, st->kernel);
+        if (st->block[0])
+            aicf__sbuf_printf(&b, " grid(%u,%u,%u) block(%u,%u,%u)", st->grid[0], st->grid[1], st->grid[2], st->block[0],
+                              st->block[1], st->block[2]);
+        if (st->kind == AICF__STEP_NODE) aicf__sbuf_printf(&b, " node '%s'", p->g->nodes[st->node].name);
+        aicf__sbuf_printf(&b, "\n          in:");
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j];
+            const aicf__loc* l;
+            if (t < 0) {
+                aicf__sbuf_printf(&b, " -");
+                continue;
+            }
+            l = &p->loc[t];
+            aicf__sbuf_printf(&b, " %s%s@%s+%zu(%zuB)", aicf__tname(p->g, t),
+                              aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh),
+                              l->space == AICF__SPACE_WEIGHTS ? "weights" : "arena", l->offset, l->bytes);
+        }
+        aicf__sbuf_printf(&b, "\n          out:");
+        for (j = 0; j < st->n_out; j++) {
+            int t = st->out[j];
+            if (t < 0) {
+                aicf__sbuf_printf(&b, " -");
+                continue;
+            }
+            aicf__sbuf_printf(&b, " %s%s@arena+%zu(%zuB)%s", aicf__tname(p->g, t),
+                              aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh), p->loc[t].offset, p->loc[t].bytes,
+                              p->loc[t].alias_of >= 0 ? " (alias of input)" : "");
+        }
+        aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int t = p->out_boundary[i];
+        if (aicf__is_const(p->g, t))
+            aicf__sbuf_printf(&b, "output %d '%s' %s (constant, folded at plan time)\n", i,
+                              aicf__tname(p->g, p->out_tensor[i]), aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh));
+        else
+            aicf__sbuf_printf(&b, "output %d '%s' %s @arena+%zu (%zu B)\n", i, aicf__tname(p->g, p->out_tensor[i]),
+                              aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh), p->loc[t].offset, p->loc[t].bytes);
+    }
+    aicf__sbuf_printf(&b, "arena: %zu bytes (lower bound %zu bytes, ratio %.3f); weights: %zu bytes\n", p->arena_bytes,
+                      p->arena_lower_bound,
+                      p->arena_lower_bound ? (double)p->arena_bytes / (double)p->arena_lower_bound : 1.0,
+                      p->weights_bytes);
+    if (needed) *needed = b.len + 1;
+    if (buf && cap && b.len >= cap) buf[cap - 1] = 0;
+    return AICF_SUCCESS;
+}
+
+int aicf_plan_num_inputs(const aicf_plan* p) { return p ? p->n_in : 0; }
+int aicf_plan_num_outputs(const aicf_plan* p) { return p ? p->n_out : 0; }
+
+aicf_result aicf_plan_input_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= p->n_in)
+        return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_input_info: index %d out of range (%d inputs)",
+                         index, p->n_in);
+    aicf__tensor_info(&p->g->tensors[p->in_tensor[index]], out);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_plan_output_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= p->n_out)
+        return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_output_info: index %d out of range (%d outputs)",
+                         index, p->n_out);
+    aicf__tensor_info(&p->g->tensors[p->out_tensor[index]], out);
+    return AICF_SUCCESS;
+}
+
+int aicf_plan_find_input(const aicf_plan* p, const char* name) {
+    int i;
+    if (!p || !name) return -1;
+    for (i = 0; i < p->n_in; i++)
+        if (strcmp(p->g->tensors[p->in_tensor[i]].name, name) == 0) return i;
+    return -1;
+}
+
+int aicf_plan_find_output(const aicf_plan* p, const char* name) {
+    int i;
+    if (!p || !name) return -1;
+    for (i = 0; i < p->n_out; i++)
+        if (strcmp(p->g->tensors[p->out_tensor[i]].name, name) == 0) return i;
+    return -1;
+}
+
+/* >>exec =================================================================================== */
+
+aicf_result aicf_exec_create(aicf_plan* p, const aicf_exec_desc* desc, aicf_exec** out) {
+    aicf_exec* e;
+    aicf_result r;
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    e = (aicf_exec*)aicf__calloc(p->ctx, 1, sizeof *e);
+    if (!e) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+    e->ctx = p->ctx;
+    e->plan = p;
+    if (desc) e->desc = *desc;
+    if (p->target == AICF_BACKEND_CUDA) {
+        r = aicf__cuda_exec_create(e);
+        if (r != AICF_SUCCESS) {
+            aicf__free(p->ctx, e);
+            return r;
+        }
+    } else {
+        e->host_arena = (unsigned char*)aicf__malloc(p->ctx, p->arena_bytes ? p->arena_bytes : 1);
+        if (!e->host_arena) {
+            aicf__free(p->ctx, e);
+            return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory (arena of %zu bytes)",
+                             p->arena_bytes);
+        }
+        /* poison: a read of memory nothing wrote shows up as NaN, not as a plausible number */
+        memset(e->host_arena, 0xff, p->arena_bytes ? p->arena_bytes : 1);
+    }
+    *out = e;
+    return AICF_SUCCESS;
+}
+
+void aicf_exec_destroy(aicf_exec* e) {
+    if (!e) return;
+    if (e->plan->target == AICF_BACKEND_CUDA) aicf__cuda_exec_destroy(e);
+    aicf__free(e->ctx, e->host_arena);
+    aicf__free(e->ctx, e);
+}
+
+static aicf_result aicf__exec_io_check(aicf_exec* e, int index, size_t bytes, int is_input, const char* fn) {
+    const aicf_plan* p = e->plan;
+    int n = is_input ? p->n_in : p->n_out;
+    int t;
+    size_t need;
+    int ok;
+    if (index < 0 || index >= n)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: index %d out of range (%d %s)", fn, index, n,
+                         is_input ? "inputs" : "outputs");
+    t = is_input ? p->in_tensor[index] : p->out_tensor[index];
+    need = aicf__shape_bytes(&p->g->tensors[t].shape, p->g->tensors[t].dtype, &ok);
+    if (bytes != need)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: %s %d '%s' has %zu bytes, got %zu", fn,
+                         is_input ? "input" : "output", index, p->g->tensors[t].name, need, bytes);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes) {
+    aicf_result r;
+    if (!e || (!data && bytes)) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__exec_io_check(e, index, bytes, 1, "aicf_exec_set_input");
+    if (r != AICF_SUCCESS) return r;
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_set_input(e, index, data, bytes, 0);
+    memcpy(e->host_arena + e->plan->loc[e->plan->in_boundary[index]].offset, data, bytes);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_set_input_device(aicf_exec* e, int index, uint64_t device_ptr, size_t bytes) {
+    aicf_result r;
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__exec_io_check(e, index, bytes, 1, "aicf_exec_set_input_device");
+    if (r != AICF_SUCCESS) return r;
+    if (e->plan->target != AICF_BACKEND_CUDA)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_set_input_device: the plan runs on the CPU backend");
+    return aicf__cuda_exec_set_input(e, index, (const void*)(uintptr_t)device_ptr, bytes, 1);
+}
+
+static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
+    aicf_plan* p = e->plan;
+    aicf_graph* g = p->g;
+    const void* in[AICF__STEP_MAX_IO];
+    void* outp[AICF__STEP_MAX_IO];
+    int s, j;
+    for (s = 0; s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        aicf_result r;
+        for (j = 0; j < AICF__STEP_MAX_IO; j++) in[j] = outp[j] = NULL;
+        if (st->kind != AICF__STEP_NODE)
+            return aicf__err(e->ctx, AICF_ERROR_STATE, "step %d: cast steps do not run on the CPU backend", s);
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j];
+            if (t < 0) in[j] = NULL;
+            else if (p->loc[t].space == AICF__SPACE_WEIGHTS) in[j] = g->tensors[t].data;
+            else in[j] = e->host_arena + p->loc[t].offset;
+        }
+        for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
+        r = aicf__cpu_run(g, st->node, in, outp);
+        if (r != AICF_SUCCESS) return r;
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_launch(aicf_exec* e) {
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_launch(e);
+    return aicf__cpu_exec_run(e);
+}
+
+aicf_result aicf_exec_wait(aicf_exec* e) {
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_wait(e);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_run(aicf_exec* e) {
+    aicf_result r = aicf_exec_launch(e);
+    if (r != AICF_SUCCESS) return r;
+    return aicf_exec_wait(e);
+}
+
+aicf_result aicf_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes) {
+    aicf_result r;
+    int t;
+    if (!e || (!data && bytes)) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__exec_io_check(e, index, bytes, 0, "aicf_exec_get_output");
+    if (r != AICF_SUCCESS) return r;
+    t = e->plan->out_boundary[index];
+    if (aicf__is_const(e->plan->g, t)) {
+        memcpy(data, e->plan->g->tensors[t].data, bytes);
+        return AICF_SUCCESS;
+    }
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_get_output(e, index, data, bytes);
+    memcpy(data, e->host_arena + e->plan->loc[t].offset, bytes);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_input_device_ptr(aicf_exec* e, int index, uint64_t* out) {
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= e->plan->n_in)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_input_device_ptr: index %d out of range", index);
+    if (e->plan->target != AICF_BACKEND_CUDA)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_input_device_ptr: the plan runs on the CPU backend");
+    return aicf__cuda_exec_device_ptr(e, e->plan->in_boundary[index], out);
+}
+
+aicf_result aicf_exec_output_device_ptr(aicf_exec* e, int index, uint64_t* out) {
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= e->plan->n_out)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_output_device_ptr: index %d out of range", index);
+    if (e->plan->target != AICF_BACKEND_CUDA)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_output_device_ptr: the plan runs on the CPU backend");
+    if (aicf__is_const(e->plan->g, e->plan->out_boundary[index]))
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_output_device_ptr: output %d is a constant folded at plan time",
+                         index);
+    return aicf__cuda_exec_device_ptr(e, e->plan->out_boundary[index], out);
+}
+
+aicf_result aicf_exec_stats_get(const aicf_exec* e, aicf_exec_stats* out) {
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_stats(e, out);
+    return AICF_SUCCESS;
+}

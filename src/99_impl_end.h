@@ -1,0 +1,1 @@
+#endif /* AICF_IMPLEMENTATION */
