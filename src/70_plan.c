@@ -484,6 +484,17 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
     fallback_reason[0] = 0;
+    /* every input needs a known shape */
+    for (i = 0; i < graph->n_inputs; i++) {
+        const aicf__tensor* t = &graph->tensors[graph->inputs[i]];
+        for (j = 0; j < t->shape.rank; j++)
+            if (t->shape.d[j] < 0)
+                return aicf__err(ctx, AICF_ERROR_SHAPE,
+                                 "aicf_plan_create: input '%s' dimension %d '%s' is not bound (aicf_graph_bind_dim)",
+                                 t->name, j, t->dim_param[j] ? t->dim_param[j] : "?");
+    }
+    if (graph->n_outputs == 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");
     /* backend choice */
     if (d.backend == AICF_BACKEND_DEFAULT || d.backend == AICF_BACKEND_CUDA) {
         r = (ctx->flags & AICF_CONTEXT_NO_CUDA)
@@ -502,17 +513,6 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
             d.backend = AICF_BACKEND_CUDA;
         }
     }
-    /* every input needs a known shape */
-    for (i = 0; i < graph->n_inputs; i++) {
-        const aicf__tensor* t = &graph->tensors[graph->inputs[i]];
-        for (j = 0; j < t->shape.rank; j++)
-            if (t->shape.d[j] < 0)
-                return aicf__err(ctx, AICF_ERROR_SHAPE,
-                                 "aicf_plan_create: input '%s' dimension %d '%s' is not bound (aicf_graph_bind_dim)",
-                                 t->name, j, t->dim_param[j] ? t->dim_param[j] : "?");
-    }
-    if (graph->n_outputs == 0)
-        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");
     p = (aicf_plan*)aicf__calloc(ctx, 1, sizeof *p);
     if (!p) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
     p->ctx = ctx;

@@ -3,7 +3,7 @@
      node_tests DIR [--backend cpu|cuda] [--precision fp32|tf32|fp16] [--filter SUBSTR]
                     [--report FILE] [--verbose]
 
-   DIR holds test_*/model.onnx with test_data_set_0/{input,output}_K.pb (ONNX's layout). Every
+   DIR holds test_NAME/model.onnx with test_data_set_0/{input,output}_K.pb (ONNX's layout). Every
    case runs in a child process (a crash or a hang is a failure of that case, not of the run).
    Comparison as the ONNX runner does it: |got - ref| <= atol + rtol * |ref| with rtol 1e-3,
    atol 1e-7 for float32 (looser under tf32/fp16), exact for integer and bool outputs; NaN must

@@ -1,0 +1,112 @@
+/* aicf.h — run neural networks inside real-time C and C++ programs on NVIDIA GPUs.
+
+   Header-only, single file. In exactly ONE C or C++ file:
+
+       #define AICF_IMPLEMENTATION
+       #include "aicf.h"
+
+   and include "aicf.h" without the define everywhere else. Link with -ldl -lm. There is no
+   link-time CUDA dependency: libcuda.so.1 and libcublasLt are loaded at run time with dlopen;
+   without them the CPU reference backend still works. The generated kernel table is included
+   from "kernels_gen/aicf_kernels.h" next to this file (`make dist` writes one header with the
+   table inlined, for vendoring a single file).
+
+   WHAT IT DOES
+   ============
+       ONNX file / C graph builder
+             |  load, validate                       aicf_graph: what to compute
+             v
+       aicf_plan_create: infer shapes, fold constants and Shape ops, fold BatchNormalization
+       into Conv, drop dead nodes, alias Reshape-like ops, plan memory (one arena, lifetimes,
+       greedy by size), pick a kernel for every step and record why
+             |                                       aicf_plan: how, fixed ahead of time
+             v
+       aicf_exec_create: device buffers + ONE CUDA graph (copy-in, kernels, cuBLASLt calls,
+       copy-out), instantiated once            aicf_exec
+             |
+             v  aicf_exec_run: one cuGraphLaunch + wait. No allocation, no decision.
+
+   The CPU reference executor runs the same plan in plain C with float32 arithmetic. It is the
+   oracle the GPU kernels are tested against and the fallback where no NVIDIA driver exists.
+
+   STEP BY STEP
+   ============
+       aicf_context* ctx;   aicf_context_create(NULL, &ctx);          // NULL desc = defaults
+       aicf_graph* g;       aicf_graph_load_onnx(ctx, "model.onnx", NULL, &g);
+       aicf_graph_bind_dim(g, "batch", 1);                           // symbolic dims
+       aicf_plan_desc pd = {0};                                       // zero = defaults
+       pd.backend = AICF_BACKEND_DEFAULT;                             // CUDA, else error...
+       pd.policy.allow_cpu_fallback = 1;                              // ...or the CPU reference
+       pd.policy.precision = AICF_PRECISION_FP16;                     // fp32 / tf32 / fp16
+       aicf_plan* plan;     aicf_plan_create(g, &pd, &plan);
+       aicf_graph_destroy(g);                                         // the plan keeps a copy
+       aicf_exec* ex;       aicf_exec_create(plan, NULL, &ex);
+       for (;;) {                                                     // every frame / tick
+           aicf_exec_set_input(ex, 0, obs, sizeof obs);               // host memory, float32
+           aicf_exec_run(ex);                                         // one graph launch
+           aicf_exec_get_output(ex, 0, act, sizeof act);
+       }
+       aicf_exec_destroy(ex); aicf_plan_destroy(plan); aicf_context_destroy(ctx);
+
+   Graphs can also be built in C: aicf_graph_add_input / _add_constant / _add_node (an ONNX
+   operator with named inputs, outputs and attributes) / _add_output. Every create function
+   takes a desc struct in which zero means default.
+
+   ERROR REPORTING
+   ===============
+   Every fallible function returns an aicf_result (0 = AICF_SUCCESS, errors negative, see
+   AICF_RESULTS). aicf_result_str() describes a code; aicf_last_error(ctx) gives the message of
+   the last failure on that context, naming the node, tensor or field, e.g.
+       node 12 'attn.qkv' (MatMul): input 1 shape [256,64] does not match [64,128]
+       onnx: GraphProto.node[3] (NodeProto.attribute[0]): truncated varint at byte 812
+   A failed call leaves the context usable and the caller's data untouched. aicf never aborts
+   the host process on bad input, and treats model files as untrusted (bounds-checked protobuf
+   reading, overflow-checked sizes, the limits below).
+
+   LIMITS (AICF_MAX_*)
+   ===================
+   rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node; 2^24
+   elements per attribute; 2^40 bytes per tensor. Beyond them: AICF_ERROR_LIMIT.
+
+   PRECISION AND DETERMINISM
+   =========================
+   fp32: float32 storage and arithmetic. tf32: GEMMs on TF32 tensor cores. fp16: weights and
+   activations stored as IEEE binary16, arithmetic and accumulation in float32; inputs and
+   outputs stay float32 at the API (cast steps at the boundary). The same plan gives bitwise-
+   identical outputs from replay to replay on the same GPU and driver: no atomics in reductions,
+   one fixed cuBLASLt algorithm per GEMM chosen at plan time.
+
+   THREAD SAFETY
+   =============
+   A context may be used from several threads if each thread works on its own graphs, plans and
+   execs; aicf_context_destroy must not race with anything. The last-error message is one per
+   context: read it on the failing thread before that context is used again. An exec must not be
+   used by two threads at once.
+
+   CONFIGURATION MACROS
+   ====================
+   AICF_IMPLEMENTATION   compile the implementation in this translation unit
+   AICF_STATIC           make the public functions static
+   AICF_API              override the linkage of the public functions
+   AICF_ASSERT(c)        override assert (internal invariants only; input is never asserted)
+   AICF_NO_KERNEL_TABLE  build without the generated kernel table (CPU backend only)
+   Memory goes through aicf_context_desc.allocator (default malloc/realloc/free).
+
+   KERNELS
+   =======
+   Kernels are generated at build time (codegen/ renders templates/*.cu.j2 with Jinja2 and
+   compiles them with NVRTC into cubins for sm_80, sm_86, sm_89, sm_90 plus PTX for the newest).
+   At run time aicf picks the cubin of the device's SM, else the same major with a lower minor,
+   else the PTX, else fails with AICF_ERROR_NO_KERNEL naming the device's compute capability and
+   the embedded targets. `make kernels SM="80 90"` regenerates the table for other targets.
+
+   aicf DOES NOT
+   =============
+   - compile anything at run time (no NVRTC in your process);
+   - allocate, branch on shapes or query heuristics on the replay path;
+   - keep process-global state (everything hangs off an aicf_context);
+   - train, or run ops outside its op list (AICF__OPS): unsupported ops are reported at load
+     time with the node, op type and reason.
+
+   LICENSE: MIT (see the repository).
+*/
