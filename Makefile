@@ -23,7 +23,6 @@ LDLIBS  := -ldl -lm -lpthread
 B       := build
 
 SRC_PARTS := $(sort $(wildcard src/*.h src/*.c))
-TEMPLATES := $(wildcard templates/*.cu.j2)
 CODEGEN   := $(wildcard codegen/*.py)
 KTABLE    := kernels_gen/aicf_kernels.h
 
@@ -35,12 +34,18 @@ all: $(KTABLE) aicf.h check-header $(B)/aicf $(B)/embed_minimal
 aicf.h: $(SRC_PARTS)
 	cat $(SRC_PARTS) > $@.tmp && mv $@.tmp $@
 
-# Kernel table: regenerated when templates, variant lists or the generator change.
-$(KTABLE): $(TEMPLATES) $(CODEGEN)
-	$(PYTHON) codegen/gen.py --sm "$(SM)" --ptx $(PTX) --out kernels_gen --cache $(B)/kcache --allow-no-nvrtc
+# Kernel table: regenerated when templates, variant lists or the generator change. gen.py only
+# rewrites the header when its content changes, so a stamp file records the last run.
+KT_DEPS  := $(wildcard templates/*.j2) $(CODEGEN)
+GENFLAGS  = --sm "$(SM)" --ptx "$(PTX)" --out kernels_gen --cache $(B)/kcache --pack u64
+$(KTABLE): $(B)/.kernels-stamp ;
+$(B)/.kernels-stamp: $(KT_DEPS) | $(B)
+	$(PYTHON) codegen/gen.py $(GENFLAGS) --allow-no-nvrtc
+	touch $@
 
 kernels:
-	$(PYTHON) codegen/gen.py --sm "$(SM)" --ptx $(PTX) --out kernels_gen --cache $(B)/kcache
+	$(PYTHON) codegen/gen.py $(GENFLAGS)
+	touch $(B)/.kernels-stamp
 
 dist: $(KTABLE) aicf.h
 	$(PYTHON) codegen/dist.py --header aicf.h --table $(KTABLE) --out dist/aicf.h

@@ -94,7 +94,7 @@
 
    KERNELS
    =======
-   Kernels are generated at build time (codegen/ renders templates/*.cu.j2 with Jinja2 and
+   Kernels are generated at build time (codegen/ renders the templates/ directory with Jinja2 and
    compiles them with NVRTC into cubins for sm_80, sm_86, sm_89, sm_90 plus PTX for the newest).
    At run time aicf picks the cubin of the device's SM, else the same major with a lower minor,
    else the PTX, else fails with AICF_ERROR_NO_KERNEL naming the device's compute capability and
