@@ -57,6 +57,7 @@ $(B):
 # on the include path), the header included twice with the implementation once.
 check-header: $(B)/.header-ok
 $(B)/.header-ok: aicf.h $(KTABLE) tests/header_twice.c tests/header_decl.c | $(B)
+	@cat $(SRC_PARTS) | cmp -s - aicf.h || { echo "aicf.h differs from src/: run 'make aicf.h' and commit it"; exit 1; }
 	$(CC) -std=c99 $(WARN) -c tests/header_decl.c -o $(B)/header_decl_c.o
 	$(CC) -std=c99 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_c.o
 	$(CXX) -x c++ -std=c++17 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_cpp.o
@@ -79,11 +80,15 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 $(B)/%: tests/%.c aicf.h $(KTABLE) | $(B)
 	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
 
+# the header checks of test_cuda_fake compare re-declared CUDA types with the real headers
+CUDA_HOME ?= /usr/local/cuda
+$(B)/test_cuda_fake: CFLAGS += $(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include)
+
 $(B)/fakecuda/libcuda.so.1: tests/fake_libcuda.c | $(B)
 	mkdir -p $(B)/fakecuda
 	$(CC) -std=c99 $(WARN) -shared -fPIC $< -o $@
 
-test: all $(TEST_BINS) $(wildcard $(B)/fakecuda/libcuda.so.1)
+test: all $(TEST_BINS) $(B)/fakecuda/libcuda.so.1
 	$(PYTHON) tests/run_tests.py --suite cpu --build $(B)
 
 test-gpu: all $(TEST_BINS)

@@ -41,7 +41,7 @@ static void run_case(const char* dir, char* buf, size_t cap) {
     aicf_exec* e = NULL;
     aicf_host_tensor ins[MAXIO];
     int n_ins = 0, i, k;
-    char path[4096], op[128];
+    char path[8192], op[128];
     aicf_result r;
     aicf_plan_desc pd;
     double rtol = g_precision == AICF_PRECISION_FP16 ? 1e-2 : g_precision == AICF_PRECISION_TF32 ? 5e-3 : 1e-3;

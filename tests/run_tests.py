@@ -182,7 +182,7 @@ if args.suite == "cpu":
         run_counted("codegen", [sys.executable, "tests/test_codegen.py"])
     if os.path.exists(os.path.join(ROOT, "tests", "onnx_crosscheck.py")):
         run_counted("ONNX reader cross-check vs the onnx package", [sys.executable, "tests/onnx_crosscheck.py",
-                                                                   "--build", B], 1800)
+                                                                   "--dump", os.path.join(B, "onnx_dump")], 1800)
     model_tests("cpu", ["fp32"])
     node_tests("cpu")
 elif args.suite == "gpu":

@@ -1,0 +1,10370 @@
+/* aicf.h — run neural networks inside real-time C and C++ programs on NVIDIA GPUs.
+
+   Header-only, single file. In exactly ONE C or C++ file:
+
+       #define AICF_IMPLEMENTATION
+       #include "aicf.h"
+
+   and include "aicf.h" without the define everywhere else. Link with -ldl -lm. There is no
+   link-time CUDA dependency: libcuda.so.1 and libcublasLt are loaded at run time with dlopen;
+   without them the CPU reference backend still works. The generated kernel table is included
+   from "kernels_gen/aicf_kernels.h" next to this file (`make dist` writes one header with the
+   table inlined, for vendoring a single file).
+
+   WHAT IT DOES
+   ============
+       ONNX file / C graph builder
+             |  load, validate                       aicf_graph: what to compute
+             v
+       aicf_plan_create: infer shapes, fold constants and Shape ops, fold BatchNormalization
+       into Conv, drop dead nodes, alias Reshape-like ops, plan memory (one arena, lifetimes,
+       greedy by size), pick a kernel for every step and record why
+             |                                       aicf_plan: how, fixed ahead of time
+             v
+       aicf_exec_create: device buffers + ONE CUDA graph (copy-in, kernels, cuBLASLt calls,
+       copy-out), instantiated once            aicf_exec
+             |
+             v  aicf_exec_run: one cuGraphLaunch + wait. No allocation, no decision.
+
+   The CPU reference executor runs the same plan in plain C with float32 arithmetic. It is the
+   oracle the GPU kernels are tested against and the fallback where no NVIDIA driver exists.
+
+   STEP BY STEP
+   ============
+       aicf_context* ctx;   aicf_context_create(NULL, &ctx);          // NULL desc = defaults
+       aicf_graph* g;       aicf_graph_load_onnx(ctx, "model.onnx", NULL, &g);
+       aicf_graph_bind_dim(g, "batch", 1);                           // symbolic dims
+       aicf_plan_desc pd = {0};                                       // zero = defaults
+       pd.backend = AICF_BACKEND_DEFAULT;                             // CUDA, else error...
+       pd.policy.allow_cpu_fallback = 1;                              // ...or the CPU reference
+       pd.policy.precision = AICF_PRECISION_FP16;                     // fp32 / tf32 / fp16
+       aicf_plan* plan;     aicf_plan_create(g, &pd, &plan);
+       aicf_graph_destroy(g);                                         // the plan keeps a copy
+       aicf_exec* ex;       aicf_exec_create(plan, NULL, &ex);
+       for (;;) {                                                     // every frame / tick
+           aicf_exec_set_input(ex, 0, obs, sizeof obs);               // host memory, float32
+           aicf_exec_run(ex);                                         // one graph launch
+           aicf_exec_get_output(ex, 0, act, sizeof act);
+       }
+       aicf_exec_destroy(ex); aicf_plan_destroy(plan); aicf_context_destroy(ctx);
+
+   Graphs can also be built in C: aicf_graph_add_input / _add_constant / _add_node (an ONNX
+   operator with named inputs, outputs and attributes) / _add_output. Every create function
+   takes a desc struct in which zero means default.
+
+   ERROR REPORTING
+   ===============
+   Every fallible function returns an aicf_result (0 = AICF_SUCCESS, errors negative, see
+   AICF_RESULTS). aicf_result_str() describes a code; aicf_last_error(ctx) gives the message of
+   the last failure on that context, naming the node, tensor or field, e.g.
+       node 12 'attn.qkv' (MatMul): input 1 shape [256,64] does not match [64,128]
+       onnx: GraphProto.node[3] (NodeProto.attribute[0]): truncated varint at byte 812
+   A failed call leaves the context usable and the caller's data untouched. aicf never aborts
+   the host process on bad input, and treats model files as untrusted (bounds-checked protobuf
+   reading, overflow-checked sizes, the limits below).
+
+   LIMITS (AICF_MAX_*)
+   ===================
+   rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node; 2^24
+   elements per attribute; 2^40 bytes per tensor. Beyond them: AICF_ERROR_LIMIT.
+
+   PRECISION AND DETERMINISM
+   =========================
+   fp32: float32 storage and arithmetic. tf32: GEMMs on TF32 tensor cores. fp16: weights and
+   activations stored as IEEE binary16, arithmetic and accumulation in float32; inputs and
+   outputs stay float32 at the API (cast steps at the boundary). The same plan gives bitwise-
+   identical outputs from replay to replay on the same GPU and driver: no atomics in reductions,
+   one fixed cuBLASLt algorithm per GEMM chosen at plan time.
+
+   THREAD SAFETY
+   =============
+   A context may be used from several threads if each thread works on its own graphs, plans and
+   execs; aicf_context_destroy must not race with anything. The last-error message is one per
+   context: read it on the failing thread before that context is used again. An exec must not be
+   used by two threads at once.
+
+   CONFIGURATION MACROS
+   ====================
+   AICF_IMPLEMENTATION   compile the implementation in this translation unit
+   AICF_STATIC           make the public functions static
+   AICF_API              override the linkage of the public functions
+   AICF_ASSERT(c)        override assert (internal invariants only; input is never asserted)
+   AICF_NO_KERNEL_TABLE  build without the generated kernel table (CPU backend only)
+   Memory goes through aicf_context_desc.allocator (default malloc/realloc/free).
+
+   KERNELS
+   =======
+   Kernels are generated at build time (codegen/ renders the templates/ directory with Jinja2 and
+   compiles them with NVRTC into cubins for sm_80, sm_86, sm_89, sm_90 plus PTX for the newest).
+   At run time aicf picks the cubin of the device's SM, else the same major with a lower minor,
+   else the PTX, else fails with AICF_ERROR_NO_KERNEL naming the device's compute capability and
+   the embedded targets. `make kernels SM="80 90"` regenerates the table for other targets.
+
+   aicf DOES NOT
+   =============
+   - compile anything at run time (no NVRTC in your process);
+   - allocate, branch on shapes or query heuristics on the replay path;
+   - keep process-global state (everything hangs off an aicf_context);
+   - train, or run ops outside its op list (AICF__OPS): unsupported ops are reported at load
+     time with the node, op type and reason.
+
+   LICENSE: MIT (see the repository).
+*/
+/* >>api ==================================================================================== */
+#ifndef AICF_H_INCLUDED
+#define AICF_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef AICF_API
+#  ifdef AICF_STATIC
+#    define AICF_API static
+#  else
+#    define AICF_API extern
+#  endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Documented hard limits (bad input beyond them is an AICF_ERROR_LIMIT, never a crash). */
+#define AICF_MAX_RANK 8                       /* tensor rank                               */
+#define AICF_MAX_NAME 4096                    /* bytes in a node/tensor/attribute name     */
+#define AICF_MAX_NODES (1 << 20)              /* nodes in one graph                        */
+#define AICF_MAX_TENSORS (1 << 21)            /* tensors in one graph                      */
+#define AICF_MAX_NODE_IO 4096                 /* inputs or outputs of one node             */
+#define AICF_MAX_ATTR_ELEMS (1 << 24)         /* elements in one ints/floats attribute     */
+#define AICF_MAX_TENSOR_BYTES ((uint64_t)1 << 40) /* bytes in one tensor                    */
+
+/* Result codes: 0 is success, every error is negative. aicf_result_str() describes one;
+   aicf_last_error() gives the message of the last failed call on a context, which names the
+   node, tensor or field at fault. */
+#define AICF_RESULTS(X)                                                                           \
+    X(AICF_SUCCESS, 0, "success")                                                                 \
+    X(AICF_ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                        \
+    X(AICF_ERROR_OUT_OF_MEMORY, -2, "out of memory")                                              \
+    X(AICF_ERROR_IO, -3, "file could not be read or written")                                     \
+    X(AICF_ERROR_INVALID_MODEL, -4, "malformed or inconsistent model")                            \
+    X(AICF_ERROR_UNSUPPORTED, -5, "unsupported op, attribute or data type")                       \
+    X(AICF_ERROR_SHAPE, -6, "shape mismatch or unbound dimension")                                \
+    X(AICF_ERROR_NOT_FOUND, -7, "name not found")                                                 \
+    X(AICF_ERROR_LIMIT, -8, "a documented limit was exceeded")                                    \
+    X(AICF_ERROR_NO_DEVICE, -9, "no CUDA driver or no CUDA device")                               \
+    X(AICF_ERROR_NO_KERNEL, -10, "no kernel image for this device")                               \
+    X(AICF_ERROR_CUDA, -11, "CUDA driver call failed")                                            \
+    X(AICF_ERROR_CUBLAS, -12, "cuBLASLt call failed")                                             \
+    X(AICF_ERROR_DEVICE_OUT_OF_MEMORY, -13, "out of device memory")                               \
+    X(AICF_ERROR_STATE, -14, "call not valid in the object's current state")
+
+typedef enum aicf_result {
+#define AICF__RESULT_ENUM(name, value, text) name = value,
+    AICF_RESULTS(AICF__RESULT_ENUM)
+#undef AICF__RESULT_ENUM
+    AICF_RESULT_FORCE_32 = 0x7fffffff
+} aicf_result;
+
+/* Element types: the numbering of ONNX TensorProto.DataType. */
+typedef enum aicf_dtype {
+    AICF_DTYPE_INVALID = 0,
+    AICF_DTYPE_FLOAT32 = 1,
+    AICF_DTYPE_UINT8 = 2,
+    AICF_DTYPE_INT8 = 3,
+    AICF_DTYPE_UINT16 = 4,
+    AICF_DTYPE_INT16 = 5,
+    AICF_DTYPE_INT32 = 6,
+    AICF_DTYPE_INT64 = 7,
+    AICF_DTYPE_STRING = 8,
+    AICF_DTYPE_BOOL = 9,
+    AICF_DTYPE_FLOAT16 = 10,
+    AICF_DTYPE_FLOAT64 = 11,
+    AICF_DTYPE_UINT32 = 12,
+    AICF_DTYPE_UINT64 = 13,
+    AICF_DTYPE_BFLOAT16 = 16
+} aicf_dtype;
+
+/* Attribute types: the numbering of ONNX AttributeProto.AttributeType. */
+typedef enum aicf_attr_type {
+    AICF_ATTR_INVALID = 0,
+    AICF_ATTR_FLOAT = 1,
+    AICF_ATTR_INT = 2,
+    AICF_ATTR_STRING = 3,
+    AICF_ATTR_TENSOR = 4,
+    AICF_ATTR_GRAPH = 5,
+    AICF_ATTR_FLOATS = 6,
+    AICF_ATTR_INTS = 7,
+    AICF_ATTR_STRINGS = 8
+} aicf_attr_type;
+
+typedef enum aicf_backend {
+    AICF_BACKEND_DEFAULT = 0, /* CUDA if a device is usable, else the CPU reference if the
+                                 policy allows CPU fallback, else AICF_ERROR_NO_DEVICE */
+    AICF_BACKEND_CPU = 1,     /* the CPU reference executor: plain C, float32 arithmetic */
+    AICF_BACKEND_CUDA = 2     /* one CUDA graph of generated kernels and cuBLASLt calls */
+} aicf_backend;
+
+typedef enum aicf_precision {
+    AICF_PRECISION_DEFAULT = 0, /* = FP32 */
+    AICF_PRECISION_FP32 = 1,    /* float32 storage and arithmetic */
+    AICF_PRECISION_TF32 = 2,    /* float32 storage, GEMMs on TF32 tensor cores */
+    AICF_PRECISION_FP16 = 3     /* float16 storage of weights and activations, float32 accumulation */
+} aicf_precision;
+
+typedef struct aicf_context aicf_context;
+typedef struct aicf_graph aicf_graph;
+typedef struct aicf_plan aicf_plan;
+typedef struct aicf_exec aicf_exec;
+
+/* Allocator override; zero = malloc/realloc/free. realloc may be NULL (then alloc+copy+free). */
+typedef struct aicf_allocator {
+    void* (*alloc)(size_t bytes, void* user);
+    void* (*realloc)(void* ptr, size_t old_bytes, size_t new_bytes, void* user);
+    void (*free)(void* ptr, void* user);
+    void* user;
+} aicf_allocator;
+
+#define AICF_CONTEXT_NO_CUDA 0x1u /* never load libcuda: CPU reference only */
+
+typedef struct aicf_context_desc {
+    aicf_allocator allocator;
+    uint32_t flags;               /* AICF_CONTEXT_* */
+    int device_ordinal;           /* CUDA device index, default 0 */
+    const char* cuda_driver_path; /* default "libcuda.so.1" */
+    const char* cublaslt_path;    /* default: tries libcublasLt.so.13, .so.12, .so */
+} aicf_context_desc;
+
+/* Information about the CUDA device of a context (valid when cuda_available is 1). */
+typedef struct aicf_device_info {
+    int cuda_available;      /* 1 if a driver and device were found */
+    char name[256];          /* device name */
+    int cc_major, cc_minor;  /* compute capability */
+    uint64_t total_memory;   /* bytes */
+    int driver_version;      /* as cuDriverGetVersion, e.g. 13000 */
+    int cublaslt_available;  /* 1 if libcublasLt was loaded */
+    size_t cublaslt_version; /* as cublasLtGetVersion */
+} aicf_device_info;
+
+/* A tensor as the user describes it: name, element type, shape, and (for constants) data.
+   dims[i] == -1 marks a symbolic dimension, named by dim_params[i] (bound later with
+   aicf_graph_bind_dim). data is row-major, tightly packed; data_bytes must equal the element
+   count times the element size. */
+typedef struct aicf_tensor_desc {
+    const char* name;
+    aicf_dtype dtype;
+    int rank;                        /* 0..AICF_MAX_RANK */
+    const int64_t* dims;             /* rank entries (may be NULL when rank == 0) */
+    const char* const* dim_params;   /* optional; names of symbolic dims */
+    const void* data;                /* constants only */
+    size_t data_bytes;
+    int borrow;                      /* 1: keep a pointer to data (must outlive the graph);
+                                        0: copy it */
+} aicf_tensor_desc;
+
+/* One attribute of a node, named and typed as in ONNX. */
+typedef struct aicf_attr {
+    const char* name;
+    aicf_attr_type type;
+    int64_t i;                      /* INT */
+    float f;                        /* FLOAT */
+    const char* s;                  /* STRING (NUL-terminated) */
+    const int64_t* ints;            /* INTS: count entries */
+    const float* floats;            /* FLOATS: count entries */
+    const char* const* strings;     /* STRINGS: count entries */
+    int count;
+    const aicf_tensor_desc* t;      /* TENSOR (data is copied) */
+    aicf_graph* g;                  /* GRAPH: ownership passes to the node */
+} aicf_attr;
+
+/* One node: an ONNX operator with named inputs and outputs. An empty input name ("") marks an
+   omitted optional input. domain NULL or "" is the default ONNX domain. */
+typedef struct aicf_node_desc {
+    const char* name;
+    const char* op_type;
+    const char* domain;
+    const char* const* inputs;
+    int num_inputs;
+    const char* const* outputs;
+    int num_outputs;
+    const aicf_attr* attrs;
+    int num_attrs;
+} aicf_node_desc;
+
+/* Shape and type of a graph input or output. */
+typedef struct aicf_tensor_info {
+    const char* name;        /* owned by the graph/plan */
+    aicf_dtype dtype;
+    int rank;
+    int64_t dims[AICF_MAX_RANK]; /* -1 where symbolic and unbound */
+    size_t bytes;            /* 0 while a dimension is unbound */
+} aicf_tensor_info;
+
+/* A host tensor read from or written to an ONNX TensorProto (.pb) file. */
+typedef struct aicf_host_tensor {
+    char* name;
+    aicf_dtype dtype;
+    int rank;
+    int64_t dims[AICF_MAX_RANK];
+    void* data;    /* row-major, tightly packed, owned (free with aicf_host_tensor_free) */
+    size_t bytes;
+} aicf_host_tensor;
+
+typedef struct aicf_onnx_desc {
+    int num_dims;                     /* bindings of symbolic dims, e.g. {"batch", 1} */
+    const char* const* dim_names;
+    const int64_t* dim_values;
+} aicf_onnx_desc;
+
+typedef struct aicf_policy {
+    aicf_precision precision;
+    int allow_cpu_fallback; /* backend DEFAULT may fall back to the CPU reference */
+    size_t workspace_limit; /* bytes of cuBLASLt workspace, 0 = 32 MiB */
+} aicf_policy;
+
+typedef struct aicf_plan_desc {
+    aicf_backend backend;
+    aicf_policy policy;
+} aicf_plan_desc;
+
+typedef struct aicf_plan_stats {
+    int num_steps;            /* steps that run a kernel */
+    int num_nodes;            /* graph nodes after folding */
+    size_t arena_bytes;       /* activations arena */
+    size_t arena_lower_bound; /* largest total of tensors alive at one step */
+    size_t weights_bytes;     /* weights in the storage precision */
+    aicf_backend backend;
+    aicf_precision precision;
+} aicf_plan_stats;
+
+#define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
+
+typedef struct aicf_exec_desc {
+    uint32_t flags; /* AICF_EXEC_* */
+    void* stream;   /* CUstream to run on; NULL = the exec creates its own */
+} aicf_exec_desc;
+
+typedef struct aicf_exec_stats {
+    int graph_nodes;     /* nodes of the instantiated CUDA graph (0 on the CPU backend) */
+    int kernel_nodes;    /* kernel nodes among them */
+    size_t device_bytes; /* arena + weights + workspace + staging */
+} aicf_exec_stats;
+
+/* --- results and errors --- */
+AICF_API const char* aicf_result_str(aicf_result result);
+AICF_API const char* aicf_dtype_name(aicf_dtype dtype);
+AICF_API size_t aicf_dtype_size(aicf_dtype dtype); /* bytes per element, 0 if not fixed */
+
+/* --- context ---
+   Thread safety: create/destroy are not thread-safe with respect to the same context; all
+   other functions on distinct graphs/plans/execs of one context may be called from different
+   threads (the last-error message is per thread-unsafe context: read it on the failing thread
+   before the next call). */
+AICF_API aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** out);
+AICF_API void aicf_context_destroy(aicf_context* ctx);
+AICF_API const char* aicf_last_error(const aicf_context* ctx);
+/* Loads the CUDA driver (once) and reports the device. AICF_ERROR_NO_DEVICE (with the reason in
+   aicf_last_error) when no driver or device is usable; the CPU backend still works. */
+AICF_API aicf_result aicf_context_device_info(aicf_context* ctx, aicf_device_info* out);
+
+/* --- graph building --- */
+AICF_API aicf_result aicf_graph_create(aicf_context* ctx, aicf_graph** out);
+AICF_API void aicf_graph_destroy(aicf_graph* graph);
+AICF_API aicf_result aicf_graph_set_opset(aicf_graph* graph, const char* domain, int64_t version);
+AICF_API aicf_result aicf_graph_add_input(aicf_graph* graph, const aicf_tensor_desc* desc);
+AICF_API aicf_result aicf_graph_add_constant(aicf_graph* graph, const aicf_tensor_desc* desc);
+AICF_API aicf_result aicf_graph_add_node(aicf_graph* graph, const aicf_node_desc* desc);
+AICF_API aicf_result aicf_graph_add_output(aicf_graph* graph, const char* name);
+/* Binds a symbolic dimension (e.g. "batch") to a value for every tensor that uses it. */
+AICF_API aicf_result aicf_graph_bind_dim(aicf_graph* graph, const char* dim_param, int64_t value);
+/* Turns graph input `name` into a constant with the given value (for inputs that only feed
+   shapes or control decisions). The data is copied. */
+AICF_API aicf_result aicf_graph_bind_input_value(aicf_graph* graph, const char* name,
+                                                 const void* data, size_t bytes);
+AICF_API int aicf_graph_num_inputs(const aicf_graph* graph);
+AICF_API int aicf_graph_num_outputs(const aicf_graph* graph);
+AICF_API int aicf_graph_num_nodes(const aicf_graph* graph);
+AICF_API aicf_result aicf_graph_input_info(const aicf_graph* graph, int index, aicf_tensor_info* out);
+AICF_API aicf_result aicf_graph_output_info(const aicf_graph* graph, int index, aicf_tensor_info* out);
+
+/* --- ONNX ---
+   Loads an ONNX ModelProto. The file is read once into memory owned by the graph;
+   initializers stored as raw_data are used in place. Errors: AICF_ERROR_IO,
+   AICF_ERROR_INVALID_MODEL (malformed protobuf, naming the field), AICF_ERROR_UNSUPPORTED
+   (naming node, op type and reason), AICF_ERROR_LIMIT. */
+AICF_API aicf_result aicf_graph_load_onnx(aicf_context* ctx, const char* path,
+                                          const aicf_onnx_desc* desc, aicf_graph** out);
+AICF_API aicf_result aicf_graph_load_onnx_memory(aicf_context* ctx, const void* data, size_t size,
+                                                 const aicf_onnx_desc* desc, aicf_graph** out);
+/* Reads / writes one serialized ONNX TensorProto (the .pb files of ONNX test data sets). */
+AICF_API aicf_result aicf_tensor_read_pb(aicf_context* ctx, const char* path, aicf_host_tensor* out);
+AICF_API aicf_result aicf_tensor_read_pb_memory(aicf_context* ctx, const void* data, size_t size,
+                                                aicf_host_tensor* out);
+AICF_API aicf_result aicf_tensor_write_pb(aicf_context* ctx, const char* path, const aicf_host_tensor* t);
+AICF_API void aicf_host_tensor_free(aicf_context* ctx, aicf_host_tensor* t);
+
+/* --- plan ---
+   Infers shapes, folds constants and BatchNormalization, plans memory and picks a kernel for
+   every step. The plan copies what it needs: the graph may be destroyed afterwards. */
+AICF_API aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out);
+AICF_API void aicf_plan_destroy(aicf_plan* plan);
+AICF_API aicf_result aicf_plan_stats_get(const aicf_plan* plan, aicf_plan_stats* out);
+/* Writes the human-readable plan (one line per step, then arena totals) into buf (always
+   NUL-terminated when cap > 0); *needed receives the full length + 1. */
+AICF_API aicf_result aicf_plan_format(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+AICF_API int aicf_plan_num_inputs(const aicf_plan* plan);
+AICF_API int aicf_plan_num_outputs(const aicf_plan* plan);
+AICF_API aicf_result aicf_plan_input_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
+AICF_API aicf_result aicf_plan_output_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
+AICF_API int aicf_plan_find_input(const aicf_plan* plan, const char* name);  /* -1 if none */
+AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* -1 if none */
+
+/* --- exec ---
+   Creates the executor of a plan: on CUDA, device buffers and one instantiated CUDA graph; on
+   the CPU, a host arena. The plan must outlive the exec. Inputs and outputs are in the graph's
+   declared dtype whatever the precision. */
+AICF_API aicf_result aicf_exec_create(aicf_plan* plan, const aicf_exec_desc* desc, aicf_exec** out);
+AICF_API void aicf_exec_destroy(aicf_exec* exec);
+/* Copies `bytes` (must equal the input's size) of host data into input `index`. */
+AICF_API aicf_result aicf_exec_set_input(aicf_exec* exec, int index, const void* data, size_t bytes);
+/* Copies from device memory (a CUdeviceptr) into input `index`, ordered on the exec's stream. */
+AICF_API aicf_result aicf_exec_set_input_device(aicf_exec* exec, int index, uint64_t device_ptr, size_t bytes);
+/* Runs the plan once (one cuGraphLaunch on CUDA) and waits for it. */
+AICF_API aicf_result aicf_exec_run(aicf_exec* exec);
+/* Launches without waiting (CUDA); aicf_exec_wait waits. On the CPU, launch runs synchronously. */
+AICF_API aicf_result aicf_exec_launch(aicf_exec* exec);
+AICF_API aicf_result aicf_exec_wait(aicf_exec* exec);
+AICF_API aicf_result aicf_exec_get_output(aicf_exec* exec, int index, void* data, size_t bytes);
+/* Device address of input/output `index` inside the arena (CUDA backend only). */
+AICF_API aicf_result aicf_exec_input_device_ptr(aicf_exec* exec, int index, uint64_t* out);
+AICF_API aicf_result aicf_exec_output_device_ptr(aicf_exec* exec, int index, uint64_t* out);
+AICF_API aicf_result aicf_exec_stats_get(const aicf_exec* exec, aicf_exec_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AICF_H_INCLUDED */
+#if defined(AICF_IMPLEMENTATION) && !defined(AICF__IMPLEMENTATION_DONE)
+#define AICF__IMPLEMENTATION_DONE
+/* >>internal =============================================================================== */
+/* Everything below is the implementation: compiled where AICF_IMPLEMENTATION is defined.     */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#ifndef AICF_ASSERT
+#  include <assert.h>
+#  define AICF_ASSERT(c) assert(c)
+#endif
+
+#define AICF__UNUSED(x) ((void)(x))
+#define AICF__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define AICF__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The operators aicf knows, as (ONNX op_type). Every entry has shape inference and a CPU
+   reference implementation; AICF__OP_COUNT is the number of entries. */
+#define AICF__OPS(X)                                                                             \
+    X(Conv) X(Gemm) X(MatMul)                                                                    \
+    X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Sum) X(Max) X(Min)                                      \
+    X(Relu) X(Tanh) X(Sigmoid) X(Exp) X(Log) X(Sqrt) X(Neg) X(Abs) X(Reciprocal) X(Erf)         \
+    X(LeakyRelu) X(Elu) X(HardSigmoid) X(HardSwish) X(Clip) X(Identity) X(Dropout)              \
+    X(MaxPool) X(AveragePool) X(GlobalAveragePool) X(BatchNormalization) X(LRN)                  \
+    X(Concat) X(Reshape) X(Flatten) X(Transpose) X(Unsqueeze) X(Squeeze) X(Softmax)              \
+    X(Constant) X(ConstantOfShape) X(Shape) X(Cast)
+
+typedef enum aicf__op {
+    AICF__OP_UNKNOWN = 0,
+#define AICF__OP_ENUM(name) AICF__OP_##name,
+    AICF__OPS(AICF__OP_ENUM)
+#undef AICF__OP_ENUM
+    AICF__OP_COUNT
+} aicf__op;
+
+/* ---- context ---- */
+struct aicf__cuda; /* CUDA driver state (>>cuda) */
+
+struct aicf_context {
+    aicf_allocator alloc;
+    uint32_t flags;
+    int device_ordinal;
+    char driver_path[512];
+    char cublaslt_path[512];
+    char last_error[1024];
+    struct aicf__cuda* cuda; /* NULL until first use */
+    int cuda_tried;
+    aicf_result cuda_status; /* result of the first initialisation attempt */
+};
+
+/* Allocation through the context's allocator. aicf__calloc zeroes; counts are overflow-checked. */
+void* aicf__malloc(aicf_context* ctx, size_t bytes);
+void* aicf__calloc(aicf_context* ctx, size_t count, size_t size);
+void* aicf__realloc(aicf_context* ctx, void* p, size_t old_bytes, size_t new_bytes);
+void aicf__free(aicf_context* ctx, void* p);
+char* aicf__strdup(aicf_context* ctx, const char* s);
+/* Overflow-checked size arithmetic: return 0 on overflow, else 1 and *out. */
+int aicf__mul_size(size_t a, size_t b, size_t* out);
+int aicf__add_size(size_t a, size_t b, size_t* out);
+
+/* Records the error message (printf-style) on the context and returns `code`. Use as
+   `return aicf__err(ctx, AICF_ERROR_SHAPE, "node %d '%s' (%s): ...", ...);` */
+aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- graph ---- */
+#define AICF__T_INPUT 0x1u  /* graph input */
+#define AICF__T_OUTPUT 0x2u /* graph output */
+#define AICF__T_CONST 0x4u  /* has constant data */
+
+typedef struct aicf__shape {
+    int rank;
+    int64_t d[AICF_MAX_RANK];
+} aicf__shape;
+
+typedef struct aicf__tensor {
+    char* name;
+    aicf_dtype dtype;
+    aicf__shape shape;                 /* d[i] == -1: symbolic, unbound */
+    char* dim_param[AICF_MAX_RANK];    /* names of symbolic dims, or NULL */
+    uint32_t flags;                    /* AICF__T_* */
+    int shape_known;                   /* 1 once shape and dtype are known */
+    void* data;                        /* constant value on the host (AICF__T_CONST) */
+    size_t data_bytes;
+    int owns_data;                     /* 1: free data with the graph */
+    int producer;                      /* index of the producing node, -1 if none */
+} aicf__tensor;
+
+typedef struct aicf__attrv {
+    char* name;
+    aicf_attr_type type;
+    int64_t i;
+    float f;
+    char* s;          /* STRING */
+    int64_t* ints;    /* INTS */
+    float* floats;    /* FLOATS */
+    char** strings;   /* STRINGS */
+    int count;
+    int tensor;       /* TENSOR: index of an unnamed constant tensor in the graph, else -1 */
+    aicf_graph* g;    /* GRAPH: owned subgraph */
+} aicf__attrv;
+
+typedef struct aicf__node {
+    char* name;
+    char* op_type;
+    char* domain;
+    aicf__op op;
+    int* in;          /* tensor indices; -1 = omitted optional input */
+    int n_in;
+    int* out;         /* tensor indices; -1 = omitted optional output */
+    int n_out;
+    aicf__attrv* attrs;
+    int n_attrs;
+    int removed;      /* 1 once folded away by a plan pass */
+} aicf__node;
+
+typedef struct aicf__dim_binding {
+    char* name;
+    int64_t value;
+} aicf__dim_binding;
+
+struct aicf_graph {
+    aicf_context* ctx;
+    aicf__tensor* tensors;
+    int n_tensors, cap_tensors;
+    aicf__node* nodes;
+    int n_nodes, cap_nodes;
+    int* inputs;              /* tensor indices of graph inputs (without initializers) */
+    int n_inputs, cap_inputs;
+    int* outputs;
+    int n_outputs, cap_outputs;
+    int64_t opset;            /* default-domain opset version (0 = unknown: latest) */
+    aicf__dim_binding* dims;
+    int n_dims, cap_dims;
+    int* name_index;          /* open-addressing hash: tensor index + 1, 0 = empty */
+    int name_index_cap;
+    void* file_data;          /* model bytes owned by the graph (borrowed initializers point here) */
+    size_t file_size;
+    int file_is_mmap;
+};
+
+/* Finds a tensor by name (-1 if none). */
+int aicf__graph_find(const aicf_graph* g, const char* name);
+/* Adds a tensor with no data and unknown shape; returns its index or -1 (error recorded). */
+int aicf__graph_new_tensor(aicf_graph* g, const char* name);
+/* Takes ownership of a memory block that borrowed constants may point into: freed with the
+   graph by aicf__free, or by munmap when is_mmap is 1. */
+void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap);
+
+/* Attribute lookup on a node: return the value, or `def` when the attribute is absent. */
+const aicf__attrv* aicf__attr(const aicf__node* n, const char* name);
+int64_t aicf__attr_i(const aicf__node* n, const char* name, int64_t def);
+float aicf__attr_f(const aicf__node* n, const char* name, float def);
+const char* aicf__attr_s(const aicf__node* n, const char* name, const char* def);
+/* INTS attribute: returns its count (and *vals), or -1 when absent. */
+int aicf__attr_ints(const aicf__node* n, const char* name, const int64_t** vals);
+
+aicf__op aicf__op_from_name(const char* op_type);
+const char* aicf__op_name(aicf__op op);
+
+/* Element count of a shape (1 for rank 0); -1 if a dim is unknown or on overflow. */
+int64_t aicf__shape_numel(const aicf__shape* s);
+/* Byte size of a fully known shape and dtype; 0 with *ok = 0 on overflow, unknown dims or
+   more than AICF_MAX_TENSOR_BYTES. */
+size_t aicf__shape_bytes(const aicf__shape* s, aicf_dtype dt, int* ok);
+/* Writes "[1,3,224,224]" into buf. */
+const char* aicf__shape_str(const aicf__shape* s, char* buf, size_t cap);
+
+/* ---- ops (>>ops): shape inference and the CPU reference ----
+   aicf__op_infer validates node `ni`'s attributes and input shapes (all inputs have
+   shape_known) and sets the dtype and shape of its outputs (shape_known = 1). Errors name the
+   node: "node %d '%s' (%s): ...". It may read the data of constant inputs (e.g. Reshape's
+   shape).
+   aicf__cpu_run computes node `ni` on the host: in[i] points to input i's data (NULL where the
+   input is omitted), out[i] to output i's buffer, each row-major and tightly packed with the
+   shapes and dtypes recorded in the graph. Output buffers never overlap inputs, except that for
+   aliasing ops (aicf__op_is_alias) out[0] may equal in[0]. */
+aicf_result aicf__op_infer(aicf_graph* g, int ni);
+aicf_result aicf__cpu_run(aicf_graph* g, int ni, const void* const* in, void* const* out);
+/* 1 for ops whose output 0 is input 0's bytes unchanged (Reshape, Flatten, Squeeze, Unsqueeze,
+   Identity, Dropout in inference). */
+int aicf__op_is_alias(aicf__op op);
+
+/* ---- plan (>>plan) ---- */
+typedef enum aicf__space {
+    AICF__SPACE_NONE = 0,
+    AICF__SPACE_ARENA = 1,   /* activations, inputs and outputs */
+    AICF__SPACE_WEIGHTS = 2  /* constants, in the storage precision */
+} aicf__space;
+
+typedef struct aicf__loc {
+    aicf__space space;
+    size_t offset; /* bytes from the start of the space */
+    size_t bytes;  /* in the storage dtype */
+    aicf_dtype sdtype; /* storage dtype on the backend (FLOAT16 for float tensors under fp16) */
+    int alias_of;  /* tensor whose storage this one shares (aliasing ops), or -1 */
+} aicf__loc;
+
+typedef enum aicf__step_kind {
+    AICF__STEP_NODE = 0, /* runs graph node `node` */
+    AICF__STEP_CAST = 1  /* converts tensor in[0] into out[0] (storage dtype change at the
+                            boundary of a reduced-precision plan) */
+} aicf__step_kind;
+
+#define AICF__STEP_MAX_IO 16
+
+typedef struct aicf__step {
+    aicf__step_kind kind;
+    int node;                  /* node index in plan->g, or -1 */
+    int in[AICF__STEP_MAX_IO]; /* tensor indices (-1 = omitted); for NODE: the node's inputs */
+    int n_in;
+    int out[AICF__STEP_MAX_IO];
+    int n_out;
+    /* chosen by the backend */
+    char kernel[96];           /* kernel name, "cublasLt:..." or "cpu:<Op>" */
+    int kernel_index;          /* index into the generated kernel table, -1 if none */
+    unsigned grid[3], block[3];
+    unsigned shared_bytes;
+    char reason[192];          /* why this kernel */
+    void* backend;             /* backend-owned per-step data (freed by the backend) */
+} aicf__step;
+
+struct aicf_plan {
+    aicf_context* ctx;
+    aicf_graph* g;             /* owned copy of the graph after folding */
+    aicf_backend target;       /* AICF_BACKEND_CPU or AICF_BACKEND_CUDA */
+    aicf_policy policy;
+    aicf__step* steps;
+    int n_steps;
+    aicf__loc* loc;            /* per tensor of g */
+    size_t arena_bytes;
+    size_t arena_lower_bound;
+    size_t weights_bytes;
+    int* in_tensor;            /* graph inputs (tensor index in g), plan order */
+    int n_in;
+    int* out_tensor;           /* graph outputs */
+    int n_out;
+    /* for fp16 plans: tensor in the arena holding the float32 copy of each input/output at
+       the API boundary (the cast steps convert), else the same as in_tensor/out_tensor */
+    int* in_boundary;
+    int* out_boundary;
+    void* backend;             /* backend-owned plan data */
+};
+
+/* ---- exec ---- */
+struct aicf_exec {
+    aicf_context* ctx;
+    aicf_plan* plan;
+    aicf_exec_desc desc;
+    unsigned char* host_arena; /* CPU backend */
+    unsigned char* host_weights;
+    void* backend;             /* CUDA backend state */
+};
+
+/* ---- CUDA backend (>>cuda) ----
+   aicf__cuda_init: loads the driver (and cuBLASLt) once per context; returns AICF_SUCCESS or
+   AICF_ERROR_NO_DEVICE with a message.
+   aicf__cuda_plan: chooses the kernel of every step of `p` (fills kernel, kernel_index, grid,
+   block, shared_bytes, reason, backend); errors name the step's node.
+   aicf__cuda_exec_*: implement the exec functions for the CUDA backend. */
+aicf_result aicf__cuda_init(aicf_context* ctx);
+void aicf__cuda_shutdown(aicf_context* ctx);
+aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out);
+aicf_result aicf__cuda_plan(aicf_plan* p);
+void aicf__cuda_plan_free(aicf_plan* p);
+aicf_result aicf__cuda_exec_create(aicf_exec* e);
+void aicf__cuda_exec_destroy(aicf_exec* e);
+aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes, int device);
+aicf_result aicf__cuda_exec_launch(aicf_exec* e);
+aicf_result aicf__cuda_exec_wait(aicf_exec* e);
+aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes);
+aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out);
+aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out);
+
+/* ---- float16 conversion (IEEE binary16, round to nearest even) ---- */
+uint16_t aicf__f32_to_f16(float f);
+float aicf__f16_to_f32(uint16_t h);
+
+/* ---- the generated kernel table (kernels_gen/aicf_kernels.h, made by codegen/) ----
+   The generated file defines, with these types:
+     #define AICF__KT_NVRTC_VERSION "13.0"      NVRTC that compiled the table
+     #define AICF__KT_TARGETS "sm_80 sm_86 sm_89 sm_90 compute_90"
+     static const aicf__kt_module aicf__kt_modules[];   AICF__KT_NUM_MODULES entries
+     static const aicf__kt_image  aicf__kt_images[];    AICF__KT_NUM_IMAGES entries
+     static const aicf__kt_kernel aicf__kt_kernels[];   AICF__KT_NUM_KERNELS entries
+   (each array has at least one element; the counts say how many are real). */
+typedef struct aicf__kt_module {
+    const char* name;        /* template-derived module name, e.g. "elementwise_f32" */
+    const char* source_hash; /* sha256 of the rendered CUDA source */
+} aicf__kt_module;
+
+typedef struct aicf__kt_image {
+    int module;              /* index into aicf__kt_modules */
+    int sm;                  /* 80, 86, 89, 90...: cubin for sm_XX, or PTX for compute_XX */
+    int is_ptx;              /* 1: PTX text (NUL-terminated, size includes the NUL) */
+    const unsigned char* data;
+    size_t size;
+} aicf__kt_image;
+
+typedef struct aicf__kt_kernel {
+    const char* name;        /* extern "C" __global__ function name */
+    int module;
+    const char* op;          /* what it computes, e.g. "unary", "conv2d", "gemm" */
+    const char* dtype;       /* "f32" or "f16" (storage) */
+    const char* params;      /* variant parameters, "key=value;key=value" (sorted keys) */
+    unsigned block;          /* threads per block the kernel was written for (launch bounds) */
+} aicf__kt_kernel;
+
+/* ---- CUDA backend, second half (>>cuda_ops, src/81_cuda_ops.c): op lowering ----
+   80_cuda.c owns the driver, cuBLASLt, memory, modules and the CUDA graph; 81_cuda_ops.c owns
+   what each step becomes: kernel choice, launch dimensions and kernel arguments.
+
+   Kernel ABI: every generated kernel takes exactly one parameter, a struct passed by value,
+   whose layout is declared in its template and mirrored in 81_cuda_ops.c. Device addresses are
+   uint64_t fields. */
+
+/* Called by aicf__cuda_plan for every step: fills kernel, kernel_index, grid, block,
+   shared_bytes and reason, and may keep op data in step->backend (allocated with aicf__malloc;
+   freed by aicf__cuda_plan_free with aicf__free). Errors name the node. */
+aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
+
+typedef struct aicf__cuda_emitter aicf__cuda_emitter; /* defined in 80_cuda.c */
+
+/* Called by aicf__cuda_exec_create for every step, in order: adds the step's work to the
+   graph through the emit functions below. */
+aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si);
+
+/* Provided by 80_cuda.c to 81_cuda_ops.c: */
+/* Device address of tensor t's storage (arena or weights); 0 if it has none. */
+uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
+/* Adds a kernel node (after the previously emitted work) launching table kernel
+   `kernel_index` with one by-value argument of args_size bytes (copied). */
+aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
+                                   const unsigned block[3], unsigned shared_bytes,
+                                   const void* args, size_t args_size);
+/* Adds a device-to-device copy of `bytes`. */
+aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
+
+/* A (batched, strided) matrix product D = alpha * op(A) op(B) + beta * C (+ bias, + act) in
+   row-major terms: op(A) is [M,K], op(B) is [K,N], C and D are [M,N] with leading dimension ldc
+   = ldd. Element types follow `dtype` (AICF_DTYPE_FLOAT32 or FLOAT16) for A, B, C, D, bias. */
+typedef struct aicf__matmul_desc {
+    int trans_a, trans_b;        /* 1: A is stored [K,M] (resp. B [N,K]) */
+    int64_t M, N, K;
+    int64_t lda, ldb, ldc;       /* row-major leading dimensions in elements */
+    int64_t batch;               /* 1 for a single product */
+    int64_t stride_a, stride_b, stride_c; /* elements between batches (0 = broadcast) */
+    float alpha, beta;
+    aicf_dtype dtype;
+    int tf32;                    /* 1: float32 inputs on TF32 tensor cores */
+    int bias;                    /* 1: add bias[N] (row broadcast) */
+    int relu;                    /* 1: ReLU epilogue */
+    uint64_t a, b, c, d, bias_ptr; /* device addresses, filled at emit time (c may be 0 if beta == 0) */
+} aicf__matmul_desc;
+
+/* Plan time: asks cuBLASLt for an algorithm for `d` (addresses ignored); stores an opaque
+   record in *algo (aicf__malloc'd, freed with aicf__free) and writes a reason like
+   "cuBLASLt heuristic #0 of 8, workspace 0 B". AICF_ERROR_UNSUPPORTED when cuBLASLt is not
+   loaded or has no algorithm (the caller then picks a generated kernel). */
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo,
+                                   char* reason, size_t reason_cap);
+/* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
+aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
+/* Finds a kernel of the table by name; -1 if absent. */
+int aicf__cuda_kernel_find(const char* name);
+/* >>core =================================================================================== */
+
+#if !defined(_WIN32)
+#  include <sys/mman.h>
+#endif
+
+const char* aicf_result_str(aicf_result result) {
+    switch (result) {
+#define AICF__RESULT_CASE(name, value, text) case name: return text;
+        AICF_RESULTS(AICF__RESULT_CASE)
+#undef AICF__RESULT_CASE
+    default: return "unknown result code";
+    }
+}
+
+const char* aicf_dtype_name(aicf_dtype dtype) {
+    switch (dtype) {
+    case AICF_DTYPE_FLOAT32: return "float32";
+    case AICF_DTYPE_UINT8: return "uint8";
+    case AICF_DTYPE_INT8: return "int8";
+    case AICF_DTYPE_UINT16: return "uint16";
+    case AICF_DTYPE_INT16: return "int16";
+    case AICF_DTYPE_INT32: return "int32";
+    case AICF_DTYPE_INT64: return "int64";
+    case AICF_DTYPE_STRING: return "string";
+    case AICF_DTYPE_BOOL: return "bool";
+    case AICF_DTYPE_FLOAT16: return "float16";
+    case AICF_DTYPE_FLOAT64: return "float64";
+    case AICF_DTYPE_UINT32: return "uint32";
+    case AICF_DTYPE_UINT64: return "uint64";
+    case AICF_DTYPE_BFLOAT16: return "bfloat16";
+    default: return "invalid";
+    }
+}
+
+size_t aicf_dtype_size(aicf_dtype dtype) {
+    switch (dtype) {
+    case AICF_DTYPE_FLOAT32: case AICF_DTYPE_INT32: case AICF_DTYPE_UINT32: return 4;
+    case AICF_DTYPE_UINT8: case AICF_DTYPE_INT8: case AICF_DTYPE_BOOL: return 1;
+    case AICF_DTYPE_UINT16: case AICF_DTYPE_INT16: case AICF_DTYPE_FLOAT16:
+    case AICF_DTYPE_BFLOAT16: return 2;
+    case AICF_DTYPE_INT64: case AICF_DTYPE_FLOAT64: case AICF_DTYPE_UINT64: return 8;
+    default: return 0;
+    }
+}
+
+/* ---- allocation ---- */
+int aicf__mul_size(size_t a, size_t b, size_t* out) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+int aicf__add_size(size_t a, size_t b, size_t* out) {
+    if (b > SIZE_MAX - a) return 0;
+    *out = a + b;
+    return 1;
+}
+
+void* aicf__malloc(aicf_context* ctx, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (ctx && ctx->alloc.alloc) return ctx->alloc.alloc(bytes, ctx->alloc.user);
+    return malloc(bytes);
+}
+
+void* aicf__calloc(aicf_context* ctx, size_t count, size_t size) {
+    size_t bytes;
+    void* p;
+    if (!aicf__mul_size(count, size, &bytes)) return NULL;
+    p = aicf__malloc(ctx, bytes);
+    if (p) memset(p, 0, bytes ? bytes : 1);
+    return p;
+}
+
+void* aicf__realloc(aicf_context* ctx, void* p, size_t old_bytes, size_t new_bytes) {
+    void* q;
+    if (new_bytes == 0) new_bytes = 1;
+    if (!ctx || !ctx->alloc.alloc) return realloc(p, new_bytes);
+    if (ctx->alloc.realloc) return ctx->alloc.realloc(p, old_bytes, new_bytes, ctx->alloc.user);
+    q = aicf__malloc(ctx, new_bytes);
+    if (!q) return NULL;
+    if (p) {
+        memcpy(q, p, AICF__MIN(old_bytes, new_bytes));
+        aicf__free(ctx, p);
+    }
+    return q;
+}
+
+void aicf__free(aicf_context* ctx, void* p) {
+    if (!p) return;
+    if (ctx && ctx->alloc.alloc) {
+        if (ctx->alloc.free) ctx->alloc.free(p, ctx->alloc.user);
+        return;
+    }
+    free(p);
+}
+
+char* aicf__strdup(aicf_context* ctx, const char* s) {
+    size_t n;
+    char* d;
+    if (!s) s = "";
+    n = strlen(s);
+    d = (char*)aicf__malloc(ctx, n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+/* Grows an array of `elem` bytes so that it holds at least `need` entries. */
+static int aicf__grow(aicf_context* ctx, void** arr, int* cap, int need, size_t elem) {
+    int ncap;
+    size_t old_bytes, new_bytes;
+    void* p;
+    if (need <= *cap) return 1;
+    ncap = *cap ? *cap : 8;
+    while (ncap < need) {
+        if (ncap > INT32_MAX / 2) return 0;
+        ncap *= 2;
+    }
+    if (!aicf__mul_size((size_t)*cap, elem, &old_bytes) || !aicf__mul_size((size_t)ncap, elem, &new_bytes))
+        return 0;
+    p = aicf__realloc(ctx, *arr, old_bytes, new_bytes);
+    if (!p) return 0;
+    memset((char*)p + old_bytes, 0, new_bytes - old_bytes);
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...) {
+    va_list ap;
+    if (!ctx) return code;
+    va_start(ap, fmt);
+    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* ---- float16 (IEEE 754 binary16), round to nearest even ---- */
+uint16_t aicf__f32_to_f16(float f) {
+    uint32_t x, sign, mant;
+    int32_t exp;
+    memcpy(&x, &f, 4);
+    sign = (x >> 16) & 0x8000u;
+    exp = (int32_t)((x >> 23) & 0xff);
+    mant = x & 0x7fffffu;
+    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0u)); /* inf / nan */
+    exp = exp - 127 + 15;
+    if (exp >= 0x1f) return (uint16_t)(sign | 0x7c00u); /* overflow -> inf */
+    if (exp <= 0) {
+        uint32_t shift, half, rest, m;
+        if (exp < -10) return (uint16_t)sign; /* underflow -> signed zero */
+        m = mant | 0x800000u;
+        shift = (uint32_t)(14 - exp);
+        half = 1u << (shift - 1);
+        rest = m & ((1u << shift) - 1u);
+        m >>= shift;
+        if (rest > half || (rest == half && (m & 1u))) m++;
+        return (uint16_t)(sign | m);
+    } else {
+        uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
+        uint32_t rest = mant & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++; /* may carry into exponent: ok */
+        return (uint16_t)h;
+    }
+}
+
+float aicf__f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t x;
+    float f;
+    if (exp == 0) {
+        if (mant == 0) {
+            x = sign;
+        } else { /* subnormal: normalise */
+            exp = 127 - 15 + 1;
+            while (!(mant & 0x400u)) {
+                mant <<= 1;
+                exp--;
+            }
+            mant &= 0x3ffu;
+            x = sign | (exp << 23) | (mant << 13);
+        }
+    } else if (exp == 0x1f) {
+        x = sign | 0x7f800000u | (mant << 13);
+    } else {
+        x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+    }
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* ---- context ---- */
+aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** out) {
+    aicf_context_desc d;
+    aicf_context* ctx;
+    if (!out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.allocator.alloc && !d.allocator.free) return AICF_ERROR_INVALID_ARGUMENT;
+    if (d.allocator.alloc) ctx = (aicf_context*)d.allocator.alloc(sizeof *ctx, d.allocator.user);
+    else ctx = (aicf_context*)malloc(sizeof *ctx);
+    if (!ctx) return AICF_ERROR_OUT_OF_MEMORY;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->alloc = d.allocator;
+    ctx->flags = d.flags;
+    ctx->device_ordinal = d.device_ordinal;
+    snprintf(ctx->driver_path, sizeof ctx->driver_path, "%s",
+             d.cuda_driver_path ? d.cuda_driver_path : "libcuda.so.1");
+    snprintf(ctx->cublaslt_path, sizeof ctx->cublaslt_path, "%s", d.cublaslt_path ? d.cublaslt_path : "");
+    ctx->cuda_status = AICF_SUCCESS;
+    *out = ctx;
+    return AICF_SUCCESS;
+}
+
+void aicf_context_destroy(aicf_context* ctx) {
+    if (!ctx) return;
+    aicf__cuda_shutdown(ctx);
+    aicf__free(ctx, ctx);
+}
+
+const char* aicf_last_error(const aicf_context* ctx) {
+    return ctx ? ctx->last_error : "no context";
+}
+
+aicf_result aicf_context_device_info(aicf_context* ctx, aicf_device_info* out) {
+    aicf_result r;
+    if (!ctx || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (ctx->flags & AICF_CONTEXT_NO_CUDA)
+        return aicf__err(ctx, AICF_ERROR_NO_DEVICE, "aicf_context_device_info: CUDA disabled by AICF_CONTEXT_NO_CUDA");
+    r = aicf__cuda_init(ctx);
+    if (r != AICF_SUCCESS) return r;
+    return aicf__cuda_device_info(ctx, out);
+}
+
+/* ---- names ---- */
+static const char* const aicf__op_names[AICF__OP_COUNT] = {
+    "(unknown)",
+#define AICF__OP_NAME(name) #name,
+    AICF__OPS(AICF__OP_NAME)
+#undef AICF__OP_NAME
+};
+
+aicf__op aicf__op_from_name(const char* op_type) {
+    int i;
+    if (!op_type) return AICF__OP_UNKNOWN;
+    for (i = 1; i < AICF__OP_COUNT; i++)
+        if (strcmp(aicf__op_names[i], op_type) == 0) return (aicf__op)i;
+    return AICF__OP_UNKNOWN;
+}
+
+const char* aicf__op_name(aicf__op op) {
+    if ((int)op < 0 || op >= AICF__OP_COUNT) return "(invalid)";
+    return aicf__op_names[op];
+}
+
+int64_t aicf__shape_numel(const aicf__shape* s) {
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < s->rank; i++) {
+        if (s->d[i] < 0) return -1;
+        if (s->d[i] != 0 && n > INT64_MAX / s->d[i]) return -1;
+        n *= s->d[i];
+    }
+    return n;
+}
+
+const char* aicf__shape_str(const aicf__shape* s, char* buf, size_t cap) {
+    size_t used = 0;
+    int i;
+    if (cap == 0) return buf;
+    buf[0] = 0;
+    used += (size_t)snprintf(buf + used, cap - used, "[");
+    for (i = 0; i < s->rank && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, i ? ",%lld" : "%lld", (long long)s->d[i]);
+    if (used < cap) snprintf(buf + used, cap - used, "]");
+    return buf;
+}
+
+/* ---- attributes ---- */
+const aicf__attrv* aicf__attr(const aicf__node* n, const char* name) {
+    int i;
+    for (i = 0; i < n->n_attrs; i++)
+        if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
+    return NULL;
+}
+
+int64_t aicf__attr_i(const aicf__node* n, const char* name, int64_t def) {
+    const aicf__attrv* a = aicf__attr(n, name);
+    if (!a) return def;
+    if (a->type == AICF_ATTR_INT) return a->i;
+    if (a->type == AICF_ATTR_FLOAT) return (int64_t)a->f;
+    return def;
+}
+
+float aicf__attr_f(const aicf__node* n, const char* name, float def) {
+    const aicf__attrv* a = aicf__attr(n, name);
+    if (!a) return def;
+    if (a->type == AICF_ATTR_FLOAT) return a->f;
+    if (a->type == AICF_ATTR_INT) return (float)a->i;
+    return def;
+}
+
+const char* aicf__attr_s(const aicf__node* n, const char* name, const char* def) {
+    const aicf__attrv* a = aicf__attr(n, name);
+    if (!a || a->type != AICF_ATTR_STRING) return def;
+    return a->s;
+}
+
+int aicf__attr_ints(const aicf__node* n, const char* name, const int64_t** vals) {
+    const aicf__attrv* a = aicf__attr(n, name);
+    if (!a || a->type != AICF_ATTR_INTS) return -1;
+    if (vals) *vals = a->ints;
+    return a->count;
+}
+
+/* ---- graph ---- */
+static uint64_t aicf__hash_str(const char* s) {
+    uint64_t h = 1469598103934665603ull;
+    while (*s) {
+        h ^= (unsigned char)*s++;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int aicf__index_rebuild(aicf_graph* g, int cap) {
+    int* idx = (int*)aicf__calloc(g->ctx, (size_t)cap, sizeof(int));
+    int i;
+    if (!idx) return 0;
+    aicf__free(g->ctx, g->name_index);
+    g->name_index = idx;
+    g->name_index_cap = cap;
+    for (i = 0; i < g->n_tensors; i++) {
+        uint64_t h;
+        if (!g->tensors[i].name || !g->tensors[i].name[0]) continue;
+        h = aicf__hash_str(g->tensors[i].name) & (uint64_t)(cap - 1);
+        while (idx[h]) h = (h + 1) & (uint64_t)(cap - 1);
+        idx[h] = i + 1;
+    }
+    return 1;
+}
+
+int aicf__graph_find(const aicf_graph* g, const char* name) {
+    uint64_t h;
+    if (!name || !name[0] || !g->name_index_cap) return -1;
+    h = aicf__hash_str(name) & (uint64_t)(g->name_index_cap - 1);
+    while (g->name_index[h]) {
+        int t = g->name_index[h] - 1;
+        if (strcmp(g->tensors[t].name, name) == 0) return t;
+        h = (h + 1) & (uint64_t)(g->name_index_cap - 1);
+    }
+    return -1;
+}
+
+int aicf__graph_new_tensor(aicf_graph* g, const char* name) {
+    aicf__tensor* t;
+    if (!name) name = "";
+    if (strlen(name) > AICF_MAX_NAME) {
+        aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor name longer than AICF_MAX_NAME (%d bytes)", AICF_MAX_NAME);
+        return -1;
+    }
+    if (g->n_tensors >= AICF_MAX_TENSORS) {
+        aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor '%s': graph has more than AICF_MAX_TENSORS (%d) tensors",
+                  name, AICF_MAX_TENSORS);
+        return -1;
+    }
+    if (!aicf__grow(g->ctx, (void**)&g->tensors, &g->cap_tensors, g->n_tensors + 1, sizeof(aicf__tensor))) {
+        aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory", name);
+        return -1;
+    }
+    t = &g->tensors[g->n_tensors];
+    memset(t, 0, sizeof *t);
+    t->name = aicf__strdup(g->ctx, name);
+    if (!t->name) {
+        aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory", name);
+        return -1;
+    }
+    t->producer = -1;
+    g->n_tensors++;
+    if (name[0]) {
+        if ((g->n_tensors + 1) * 2 > g->name_index_cap) {
+            int cap = g->name_index_cap ? g->name_index_cap * 2 : 64;
+            while ((g->n_tensors + 1) * 2 > cap) cap *= 2;
+            if (!aicf__index_rebuild(g, cap)) {
+                g->n_tensors--;
+                aicf__free(g->ctx, t->name);
+                aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory", name);
+                return -1;
+            }
+        } else {
+            uint64_t h = aicf__hash_str(name) & (uint64_t)(g->name_index_cap - 1);
+            while (g->name_index[h]) h = (h + 1) & (uint64_t)(g->name_index_cap - 1);
+            g->name_index[h] = g->n_tensors;
+        }
+    }
+    return g->n_tensors - 1;
+}
+
+void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap) {
+    g->file_data = data;
+    g->file_size = size;
+    g->file_is_mmap = is_mmap;
+}
+
+aicf_result aicf_graph_create(aicf_context* ctx, aicf_graph** out) {
+    aicf_graph* g;
+    if (!ctx || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    g = (aicf_graph*)aicf__calloc(ctx, 1, sizeof *g);
+    if (!g) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_create: out of memory");
+    g->ctx = ctx;
+    *out = g;
+    return AICF_SUCCESS;
+}
+
+static void aicf__attr_free(aicf_context* ctx, aicf__attrv* a) {
+    int j;
+    aicf__free(ctx, a->name);
+    aicf__free(ctx, a->s);
+    aicf__free(ctx, a->ints);
+    aicf__free(ctx, a->floats);
+    if (a->strings) {
+        for (j = 0; j < a->count; j++) aicf__free(ctx, a->strings[j]);
+        aicf__free(ctx, a->strings);
+    }
+    if (a->g) aicf_graph_destroy(a->g);
+}
+
+static void aicf__node_free(aicf_context* ctx, aicf__node* n) {
+    int i;
+    aicf__free(ctx, n->name);
+    aicf__free(ctx, n->op_type);
+    aicf__free(ctx, n->domain);
+    aicf__free(ctx, n->in);
+    aicf__free(ctx, n->out);
+    for (i = 0; i < n->n_attrs; i++) aicf__attr_free(ctx, &n->attrs[i]);
+    aicf__free(ctx, n->attrs);
+}
+
+void aicf_graph_destroy(aicf_graph* g) {
+    aicf_context* ctx;
+    int i, j;
+    if (!g) return;
+    ctx = g->ctx;
+    for (i = 0; i < g->n_tensors; i++) {
+        aicf__tensor* t = &g->tensors[i];
+        aicf__free(ctx, t->name);
+        for (j = 0; j < AICF_MAX_RANK; j++) aicf__free(ctx, t->dim_param[j]);
+        if (t->owns_data) aicf__free(ctx, t->data);
+    }
+    for (i = 0; i < g->n_nodes; i++) aicf__node_free(ctx, &g->nodes[i]);
+    for (i = 0; i < g->n_dims; i++) aicf__free(ctx, g->dims[i].name);
+    aicf__free(ctx, g->tensors);
+    aicf__free(ctx, g->nodes);
+    aicf__free(ctx, g->inputs);
+    aicf__free(ctx, g->outputs);
+    aicf__free(ctx, g->dims);
+    aicf__free(ctx, g->name_index);
+    if (g->file_data) {
+#if !defined(_WIN32)
+        if (g->file_is_mmap) munmap(g->file_data, g->file_size);
+        else
+#endif
+            aicf__free(ctx, g->file_data);
+    }
+    aicf__free(ctx, g);
+}
+
+aicf_result aicf_graph_set_opset(aicf_graph* g, const char* domain, int64_t version) {
+    if (!g) return AICF_ERROR_INVALID_ARGUMENT;
+    if (version < 1 || version > 1000)
+        return aicf__err(g->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_graph_set_opset: version %lld out of range",
+                         (long long)version);
+    if (!domain || !domain[0] || strcmp(domain, "ai.onnx") == 0) g->opset = version;
+    return AICF_SUCCESS;
+}
+
+/* Validates a tensor desc and fills a new tensor with its type and shape. */
+static aicf_result aicf__tensor_from_desc(aicf_graph* g, const aicf_tensor_desc* d, const char* what, int* out_t) {
+    aicf_context* ctx = g->ctx;
+    int t, i;
+    aicf__tensor* tt;
+    *out_t = -1;
+    if (!d || !d->name || !d->name[0])
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: tensor name is empty", what);
+    if (d->rank < 0 || d->rank > AICF_MAX_RANK)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: tensor '%s': rank %d outside 0..%d", what, d->name, d->rank,
+                         AICF_MAX_RANK);
+    if (d->rank > 0 && !d->dims)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: tensor '%s': dims is NULL for rank %d", what,
+                         d->name, d->rank);
+    if (aicf_dtype_size(d->dtype) == 0)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: tensor '%s': data type %s (%d) is not supported", what,
+                         d->name, aicf_dtype_name(d->dtype), (int)d->dtype);
+    for (i = 0; i < d->rank; i++)
+        if (d->dims[i] < -1 || (d->dims[i] == -1 && !(d->dim_params && d->dim_params[i] && d->dim_params[i][0])))
+            return aicf__err(ctx, AICF_ERROR_SHAPE, "%s: tensor '%s': dims[%d] = %lld is invalid", what, d->name, i,
+                             (long long)d->dims[i]);
+    if (aicf__graph_find(g, d->name) >= 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: tensor '%s' is already defined", what, d->name);
+    t = aicf__graph_new_tensor(g, d->name);
+    if (t < 0) return AICF_ERROR_OUT_OF_MEMORY;
+    tt = &g->tensors[t];
+    tt->dtype = d->dtype;
+    tt->shape.rank = d->rank;
+    for (i = 0; i < d->rank; i++) {
+        tt->shape.d[i] = d->dims[i];
+        if (d->dim_params && d->dim_params[i] && d->dim_params[i][0]) {
+            int k;
+            tt->shape.d[i] = -1;
+            tt->dim_param[i] = aicf__strdup(ctx, d->dim_params[i]);
+            if (!tt->dim_param[i]) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+            for (k = 0; k < g->n_dims; k++)
+                if (strcmp(g->dims[k].name, d->dim_params[i]) == 0) tt->shape.d[i] = g->dims[k].value;
+        }
+    }
+    tt->shape_known = aicf__shape_numel(&tt->shape) >= 0;
+    *out_t = t;
+    return AICF_SUCCESS;
+}
+
+size_t aicf__shape_bytes(const aicf__shape* s, aicf_dtype dt, int* ok) {
+    int64_t n = aicf__shape_numel(s);
+    size_t bytes;
+    *ok = 0;
+    if (n < 0) return 0;
+    if (!aicf__mul_size((size_t)n, aicf_dtype_size(dt), &bytes)) return 0;
+    if ((uint64_t)bytes > AICF_MAX_TENSOR_BYTES) return 0;
+    *ok = 1;
+    return bytes;
+}
+
+/* Removes the most recently added tensor (nothing refers to it yet). */
+static void aicf__pop_tensor(aicf_graph* g) {
+    aicf__tensor* t = &g->tensors[g->n_tensors - 1];
+    int j;
+    aicf__free(g->ctx, t->name);
+    for (j = 0; j < AICF_MAX_RANK; j++) aicf__free(g->ctx, t->dim_param[j]);
+    if (t->owns_data) aicf__free(g->ctx, t->data);
+    memset(t, 0, sizeof *t);
+    g->n_tensors--;
+    aicf__index_rebuild(g, g->name_index_cap);
+}
+
+aicf_result aicf_graph_add_input(aicf_graph* g, const aicf_tensor_desc* d) {
+    aicf_result r;
+    int t;
+    if (!g) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__tensor_from_desc(g, d, "aicf_graph_add_input", &t);
+    if (r != AICF_SUCCESS) return r;
+    if (!aicf__grow(g->ctx, (void**)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof(int)))
+        return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_add_input: out of memory");
+    g->tensors[t].flags |= AICF__T_INPUT;
+    g->inputs[g->n_inputs++] = t;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_graph_add_constant(aicf_graph* g, const aicf_tensor_desc* d) {
+    aicf_result r;
+    int t, ok, i;
+    size_t bytes;
+    aicf__tensor* tt;
+    if (!g) return AICF_ERROR_INVALID_ARGUMENT;
+    if (d && d->dim_params)
+        for (i = 0; i < d->rank; i++)
+            if (d->dim_params[i] && d->dim_params[i][0])
+                return aicf__err(g->ctx, AICF_ERROR_SHAPE, "aicf_graph_add_constant: tensor '%s': dims[%d] is symbolic",
+                                 d->name ? d->name : "", i);
+    if (d && d->dims)
+        for (i = 0; i < d->rank; i++)
+            if (d->dims[i] < 0)
+                return aicf__err(g->ctx, AICF_ERROR_SHAPE, "aicf_graph_add_constant: tensor '%s': dims[%d] = %lld is negative",
+                                 d->name ? d->name : "", i, (long long)d->dims[i]);
+    r = aicf__tensor_from_desc(g, d, "aicf_graph_add_constant", &t);
+    if (r != AICF_SUCCESS) return r;
+    tt = &g->tensors[t];
+    bytes = aicf__shape_bytes(&tt->shape, tt->dtype, &ok);
+    if (!ok) {
+        aicf__pop_tensor(g);
+        return aicf__err(g->ctx, AICF_ERROR_LIMIT, "aicf_graph_add_constant: tensor '%s': size overflows the tensor limit",
+                         d->name);
+    }
+    if (d->data_bytes != bytes || (bytes && !d->data)) {
+        aicf__pop_tensor(g);
+        return aicf__err(g->ctx, AICF_ERROR_INVALID_MODEL,
+                         "aicf_graph_add_constant: tensor '%s': data_bytes %zu does not match shape (%zu bytes)",
+                         d->name, d->data_bytes, bytes);
+    }
+    tt->flags |= AICF__T_CONST;
+    tt->data_bytes = bytes;
+    if (d->borrow) {
+        tt->data = (void*)d->data;
+        tt->owns_data = 0;
+    } else {
+        tt->data = aicf__malloc(g->ctx, bytes);
+        if (!tt->data) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory (%zu bytes)",
+                                        d->name, bytes);
+        if (bytes) memcpy(tt->data, d->data, bytes);
+        tt->owns_data = 1;
+    }
+    tt->shape_known = 1;
+    return AICF_SUCCESS;
+}
+
+/* Copies one attribute into node storage. */
+static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int ni, const aicf_attr* a, aicf__attrv* v) {
+    aicf_context* ctx = g->ctx;
+    int j;
+    memset(v, 0, sizeof *v);
+    v->tensor = -1;
+    if (!a->name || !a->name[0])
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): attribute with empty name", ni,
+                         nd->name ? nd->name : "", nd->op_type);
+    v->name = aicf__strdup(ctx, a->name);
+    if (!v->name) return AICF_ERROR_OUT_OF_MEMORY;
+    v->type = a->type;
+    switch (a->type) {
+    case AICF_ATTR_FLOAT: v->f = a->f; break;
+    case AICF_ATTR_INT: v->i = a->i; break;
+    case AICF_ATTR_STRING:
+        v->s = aicf__strdup(ctx, a->s ? a->s : "");
+        if (!v->s) return AICF_ERROR_OUT_OF_MEMORY;
+        break;
+    case AICF_ATTR_INTS:
+    case AICF_ATTR_FLOATS:
+    case AICF_ATTR_STRINGS:
+        if (a->count < 0 || a->count > AICF_MAX_ATTR_ELEMS)
+            return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): attribute '%s' has %d elements (limit %d)", ni,
+                             nd->name ? nd->name : "", nd->op_type, a->name, a->count, AICF_MAX_ATTR_ELEMS);
+        v->count = a->count;
+        if (a->count > 0 && ((a->type == AICF_ATTR_INTS && !a->ints) || (a->type == AICF_ATTR_FLOATS && !a->floats) ||
+                             (a->type == AICF_ATTR_STRINGS && !a->strings)))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "node %d '%s' (%s): attribute '%s' has no values", ni,
+                             nd->name ? nd->name : "", nd->op_type, a->name);
+        if (a->type == AICF_ATTR_INTS) {
+            v->ints = (int64_t*)aicf__calloc(ctx, (size_t)a->count + 1, sizeof(int64_t));
+            if (!v->ints) return AICF_ERROR_OUT_OF_MEMORY;
+            if (a->count) memcpy(v->ints, a->ints, (size_t)a->count * sizeof(int64_t));
+        } else if (a->type == AICF_ATTR_FLOATS) {
+            v->floats = (float*)aicf__calloc(ctx, (size_t)a->count + 1, sizeof(float));
+            if (!v->floats) return AICF_ERROR_OUT_OF_MEMORY;
+            if (a->count) memcpy(v->floats, a->floats, (size_t)a->count * sizeof(float));
+        } else {
+            v->strings = (char**)aicf__calloc(ctx, (size_t)a->count + 1, sizeof(char*));
+            if (!v->strings) return AICF_ERROR_OUT_OF_MEMORY;
+            for (j = 0; j < a->count; j++) {
+                v->strings[j] = aicf__strdup(ctx, a->strings[j]);
+                if (!v->strings[j]) return AICF_ERROR_OUT_OF_MEMORY;
+            }
+        }
+        break;
+    case AICF_ATTR_TENSOR: {
+        aicf_tensor_desc td;
+        char nm[64];
+        aicf_result r;
+        int save_n;
+        if (!a->t)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "node %d '%s' (%s): attribute '%s' has no tensor", ni,
+                             nd->name ? nd->name : "", nd->op_type, a->name);
+        td = *a->t;
+        /* unnamed internal constant: give it a name no ONNX tensor can collide with */
+        snprintf(nm, sizeof nm, "\x01" "attr%d.%d", ni, g->n_tensors);
+        td.name = nm;
+        td.borrow = 0;
+        save_n = g->n_tensors;
+        r = aicf_graph_add_constant(g, &td);
+        if (r != AICF_SUCCESS) {
+            char msg[sizeof ctx->last_error];
+            snprintf(msg, sizeof msg, "%s", ctx->last_error);
+            return aicf__err(ctx, r, "node %d '%s' (%s): attribute '%s': %s", ni, nd->name ? nd->name : "",
+                             nd->op_type, a->name, msg);
+        }
+        v->tensor = save_n;
+        break;
+    }
+    case AICF_ATTR_GRAPH:
+        v->g = a->g;
+        break;
+    default:
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "node %d '%s' (%s): attribute '%s' has unsupported type %d", ni,
+                         nd->name ? nd->name : "", nd->op_type, a->name, (int)a->type);
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
+    aicf_context* ctx;
+    aicf__node* n;
+    int ni, i;
+    const char* nm;
+    aicf_result r;
+    if (!g || !nd) return AICF_ERROR_INVALID_ARGUMENT;
+    ctx = g->ctx;
+    ni = g->n_nodes;
+    nm = nd->name ? nd->name : "";
+    if (!nd->op_type || !nd->op_type[0])
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s': op_type is empty", ni, nm);
+    if (nd->domain && nd->domain[0] && strcmp(nd->domain, "ai.onnx") != 0)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "node %d '%s' (%s): operator domain '%s' is not supported", ni,
+                         nm, nd->op_type, nd->domain);
+    if (aicf__op_from_name(nd->op_type) == AICF__OP_UNKNOWN)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "node %d '%s' (%s): unsupported op type", ni, nm, nd->op_type);
+    if (nd->num_inputs < 0 || nd->num_outputs < 1 || nd->num_inputs > AICF_MAX_NODE_IO ||
+        nd->num_outputs > AICF_MAX_NODE_IO || (nd->num_inputs && !nd->inputs) || !nd->outputs)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): invalid input/output counts (%d, %d)", ni,
+                         nm, nd->op_type, nd->num_inputs, nd->num_outputs);
+    if (strlen(nm) > AICF_MAX_NAME)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d: name longer than AICF_MAX_NAME", ni);
+    if (g->n_nodes >= AICF_MAX_NODES)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than AICF_MAX_NODES nodes", ni, nm, nd->op_type);
+    /* inputs must exist already (topological order, as ONNX requires) */
+    for (i = 0; i < nd->num_inputs; i++) {
+        const char* in = nd->inputs[i];
+        if (!in || !in[0]) continue;
+        if (aicf__graph_find(g, in) < 0)
+            return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): input %d '%s' is not defined before use",
+                             ni, nm, nd->op_type, i, in);
+    }
+    for (i = 0; i < nd->num_outputs; i++) {
+        const char* o = nd->outputs[i];
+        int j;
+        if (!o || !o[0]) continue;
+        if (aicf__graph_find(g, o) >= 0)
+            return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): output %d '%s' is already defined", ni,
+                             nm, nd->op_type, i, o);
+        for (j = 0; j < i; j++)
+            if (nd->outputs[j] && strcmp(nd->outputs[j], o) == 0)
+                return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): output '%s' appears twice", ni, nm,
+                                 nd->op_type, o);
+    }
+    if (!aicf__grow(ctx, (void**)&g->nodes, &g->cap_nodes, g->n_nodes + 1, sizeof(aicf__node)))
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (%s): out of memory", ni, nm, nd->op_type);
+    n = &g->nodes[ni];
+    memset(n, 0, sizeof *n);
+    n->op = aicf__op_from_name(nd->op_type);
+    n->name = aicf__strdup(ctx, nm);
+    n->op_type = aicf__strdup(ctx, nd->op_type);
+    n->domain = aicf__strdup(ctx, nd->domain ? nd->domain : "");
+    n->in = (int*)aicf__calloc(ctx, (size_t)nd->num_inputs + 1, sizeof(int));
+    n->out = (int*)aicf__calloc(ctx, (size_t)nd->num_outputs, sizeof(int));
+    n->attrs = (aicf__attrv*)aicf__calloc(ctx, (size_t)nd->num_attrs + 1, sizeof(aicf__attrv));
+    if (!n->name || !n->op_type || !n->domain || !n->in || !n->out || !n->attrs) {
+        aicf__node_free(ctx, n);
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (%s): out of memory", ni, nm, nd->op_type);
+    }
+    if (nd->num_attrs < 0 || (nd->num_attrs && !nd->attrs)) {
+        aicf__node_free(ctx, n);
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "node %d '%s' (%s): invalid attribute list", ni, nm, nd->op_type);
+    }
+    for (i = 0; i < nd->num_attrs; i++) {
+        int j;
+        for (j = 0; j < i; j++)
+            if (nd->attrs[i].name && nd->attrs[j].name && strcmp(nd->attrs[i].name, nd->attrs[j].name) == 0) {
+                n->n_attrs = i;
+                aicf__node_free(ctx, n);
+                return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): attribute '%s' appears twice", ni,
+                                 nm, nd->op_type, nd->attrs[i].name);
+            }
+        r = aicf__attr_copy(g, nd, ni, &nd->attrs[i], &n->attrs[i]);
+        n->n_attrs = i + 1;
+        if (r != AICF_SUCCESS) {
+            n->attrs[i].g = NULL; /* ownership of a failed subgraph stays with the caller */
+            aicf__node_free(ctx, n);
+            if (r == AICF_ERROR_OUT_OF_MEMORY)
+                return aicf__err(ctx, r, "node %d '%s' (%s): out of memory", ni, nm, nd->op_type);
+            return r;
+        }
+    }
+    n->n_in = nd->num_inputs;
+    for (i = 0; i < nd->num_inputs; i++)
+        n->in[i] = (nd->inputs[i] && nd->inputs[i][0]) ? aicf__graph_find(g, nd->inputs[i]) : -1;
+    n->n_out = nd->num_outputs;
+    for (i = 0; i < nd->num_outputs; i++) {
+        int t;
+        if (!nd->outputs[i] || !nd->outputs[i][0]) {
+            n->out[i] = -1;
+            continue;
+        }
+        t = aicf__graph_new_tensor(g, nd->outputs[i]);
+        if (t < 0) {
+            n->n_out = i;
+            aicf__node_free(ctx, n);
+            return AICF_ERROR_OUT_OF_MEMORY;
+        }
+        g->tensors[t].producer = ni;
+        n->out[i] = t;
+    }
+    g->n_nodes++;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_graph_add_output(aicf_graph* g, const char* name) {
+    int t, i;
+    if (!g || !name) return AICF_ERROR_INVALID_ARGUMENT;
+    t = aicf__graph_find(g, name);
+    if (t < 0) return aicf__err(g->ctx, AICF_ERROR_NOT_FOUND, "aicf_graph_add_output: tensor '%s' is not defined", name);
+    for (i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == t)
+            return aicf__err(g->ctx, AICF_ERROR_INVALID_MODEL, "aicf_graph_add_output: '%s' is already an output", name);
+    if (!aicf__grow(g->ctx, (void**)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof(int)))
+        return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_add_output: out of memory");
+    g->tensors[t].flags |= AICF__T_OUTPUT;
+    g->outputs[g->n_outputs++] = t;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_graph_bind_dim(aicf_graph* g, const char* dim_param, int64_t value) {
+    int i, j, k;
+    if (!g || !dim_param || !dim_param[0]) return AICF_ERROR_INVALID_ARGUMENT;
+    if (value < 1 || value > ((int64_t)1 << 40))
+        return aicf__err(g->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_graph_bind_dim: '%s' = %lld is out of range",
+                         dim_param, (long long)value);
+    for (k = 0; k < g->n_dims; k++)
+        if (strcmp(g->dims[k].name, dim_param) == 0) break;
+    if (k == g->n_dims) {
+        if (!aicf__grow(g->ctx, (void**)&g->dims, &g->cap_dims, g->n_dims + 1, sizeof(aicf__dim_binding)))
+            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_bind_dim: out of memory");
+        g->dims[k].name = aicf__strdup(g->ctx, dim_param);
+        if (!g->dims[k].name) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_bind_dim: out of memory");
+        g->n_dims++;
+    }
+    g->dims[k].value = value;
+    for (i = 0; i < g->n_tensors; i++) {
+        aicf__tensor* t = &g->tensors[i];
+        for (j = 0; j < t->shape.rank; j++)
+            if (t->dim_param[j] && strcmp(t->dim_param[j], dim_param) == 0) t->shape.d[j] = value;
+        if (t->flags & AICF__T_INPUT) t->shape_known = aicf__shape_numel(&t->shape) >= 0;
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_graph_bind_input_value(aicf_graph* g, const char* name, const void* data, size_t bytes) {
+    int t, i, ok;
+    size_t need;
+    aicf__tensor* tt;
+    if (!g || !name || (bytes && !data)) return AICF_ERROR_INVALID_ARGUMENT;
+    t = aicf__graph_find(g, name);
+    if (t < 0 || !(g->tensors[t].flags & AICF__T_INPUT))
+        return aicf__err(g->ctx, AICF_ERROR_NOT_FOUND, "aicf_graph_bind_input_value: '%s' is not a graph input", name);
+    tt = &g->tensors[t];
+    need = aicf__shape_bytes(&tt->shape, tt->dtype, &ok);
+    if (!ok) {
+        char b[128];
+        return aicf__err(g->ctx, AICF_ERROR_SHAPE, "aicf_graph_bind_input_value: input '%s' has unbound shape %s", name,
+                         aicf__shape_str(&tt->shape, b, sizeof b));
+    }
+    if (need != bytes)
+        return aicf__err(g->ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "aicf_graph_bind_input_value: input '%s' needs %zu bytes, got %zu", name, need, bytes);
+    tt->data = aicf__malloc(g->ctx, bytes);
+    if (!tt->data) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_bind_input_value: out of memory");
+    if (bytes) memcpy(tt->data, data, bytes);
+    tt->owns_data = 1;
+    tt->data_bytes = bytes;
+    tt->flags = (tt->flags & ~AICF__T_INPUT) | AICF__T_CONST;
+    for (i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i] == t) {
+            memmove(&g->inputs[i], &g->inputs[i + 1], (size_t)(g->n_inputs - i - 1) * sizeof(int));
+            g->n_inputs--;
+            break;
+        }
+    return AICF_SUCCESS;
+}
+
+int aicf_graph_num_inputs(const aicf_graph* g) { return g ? g->n_inputs : 0; }
+int aicf_graph_num_outputs(const aicf_graph* g) { return g ? g->n_outputs : 0; }
+int aicf_graph_num_nodes(const aicf_graph* g) { return g ? g->n_nodes : 0; }
+
+static void aicf__tensor_info(const aicf__tensor* t, aicf_tensor_info* out) {
+    int i, ok;
+    memset(out, 0, sizeof *out);
+    out->name = t->name;
+    out->dtype = t->dtype;
+    out->rank = t->shape.rank;
+    for (i = 0; i < t->shape.rank; i++) out->dims[i] = t->shape.d[i];
+    out->bytes = aicf__shape_bytes(&t->shape, t->dtype, &ok);
+}
+
+aicf_result aicf_graph_input_info(const aicf_graph* g, int index, aicf_tensor_info* out) {
+    if (!g || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= g->n_inputs)
+        return aicf__err(g->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_graph_input_info: index %d out of range (%d inputs)",
+                         index, g->n_inputs);
+    aicf__tensor_info(&g->tensors[g->inputs[index]], out);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_graph_output_info(const aicf_graph* g, int index, aicf_tensor_info* out) {
+    if (!g || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= g->n_outputs)
+        return aicf__err(g->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_graph_output_info: index %d out of range (%d outputs)",
+                         index, g->n_outputs);
+    aicf__tensor_info(&g->tensors[g->outputs[index]], out);
+    return AICF_SUCCESS;
+}
+/* >>onnx =================================================================================== */
+/* The ONNX reader: a bounds-checked protobuf wire-format decoder (no protobuf library) and the
+   translation of a ModelProto into the public graph builder, plus TensorProto (.pb) files.
+
+   Wire format (https://protobuf.dev/programming-guides/encoding/): every field is a varint key
+   (field_number << 3 | wire_type) followed by a varint (wire type 0), 8 little-endian bytes (1),
+   a varint length and that many bytes (2), or 4 little-endian bytes (5). Groups (3, 4) and the
+   wire types 6 and 7 are errors; unknown fields are skipped. Varints are at most 10 bytes.
+   Field numbers are those of onnx/onnx.proto (IR version 10+). Every byte range is checked
+   against its enclosing message; errors name the message path, the field and the byte offset:
+       onnx: GraphProto.node[12].attribute[3] (AttributeProto.ints): truncated varint at byte 81234
+   The reader assumes a little-endian host (raw_data is little-endian). */
+
+#include <errno.h>
+#include <limits.h>
+#if !defined(AICF_NO_MMAP) && (defined(__unix__) || defined(__APPLE__))
+#  define AICF__ONNX_MMAP 1
+#  include <fcntl.h>
+#  include <sys/mman.h>
+#  include <sys/stat.h>
+#  include <unistd.h>
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define AICF__ONNX_FMT(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define AICF__ONNX_FMT(a, b)
+#endif
+
+/* ---- message definitions (field number, wire type, repeated scalar that may be packed) ---- */
+#define AICF__PB_VARINT 0
+#define AICF__PB_I64 1
+#define AICF__PB_LEN 2
+#define AICF__PB_I32 5
+
+typedef struct aicf__pb_fdef {
+    uint32_t num;
+    int wt;       /* expected wire type */
+    int packable; /* 1: repeated scalar, also accepted packed (wire type 2) */
+    const char* name;
+} aicf__pb_fdef;
+
+typedef struct aicf__pb_mdef {
+    const char* name;
+    const aicf__pb_fdef* fields;
+    int n_fields;
+} aicf__pb_mdef;
+
+#define AICF__PB_N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const aicf__pb_fdef aicf__pbf_model[] = {
+    {1, 0, 0, "ir_version"}, {2, 2, 0, "producer_name"}, {3, 2, 0, "producer_version"},
+    {4, 2, 0, "domain"}, {5, 0, 0, "model_version"}, {6, 2, 0, "doc_string"}, {7, 2, 0, "graph"},
+    {8, 2, 0, "opset_import"}, {14, 2, 0, "metadata_props"}, {20, 2, 0, "training_info"},
+    {25, 2, 0, "functions"}, {26, 2, 0, "configuration"}};
+static const aicf__pb_fdef aicf__pbf_opset[] = {{1, 2, 0, "domain"}, {2, 0, 0, "version"}};
+static const aicf__pb_fdef aicf__pbf_graph[] = {
+    {1, 2, 0, "node"}, {2, 2, 0, "name"}, {5, 2, 0, "initializer"}, {10, 2, 0, "doc_string"},
+    {11, 2, 0, "input"}, {12, 2, 0, "output"}, {13, 2, 0, "value_info"},
+    {14, 2, 0, "quantization_annotation"}, {15, 2, 0, "sparse_initializer"},
+    {16, 2, 0, "metadata_props"}};
+static const aicf__pb_fdef aicf__pbf_node[] = {
+    {1, 2, 0, "input"}, {2, 2, 0, "output"}, {3, 2, 0, "name"}, {4, 2, 0, "op_type"},
+    {5, 2, 0, "attribute"}, {6, 2, 0, "doc_string"}, {7, 2, 0, "domain"}, {8, 2, 0, "overload"},
+    {9, 2, 0, "metadata_props"}, {10, 2, 0, "device_configurations"}};
+static const aicf__pb_fdef aicf__pbf_attr[] = {
+    {1, 2, 0, "name"}, {2, 5, 0, "f"}, {3, 0, 0, "i"}, {4, 2, 0, "s"}, {5, 2, 0, "t"},
+    {6, 2, 0, "g"}, {7, 5, 1, "floats"}, {8, 0, 1, "ints"}, {9, 2, 0, "strings"},
+    {10, 2, 0, "tensors"}, {11, 2, 0, "graphs"}, {13, 2, 0, "doc_string"}, {14, 2, 0, "tp"},
+    {15, 2, 0, "type_protos"}, {20, 0, 0, "type"}, {21, 2, 0, "ref_attr_name"},
+    {22, 2, 0, "sparse_tensor"}, {23, 2, 0, "sparse_tensors"}};
+static const aicf__pb_fdef aicf__pbf_tensor[] = {
+    {1, 0, 1, "dims"}, {2, 0, 0, "data_type"}, {3, 2, 0, "segment"}, {4, 5, 1, "float_data"},
+    {5, 0, 1, "int32_data"}, {6, 2, 0, "string_data"}, {7, 0, 1, "int64_data"}, {8, 2, 0, "name"},
+    {9, 2, 0, "raw_data"}, {10, 1, 1, "double_data"}, {11, 0, 1, "uint64_data"},
+    {12, 2, 0, "doc_string"}, {13, 2, 0, "external_data"}, {14, 0, 0, "data_location"},
+    {16, 2, 0, "metadata_props"}};
+static const aicf__pb_fdef aicf__pbf_entry[] = {{1, 2, 0, "key"}, {2, 2, 0, "value"}};
+static const aicf__pb_fdef aicf__pbf_vi[] = {
+    {1, 2, 0, "name"}, {2, 2, 0, "type"}, {3, 2, 0, "doc_string"}, {4, 2, 0, "metadata_props"}};
+static const aicf__pb_fdef aicf__pbf_type[] = {
+    {1, 2, 0, "tensor_type"}, {4, 2, 0, "sequence_type"}, {5, 2, 0, "map_type"},
+    {6, 2, 0, "denotation"}, {7, 2, 0, "opaque_type"}, {8, 2, 0, "sparse_tensor_type"},
+    {9, 2, 0, "optional_type"}};
+static const aicf__pb_fdef aicf__pbf_type_tensor[] = {{1, 0, 0, "elem_type"}, {2, 2, 0, "shape"}};
+static const aicf__pb_fdef aicf__pbf_shape[] = {{1, 2, 0, "dim"}};
+static const aicf__pb_fdef aicf__pbf_dim[] = {
+    {1, 0, 0, "dim_value"}, {2, 2, 0, "dim_param"}, {3, 2, 0, "denotation"}};
+
+static const aicf__pb_mdef aicf__pbm_model = {"ModelProto", aicf__pbf_model, AICF__PB_N(aicf__pbf_model)};
+static const aicf__pb_mdef aicf__pbm_opset = {"OperatorSetIdProto", aicf__pbf_opset, AICF__PB_N(aicf__pbf_opset)};
+static const aicf__pb_mdef aicf__pbm_graph = {"GraphProto", aicf__pbf_graph, AICF__PB_N(aicf__pbf_graph)};
+static const aicf__pb_mdef aicf__pbm_node = {"NodeProto", aicf__pbf_node, AICF__PB_N(aicf__pbf_node)};
+static const aicf__pb_mdef aicf__pbm_attr = {"AttributeProto", aicf__pbf_attr, AICF__PB_N(aicf__pbf_attr)};
+static const aicf__pb_mdef aicf__pbm_tensor = {"TensorProto", aicf__pbf_tensor, AICF__PB_N(aicf__pbf_tensor)};
+static const aicf__pb_mdef aicf__pbm_entry = {"StringStringEntryProto", aicf__pbf_entry, AICF__PB_N(aicf__pbf_entry)};
+static const aicf__pb_mdef aicf__pbm_vi = {"ValueInfoProto", aicf__pbf_vi, AICF__PB_N(aicf__pbf_vi)};
+static const aicf__pb_mdef aicf__pbm_type = {"TypeProto", aicf__pbf_type, AICF__PB_N(aicf__pbf_type)};
+static const aicf__pb_mdef aicf__pbm_type_tensor = {"TypeProto.Tensor", aicf__pbf_type_tensor, AICF__PB_N(aicf__pbf_type_tensor)};
+static const aicf__pb_mdef aicf__pbm_shape = {"TensorShapeProto", aicf__pbf_shape, AICF__PB_N(aicf__pbf_shape)};
+static const aicf__pb_mdef aicf__pbm_dim = {"TensorShapeProto.Dimension", aicf__pbf_dim, AICF__PB_N(aicf__pbf_dim)};
+
+static const char* const aicf__pb_wt_name[8] = {"varint", "fixed64", "length-delimited", "group start",
+                                                "group end", "fixed32", "invalid", "invalid"};
+
+/* ---- reader state ---- */
+typedef struct aicf__onnx_tmp {
+    struct aicf__onnx_tmp* next;
+    uint64_t pad; /* keeps the payload 16-byte aligned on 64-bit hosts */
+} aicf__onnx_tmp;
+
+typedef struct aicf__onnx {
+    aicf_context* ctx;
+    const unsigned char* buf; /* the whole file */
+    size_t size;
+    const char* dir;          /* directory of the file, for external data; NULL: not allowed */
+    char path[768];           /* message path, e.g. "GraphProto.node[12].attribute[3]" */
+    size_t path_len;
+    const char* msg;          /* message type being read */
+    char field[48];           /* field being read ("" while reading a key) */
+    aicf__onnx_tmp* tmp;      /* temporary allocations, freed per item */
+} aicf__onnx;
+
+typedef struct aicf__pb {
+    size_t pos, end; /* absolute byte offsets into aicf__onnx.buf */
+} aicf__pb;
+
+typedef struct aicf__pbf {
+    uint32_t num;
+    int wt;
+    uint64_t v;        /* VARINT / I64 / I32 value */
+    size_t off, len;   /* LEN payload */
+    size_t at;         /* offset of the key */
+    const aicf__pb_fdef* def;
+} aicf__pbf;
+
+static void aicf__onnx_set_path(aicf__onnx* o, const char* root)
+{
+    size_t n = strlen(root);
+    if (n >= sizeof(o->path)) n = sizeof(o->path) - 1;
+    memcpy(o->path, root, n);
+    o->path[n] = 0;
+    o->path_len = n;
+}
+
+static size_t aicf__onnx_push(aicf__onnx* o, const char* fmt, ...) AICF__ONNX_FMT(2, 3);
+static size_t aicf__onnx_push(aicf__onnx* o, const char* fmt, ...)
+{
+    size_t old = o->path_len;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->path + old, sizeof(o->path) - old, fmt, ap);
+    va_end(ap);
+    o->path_len = strlen(o->path);
+    return old;
+}
+
+static void aicf__onnx_pop(aicf__onnx* o, size_t old)
+{
+    o->path_len = old;
+    o->path[old] = 0;
+}
+
+/* Error at the current path and field: "onnx: PATH (Message.field): TEXT". */
+static aicf_result aicf__onnx_ferr(aicf__onnx* o, aicf_result code, const char* fmt, ...) AICF__ONNX_FMT(3, 4);
+static aicf_result aicf__onnx_ferr(aicf__onnx* o, aicf_result code, const char* fmt, ...)
+{
+    char text[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    return aicf__err(o->ctx, code, "onnx: %s (%s%s%s): %s", o->path, o->msg ? o->msg : "?",
+                     o->field[0] ? "." : "", o->field, text);
+}
+
+/* Error at the current path: "onnx: PATH: TEXT". */
+static aicf_result aicf__onnx_err(aicf__onnx* o, aicf_result code, const char* fmt, ...) AICF__ONNX_FMT(3, 4);
+static aicf_result aicf__onnx_err(aicf__onnx* o, aicf_result code, const char* fmt, ...)
+{
+    char text[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    return aicf__err(o->ctx, code, "onnx: %s: %s", o->path, text);
+}
+
+static aicf_result aicf__onnx_oom(aicf__onnx* o, size_t bytes)
+{
+    return aicf__onnx_err(o, AICF_ERROR_OUT_OF_MEMORY, "out of memory (%zu bytes)", bytes);
+}
+
+/* Temporary allocation, freed by aicf__onnx_tmp_free (records the error on failure). */
+static void* aicf__onnx_alloc(aicf__onnx* o, size_t bytes)
+{
+    size_t total;
+    aicf__onnx_tmp* t;
+    if (!aicf__add_size(sizeof(aicf__onnx_tmp), bytes ? bytes : 1, &total)) {
+        aicf__onnx_oom(o, bytes);
+        return NULL;
+    }
+    t = (aicf__onnx_tmp*)aicf__malloc(o->ctx, total);
+    if (!t) {
+        aicf__onnx_oom(o, bytes);
+        return NULL;
+    }
+    t->next = o->tmp;
+    o->tmp = t;
+    return (void*)(t + 1);
+}
+
+static void* aicf__onnx_alloc_n(aicf__onnx* o, size_t count, size_t size)
+{
+    size_t bytes;
+    if (!aicf__mul_size(count, size, &bytes)) {
+        aicf__onnx_oom(o, (size_t)-1);
+        return NULL;
+    }
+    return aicf__onnx_alloc(o, bytes);
+}
+
+static void aicf__onnx_tmp_free(aicf__onnx* o)
+{
+    while (o->tmp) {
+        aicf__onnx_tmp* next = o->tmp->next;
+        aicf__free(o->ctx, o->tmp);
+        o->tmp = next;
+    }
+}
+
+/* ---- wire format ---- */
+
+/* Decodes a varint at *pos (< end). Returns 0 (ok), 1 (truncated) or 2 (longer than 10 bytes
+   or over 64 bits). */
+static int aicf__pb_varint(const unsigned char* b, size_t* pos, size_t end, uint64_t* out)
+{
+    uint64_t v = 0;
+    size_t p = *pos;
+    int i;
+    for (i = 0; i < 10; ++i) {
+        unsigned c;
+        if (p >= end) return 1;
+        c = b[p++];
+        if (i == 9 && c > 1) return 2;
+        v |= (uint64_t)(c & 0x7fu) << (7 * i);
+        if (!(c & 0x80u)) {
+            *pos = p;
+            *out = v;
+            return 0;
+        }
+    }
+    return 2;
+}
+
+static aicf_result aicf__pb_varint_err(aicf__onnx* o, int e, size_t at)
+{
+    if (e == 1) return aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "truncated varint at byte %zu", at);
+    return aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL,
+                           "overlong varint (more than 10 bytes or over 64 bits) at byte %zu", at);
+}
+
+static uint64_t aicf__pb_le(const unsigned char* p, int n)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Reads the next field of message r (described by m). Returns 1 with the field in *f, 0 at the
+   end of the message, or a negative aicf_result (error recorded). */
+static int aicf__pb_next(aicf__onnx* o, aicf__pb* r, const aicf__pb_mdef* m, aicf__pbf* f)
+{
+    uint64_t key, len;
+    size_t at;
+    int e, i;
+    const aicf__pb_fdef* def = NULL;
+    if (r->pos >= r->end) return 0;
+    o->msg = m->name;
+    o->field[0] = 0;
+    at = r->pos;
+    e = aicf__pb_varint(o->buf, &r->pos, r->end, &key);
+    if (e) return (int)aicf__pb_varint_err(o, e, at);
+    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffffu)
+        return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "invalid field number %llu at byte %zu",
+                                    (unsigned long long)(key >> 3), at);
+    f->num = (uint32_t)(key >> 3);
+    f->wt = (int)(key & 7u);
+    f->at = at;
+    f->v = 0;
+    f->off = f->len = 0;
+    for (i = 0; i < m->n_fields; ++i)
+        if (m->fields[i].num == f->num) def = &m->fields[i];
+    f->def = def;
+    if (def) snprintf(o->field, sizeof(o->field), "%s", def->name);
+    else snprintf(o->field, sizeof(o->field), "field %u", (unsigned)f->num);
+    if (f->wt == 3 || f->wt == 4)
+        return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "group (wire type %d) at byte %zu is not supported",
+                                    f->wt, at);
+    if (f->wt == 6 || f->wt == 7)
+        return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "invalid wire type %d at byte %zu", f->wt, at);
+    if (def && f->wt != def->wt && !(def->packable && f->wt == AICF__PB_LEN))
+        return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "wire type %d (%s) at byte %zu, expected %d (%s)",
+                                    f->wt, aicf__pb_wt_name[f->wt], at, def->wt, aicf__pb_wt_name[def->wt]);
+    switch (f->wt) {
+    case AICF__PB_VARINT:
+        at = r->pos;
+        e = aicf__pb_varint(o->buf, &r->pos, r->end, &f->v);
+        if (e) return (int)aicf__pb_varint_err(o, e, at);
+        break;
+    case AICF__PB_I64:
+    case AICF__PB_I32: {
+        int n = f->wt == AICF__PB_I64 ? 8 : 4;
+        if (r->end - r->pos < (size_t)n)
+            return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "truncated %s at byte %zu",
+                                        aicf__pb_wt_name[f->wt], r->pos);
+        f->v = aicf__pb_le(o->buf + r->pos, n);
+        r->pos += (size_t)n;
+        break;
+    }
+    default: /* AICF__PB_LEN */
+        at = r->pos;
+        e = aicf__pb_varint(o->buf, &r->pos, r->end, &len);
+        if (e) return (int)aicf__pb_varint_err(o, e, at);
+        if (len > (uint64_t)(r->end - r->pos))
+            return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL,
+                                        "length %llu at byte %zu runs past the end of the enclosing message "
+                                        "(%zu bytes left, message ends at byte %zu)",
+                                        (unsigned long long)len, at, r->end - r->pos, r->end);
+        f->off = r->pos;
+        f->len = (size_t)len;
+        r->pos += (size_t)len;
+        break;
+    }
+    return 1;
+}
+
+/* Iterates the values of one occurrence of a repeated scalar field, packed or not. */
+typedef struct aicf__pb_it {
+    size_t pos, end;
+    int wt;          /* element wire type */
+    int single;      /* 1: one unpacked value pending, 2: done */
+    uint64_t v;
+    const char* msg; /* for errors */
+    const char* fname;
+} aicf__pb_it;
+
+static void aicf__pb_it_init(aicf__onnx* o, aicf__pb_it* it, const aicf__pbf* f)
+{
+    it->msg = o->msg;
+    it->fname = f->def ? f->def->name : "";
+    if (f->wt == AICF__PB_LEN) {
+        it->pos = f->off;
+        it->end = f->off + f->len;
+        it->wt = f->def ? f->def->wt : AICF__PB_VARINT;
+        it->single = 0;
+        it->v = 0;
+    } else {
+        it->pos = it->end = 0;
+        it->wt = f->wt;
+        it->single = 1;
+        it->v = f->v;
+    }
+}
+
+/* 1: value in *v; 0: no more values; negative aicf_result: error recorded. */
+static int aicf__pb_it_next(aicf__onnx* o, aicf__pb_it* it, uint64_t* v)
+{
+    int e;
+    size_t at;
+    if (it->single) {
+        if (it->single == 2) return 0;
+        it->single = 2;
+        *v = it->v;
+        return 1;
+    }
+    if (it->pos >= it->end) return 0;
+    at = it->pos;
+    if (it->wt == AICF__PB_VARINT) {
+        e = aicf__pb_varint(o->buf, &it->pos, it->end, v);
+        if (e) {
+            o->msg = it->msg;
+            snprintf(o->field, sizeof(o->field), "%s", it->fname);
+            return (int)aicf__pb_varint_err(o, e, at);
+        }
+        return 1;
+    } else {
+        int n = it->wt == AICF__PB_I64 ? 8 : 4;
+        if (it->end - it->pos < (size_t)n) {
+            o->msg = it->msg;
+            snprintf(o->field, sizeof(o->field), "%s", it->fname);
+            return (int)aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL,
+                                        "packed %s data ends with a partial value at byte %zu",
+                                        aicf__pb_wt_name[it->wt], at);
+        }
+        *v = aicf__pb_le(o->buf + it->pos, n);
+        it->pos += (size_t)n;
+        return 1;
+    }
+}
+
+/* Number of values in one occurrence of a repeated scalar field (validates them). */
+static aicf_result aicf__pb_count(aicf__onnx* o, const aicf__pbf* f, size_t* count)
+{
+    aicf__pb_it it;
+    uint64_t v = 0;
+    int rc;
+    aicf__pb_it_init(o, &it, f);
+    while ((rc = aicf__pb_it_next(o, &it, &v)) > 0) ++*count;
+    return (aicf_result)rc;
+}
+
+/* Copies a length-delimited field into a NUL-terminated temporary string. is_name: at most
+   AICF_MAX_NAME bytes (else AICF_ERROR_LIMIT). A NUL byte inside is AICF_ERROR_INVALID_MODEL. */
+static aicf_result aicf__onnx_str(aicf__onnx* o, const aicf__pbf* f, int is_name, char** out)
+{
+    const unsigned char* nul;
+    char* s;
+    *out = NULL;
+    nul = (const unsigned char*)memchr(o->buf + f->off, 0, f->len);
+    if (nul)
+        return aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "string contains a NUL byte at byte %zu",
+                               (size_t)(nul - o->buf));
+    if (is_name && f->len > AICF_MAX_NAME)
+        return aicf__onnx_ferr(o, AICF_ERROR_LIMIT, "name of %zu bytes at byte %zu exceeds AICF_MAX_NAME (%d)",
+                               f->len, f->off, AICF_MAX_NAME);
+    s = (char*)aicf__onnx_alloc(o, f->len + 1);
+    if (!s) return AICF_ERROR_OUT_OF_MEMORY;
+    memcpy(s, o->buf + f->off, f->len);
+    s[f->len] = 0;
+    *out = s;
+    return AICF_SUCCESS;
+}
+
+static int aicf__pb_str_eq(const aicf__onnx* o, const aicf__pbf* f, const char* s)
+{
+    size_t n = strlen(s);
+    return f->len == n && memcmp(o->buf + f->off, s, n) == 0;
+}
+
+/* ---- data types ---- */
+static const char* aicf__onnx_dtype_name(int64_t dt)
+{
+    static const char* const names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16",
+                                        "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE",
+                                        "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+                                        "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                        "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+                                        "FLOAT8E8M0", "UINT2", "INT2", "FLOAT6E2M3", "FLOAT6E3M2"};
+    if (dt >= 0 && dt < (int64_t)(sizeof(names) / sizeof(names[0]))) return names[dt];
+    return "unknown";
+}
+
+/* Bytes per element of the data types aicf supports, 0 otherwise. */
+static size_t aicf__onnx_dtype_size(int64_t dt)
+{
+    switch (dt) {
+    case AICF_DTYPE_FLOAT32: case AICF_DTYPE_INT32: case AICF_DTYPE_UINT32: return 4;
+    case AICF_DTYPE_UINT8: case AICF_DTYPE_INT8: case AICF_DTYPE_BOOL: return 1;
+    case AICF_DTYPE_UINT16: case AICF_DTYPE_INT16: case AICF_DTYPE_FLOAT16: case AICF_DTYPE_BFLOAT16: return 2;
+    case AICF_DTYPE_INT64: case AICF_DTYPE_FLOAT64: case AICF_DTYPE_UINT64: return 8;
+    default: return 0;
+    }
+}
+
+/* Checks an element type: AICF_ERROR_INVALID_MODEL for UNDEFINED, AICF_ERROR_UNSUPPORTED for
+   types aicf does not handle. `what` names the tensor in the message. */
+static aicf_result aicf__onnx_check_dtype(aicf__onnx* o, int64_t dt, const char* field, const char* what)
+{
+    if (dt == 0)
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "%s: %s is missing (UNDEFINED)", what, field);
+    if (!aicf__onnx_dtype_size(dt))
+        return aicf__onnx_err(o, AICF_ERROR_UNSUPPORTED, "%s: %s %lld (%s) is not supported", what, field,
+                              (long long)dt, aicf__onnx_dtype_name(dt));
+    return AICF_SUCCESS;
+}
+
+static const char* aicf__onnx_dims_str(const int64_t* d, size_t n, char* buf, size_t cap)
+{
+    size_t i, len = 0;
+    if (cap == 0) return buf;
+    buf[0] = 0;
+    len += (size_t)snprintf(buf, cap, "[");
+    for (i = 0; i < n && len < cap; ++i)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? "," : "", (long long)d[i]);
+    if (len < cap) snprintf(buf + len, cap - len, "]");
+    return buf;
+}
+
+/* ---- TensorProto ---- */
+typedef struct aicf__onnx_tp {
+    size_t off, len;                 /* the message */
+    int64_t data_type;
+    size_t n_dims;                   /* dims seen (may exceed AICF_MAX_RANK: checked later) */
+    int64_t dims[AICF_MAX_RANK];
+    char* name;                      /* temporary; "" if absent */
+    int has_raw;
+    size_t raw_off, raw_len;
+    size_t n_float, n_int32, n_string, n_int64, n_double, n_uint64;
+    int64_t data_location;
+    int has_segment;
+    char* ext_location;              /* external_data "location", or NULL */
+    char* ext_offset;                /* "offset", or NULL */
+    char* ext_length;                /* "length", or NULL */
+    /* filled by aicf__onnx_tensor_check */
+    size_t esize, numel, bytes;
+} aicf__onnx_tp;
+
+static aicf_result aicf__onnx_entry(aicf__onnx* o, const aicf__pbf* f, char** key, char** value)
+{
+    aicf__pb r;
+    aicf__pbf e;
+    int rc;
+    *key = *value = NULL;
+    r.pos = f->off;
+    r.end = f->off + f->len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_entry, &e)) > 0) {
+        aicf_result res = AICF_SUCCESS;
+        if (e.num == 1) res = aicf__onnx_str(o, &e, 0, key);
+        else if (e.num == 2) res = aicf__onnx_str(o, &e, 0, value);
+        if (res) return res;
+    }
+    return (aicf_result)rc;
+}
+
+/* Structural pass over a TensorProto: records everything but the typed values. */
+static aicf_result aicf__onnx_tensor_scan(aicf__onnx* o, size_t off, size_t len, aicf__onnx_tp* tp)
+{
+    aicf__pb r;
+    aicf__pbf f;
+    int rc;
+    size_t n_ext = 0;
+    memset(tp, 0, sizeof(*tp));
+    tp->off = off;
+    tp->len = len;
+    tp->name = (char*)"";
+    r.pos = off;
+    r.end = off + len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_tensor, &f)) > 0) {
+        aicf_result res = AICF_SUCCESS;
+        switch (f.num) {
+        case 1: {
+            aicf__pb_it it;
+            uint64_t v = 0;
+            int k;
+            aicf__pb_it_init(o, &it, &f);
+            while ((k = aicf__pb_it_next(o, &it, &v)) > 0) {
+                if (tp->n_dims < AICF_MAX_RANK) tp->dims[tp->n_dims] = (int64_t)v;
+                tp->n_dims++;
+            }
+            if (k < 0) return (aicf_result)k;
+            break;
+        }
+        case 2: tp->data_type = (int64_t)f.v; break;
+        case 3: tp->has_segment = 1; break;
+        case 4: res = aicf__pb_count(o, &f, &tp->n_float); break;
+        case 5: res = aicf__pb_count(o, &f, &tp->n_int32); break;
+        case 6: tp->n_string++; break;
+        case 7: res = aicf__pb_count(o, &f, &tp->n_int64); break;
+        case 8: res = aicf__onnx_str(o, &f, 1, &tp->name); break;
+        case 9:
+            tp->has_raw = 1;
+            tp->raw_off = f.off;
+            tp->raw_len = f.len;
+            break;
+        case 10: res = aicf__pb_count(o, &f, &tp->n_double); break;
+        case 11: res = aicf__pb_count(o, &f, &tp->n_uint64); break;
+        case 13: {
+            char *key, *value;
+            size_t old = aicf__onnx_push(o, ".external_data[%zu]", n_ext++);
+            res = aicf__onnx_entry(o, &f, &key, &value);
+            if (!res && key) {
+                if (!strcmp(key, "location")) tp->ext_location = value;
+                else if (!strcmp(key, "offset")) tp->ext_offset = value;
+                else if (!strcmp(key, "length")) tp->ext_length = value;
+            }
+            aicf__onnx_pop(o, old);
+            break;
+        }
+        case 14: tp->data_location = (int64_t)f.v; break;
+        default: break;
+        }
+        if (res) return res;
+    }
+    return (aicf_result)rc;
+}
+
+/* Validates the scanned header: segment, rank, dims, data type, sizes. */
+static aicf_result aicf__onnx_tensor_check(aicf__onnx* o, aicf__onnx_tp* tp)
+{
+    size_t i, numel = 1, bytes;
+    char what[96];
+    snprintf(what, sizeof(what), "tensor '%.64s'", tp->name);
+    if (tp->has_segment)
+        return aicf__onnx_err(o, AICF_ERROR_UNSUPPORTED, "%s: segment (a chunk of a larger tensor) is not supported", what);
+    if (tp->n_dims > AICF_MAX_RANK)
+        return aicf__onnx_err(o, AICF_ERROR_LIMIT, "%s: rank %zu exceeds AICF_MAX_RANK (%d)", what, tp->n_dims,
+                              AICF_MAX_RANK);
+    for (i = 0; i < tp->n_dims; ++i)
+        if (tp->dims[i] < 0)
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "%s: dims[%zu] is negative (%lld)", what, i,
+                                  (long long)tp->dims[i]);
+    if (tp->data_type == AICF_DTYPE_STRING || (tp->data_type == 0 && tp->n_string))
+        return aicf__onnx_err(o, AICF_ERROR_UNSUPPORTED, "%s: data_type STRING is not supported", what);
+    {
+        aicf_result res = aicf__onnx_check_dtype(o, tp->data_type, "data_type", what);
+        if (res) return res;
+    }
+    for (i = 0; i < tp->n_dims; ++i)
+        if ((uint64_t)tp->dims[i] > (uint64_t)SIZE_MAX || !aicf__mul_size(numel, (size_t)tp->dims[i], &numel)) {
+            char ds[160];
+            return aicf__onnx_err(o, AICF_ERROR_LIMIT, "%s: the element count of dims %s overflows", what,
+                                  aicf__onnx_dims_str(tp->dims, tp->n_dims, ds, sizeof(ds)));
+        }
+    tp->esize = aicf__onnx_dtype_size(tp->data_type);
+    if (!aicf__mul_size(numel, tp->esize, &bytes) || (uint64_t)bytes > AICF_MAX_TENSOR_BYTES) {
+        char ds[160];
+        return aicf__onnx_err(o, AICF_ERROR_LIMIT, "%s: dims %s of %s exceed AICF_MAX_TENSOR_BYTES", what,
+                              aicf__onnx_dims_str(tp->dims, tp->n_dims, ds, sizeof(ds)),
+                              aicf__onnx_dtype_name(tp->data_type));
+    }
+    tp->numel = numel;
+    tp->bytes = bytes;
+    return AICF_SUCCESS;
+}
+
+static int aicf__onnx_parse_u64(const char* s, uint64_t* out)
+{
+    uint64_t v = 0;
+    if (!s || !*s) return 0;
+    for (; *s; ++s) {
+        unsigned d;
+        if (*s < '0' || *s > '9') return 0;
+        d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Reads external data (data_location EXTERNAL) into a temporary buffer. */
+static aicf_result aicf__onnx_external(aicf__onnx* o, aicf__onnx_tp* tp, const void** data)
+{
+    const char* loc = tp->ext_location;
+    const char* p;
+    char* full;
+    size_t dlen, llen, full_len;
+    uint64_t offset = 0, length = 0;
+    long fsize;
+    FILE* fp;
+    void* buf;
+    if (!o->dir)
+        return aicf__onnx_err(o, AICF_ERROR_UNSUPPORTED,
+                              "tensor '%.64s': external data (data_location EXTERNAL) needs the model's file "
+                              "path: load it with aicf_graph_load_onnx", tp->name);
+    if (!loc || !*loc)
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': external_data has no \"location\"",
+                              tp->name);
+    if (loc[0] == '/' || loc[0] == '\\' ||
+        (((loc[0] >= 'a' && loc[0] <= 'z') || (loc[0] >= 'A' && loc[0] <= 'Z')) && loc[1] == ':'))
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL,
+                              "tensor '%.64s': external data location '%.200s' is an absolute path", tp->name, loc);
+    for (p = loc; *p;) {
+        const char* q = p;
+        while (*q && *q != '/' && *q != '\\') ++q;
+        if (q - p == 2 && p[0] == '.' && p[1] == '.')
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL,
+                                  "tensor '%.64s': external data location '%.200s' contains '..'", tp->name, loc);
+        p = *q ? q + 1 : q;
+    }
+    if (tp->ext_offset && !aicf__onnx_parse_u64(tp->ext_offset, &offset))
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': external data offset '%.40s' is not a number",
+                              tp->name, tp->ext_offset);
+    if (tp->ext_length && !aicf__onnx_parse_u64(tp->ext_length, &length))
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': external data length '%.40s' is not a number",
+                              tp->name, tp->ext_length);
+    if (tp->ext_length && length != (uint64_t)tp->bytes)
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL,
+                              "tensor '%.64s': external data length %llu does not match its dims (%zu bytes)",
+                              tp->name, (unsigned long long)length, tp->bytes);
+    dlen = strlen(o->dir);
+    llen = strlen(loc);
+    full_len = dlen + llen + 2;
+    full = (char*)aicf__onnx_alloc(o, full_len);
+    if (!full) return AICF_ERROR_OUT_OF_MEMORY;
+    memcpy(full, o->dir, dlen);
+    full[dlen] = '/';
+    memcpy(full + dlen + 1, loc, llen + 1);
+    fp = fopen(full, "rb");
+    if (!fp)
+        return aicf__onnx_err(o, AICF_ERROR_IO, "tensor '%.64s': cannot open external data file '%.300s': %s",
+                              tp->name, full, strerror(errno));
+    if (fseek(fp, 0, SEEK_END) != 0 || (fsize = ftell(fp)) < 0) {
+        fclose(fp);
+        return aicf__onnx_err(o, AICF_ERROR_IO, "tensor '%.64s': cannot seek in '%.300s'", tp->name, full);
+    }
+    if (offset > (uint64_t)fsize || (uint64_t)fsize - offset < (uint64_t)tp->bytes ||
+        (!tp->ext_length && (uint64_t)fsize - offset != (uint64_t)tp->bytes)) {
+        fclose(fp);
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL,
+                              "tensor '%.64s': external data file '%.300s' has %ld bytes; the tensor needs %zu at "
+                              "offset %llu", tp->name, full, fsize, tp->bytes, (unsigned long long)offset);
+    }
+    buf = aicf__onnx_alloc(o, tp->bytes);
+    if (!buf) {
+        fclose(fp);
+        return AICF_ERROR_OUT_OF_MEMORY;
+    }
+    if (fseek(fp, (long)offset, SEEK_SET) != 0 || fread(buf, 1, tp->bytes, fp) != tp->bytes) {
+        fclose(fp);
+        return aicf__onnx_err(o, AICF_ERROR_IO, "tensor '%.64s': cannot read %zu bytes from '%.300s'", tp->name,
+                              tp->bytes, full);
+    }
+    fclose(fp);
+    *data = buf;
+    return AICF_SUCCESS;
+}
+
+/* Produces the dense, row-major, little-endian bytes (tp->bytes) of a checked tensor. *data
+   points into the model bytes (*in_model = 1: raw_data) or into a temporary buffer. */
+static aicf_result aicf__onnx_tensor_data(aicf__onnx* o, aicf__onnx_tp* tp, const void** data, int* in_model)
+{
+    static const char* const fname[12] = {"", "", "", "", "float_data", "int32_data", "string_data",
+                                          "int64_data", "", "", "double_data", "uint64_data"};
+    size_t counts[12];
+    int want, i;
+    unsigned char* dst;
+    aicf__pb r;
+    aicf__pbf f;
+    int rc;
+    size_t k = 0;
+    int64_t dt = tp->data_type;
+    memset(counts, 0, sizeof(counts));
+    counts[4] = tp->n_float;
+    counts[5] = tp->n_int32;
+    counts[6] = tp->n_string;
+    counts[7] = tp->n_int64;
+    counts[10] = tp->n_double;
+    counts[11] = tp->n_uint64;
+    *data = NULL;
+    *in_model = 0;
+    if (tp->data_location == 1) { /* EXTERNAL */
+        if (tp->has_raw)
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': raw_data is given with data_location EXTERNAL", tp->name);
+        for (i = 4; i < 12; ++i)
+            if (counts[i])
+                return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': %s is given with data_location EXTERNAL",
+                                      tp->name, fname[i]);
+        return aicf__onnx_external(o, tp, data);
+    }
+    if (tp->data_location != 0)
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': data_location %lld is not DEFAULT (0) or EXTERNAL (1)",
+                              tp->name, (long long)tp->data_location);
+    if (tp->has_raw) {
+        char ds[160];
+        for (i = 4; i < 12; ++i)
+            if (counts[i])
+                return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': both raw_data and %s are given",
+                                      tp->name, fname[i]);
+        if (tp->raw_len != tp->bytes)
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL,
+                                  "tensor '%.64s': raw_data has %zu bytes but dims %s of %s need %zu", tp->name,
+                                  tp->raw_len, aicf__onnx_dims_str(tp->dims, tp->n_dims, ds, sizeof(ds)),
+                                  aicf__onnx_dtype_name(dt), tp->bytes);
+        *data = o->buf + tp->raw_off;
+        *in_model = 1;
+        return AICF_SUCCESS;
+    }
+    switch (dt) {
+    case AICF_DTYPE_FLOAT32: want = 4; break;
+    case AICF_DTYPE_INT64: want = 7; break;
+    case AICF_DTYPE_FLOAT64: want = 10; break;
+    case AICF_DTYPE_UINT32: case AICF_DTYPE_UINT64: want = 11; break;
+    default: want = 5; break; /* INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16 */
+    }
+    for (i = 4; i < 12; ++i)
+        if (counts[i] && i != want)
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': %s is given for data_type %s (expected %s)",
+                                  tp->name, fname[i], aicf__onnx_dtype_name(dt), fname[want]);
+    if (counts[want] != tp->numel) {
+        char ds[160];
+        if (counts[want] == 0)
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': no data (neither raw_data nor %s) for dims %s",
+                                  tp->name, fname[want], aicf__onnx_dims_str(tp->dims, tp->n_dims, ds, sizeof(ds)));
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': %s has %zu values but dims %s need %zu",
+                              tp->name, fname[want], counts[want],
+                              aicf__onnx_dims_str(tp->dims, tp->n_dims, ds, sizeof(ds)), tp->numel);
+    }
+    dst = (unsigned char*)aicf__onnx_alloc(o, tp->bytes);
+    if (!dst) return AICF_ERROR_OUT_OF_MEMORY;
+    r.pos = tp->off;
+    r.end = tp->off + tp->len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_tensor, &f)) > 0) {
+        aicf__pb_it it;
+        uint64_t v = 0;
+        int e;
+        if ((int)f.num != want) continue;
+        aicf__pb_it_init(o, &it, &f);
+        while ((e = aicf__pb_it_next(o, &it, &v)) > 0) {
+            unsigned char* q = dst + k * tp->esize;
+            if (k >= tp->numel) /* cannot happen: counted before */
+                return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': too many values", tp->name);
+            if (want == 5) {
+                int32_t x = (int32_t)(uint32_t)v; /* protobuf int32: low 32 bits */
+                int64_t lo = 0, hi = 0;
+                switch (dt) {
+                case AICF_DTYPE_INT8: lo = -128; hi = 127; break;
+                case AICF_DTYPE_UINT8: lo = 0; hi = 255; break;
+                case AICF_DTYPE_INT16: lo = -32768; hi = 32767; break;
+                case AICF_DTYPE_UINT16: lo = 0; hi = 65535; break;
+                case AICF_DTYPE_FLOAT16: case AICF_DTYPE_BFLOAT16: lo = -32768; hi = 65535; break;
+                case AICF_DTYPE_BOOL: lo = INT32_MIN; hi = INT32_MAX; break;
+                default: lo = INT32_MIN; hi = INT32_MAX; break;
+                }
+                if ((int64_t)x < lo || (int64_t)x > hi)
+                    return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': int32_data[%zu] = %ld is out of range for %s",
+                                          tp->name, k, (long)x, aicf__onnx_dtype_name(dt));
+                if (tp->esize == 4) {
+                    memcpy(q, &x, 4);
+                } else if (tp->esize == 2) {
+                    uint16_t h = (uint16_t)(uint32_t)x;
+                    memcpy(q, &h, 2);
+                } else {
+                    *q = dt == AICF_DTYPE_BOOL ? (unsigned char)(x != 0) : (unsigned char)(uint32_t)x;
+                }
+            } else if (want == 4) {
+                uint32_t b = (uint32_t)v;
+                memcpy(q, &b, 4);
+            } else if (want == 11 && dt == AICF_DTYPE_UINT32) {
+                uint32_t b;
+                if (v > 0xffffffffu)
+                    return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "tensor '%.64s': uint64_data[%zu] = %llu is out of range for UINT32",
+                                          tp->name, k, (unsigned long long)v);
+                b = (uint32_t)v;
+                memcpy(q, &b, 4);
+            } else { /* int64_data, double_data, uint64_data (UINT64): 8 bytes */
+                memcpy(q, &v, 8);
+            }
+            ++k;
+        }
+        if (e < 0) return (aicf_result)e;
+    }
+    if (rc < 0) return (aicf_result)rc;
+    *data = dst;
+    return AICF_SUCCESS;
+}
+
+/* Scan + check + data of the TensorProto at [off, off+len). */
+static aicf_result aicf__onnx_tensor(aicf__onnx* o, size_t off, size_t len, aicf__onnx_tp* tp, const void** data,
+                                     int* in_model)
+{
+    aicf_result res = aicf__onnx_tensor_scan(o, off, len, tp);
+    if (!res) res = aicf__onnx_tensor_check(o, tp);
+    if (!res) res = aicf__onnx_tensor_data(o, tp, data, in_model);
+    return res;
+}
+
+/* ---- ValueInfoProto ---- */
+typedef struct aicf__onnx_vi {
+    char* name;                      /* temporary; NULL if absent */
+    int type_kind;                   /* TypeProto field set: 1 tensor_type, 4 sequence_type, ... 0 none */
+    int64_t elem_type;
+    int has_shape;
+    size_t n_dims;                   /* may exceed AICF_MAX_RANK */
+    int64_t dims[AICF_MAX_RANK];     /* -1: symbolic or unknown */
+    char* dim_params[AICF_MAX_RANK]; /* NULL where none */
+} aicf__onnx_vi;
+
+static aicf_result aicf__onnx_shape(aicf__onnx* o, const aicf__pbf* sf, aicf__onnx_vi* vi)
+{
+    aicf__pb r, rd;
+    aicf__pbf f, g;
+    int rc;
+    r.pos = sf->off;
+    r.end = sf->off + sf->len;
+    vi->has_shape = 1;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_shape, &f)) > 0) {
+        size_t old, k;
+        int64_t value = -1;
+        char* param = NULL;
+        if (f.num != 1) continue;
+        k = vi->n_dims++;
+        old = aicf__onnx_push(o, ".dim[%zu]", k);
+        rd.pos = f.off;
+        rd.end = f.off + f.len;
+        while ((rc = aicf__pb_next(o, &rd, &aicf__pbm_dim, &g)) > 0) {
+            if (g.num == 1) { /* oneof: the last one given wins */
+                value = (int64_t)g.v;
+                param = NULL;
+                if (value < 0)
+                    return aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "dim_value %lld is negative", (long long)value);
+            } else if (g.num == 2) {
+                aicf_result res = aicf__onnx_str(o, &g, 1, &param);
+                if (res) return res;
+                value = -1;
+            }
+        }
+        if (rc < 0) return (aicf_result)rc;
+        if (k < AICF_MAX_RANK) {
+            vi->dims[k] = value;
+            vi->dim_params[k] = (param && param[0]) ? param : NULL;
+        }
+        aicf__onnx_pop(o, old);
+    }
+    return (aicf_result)rc;
+}
+
+static aicf_result aicf__onnx_value_info(aicf__onnx* o, size_t off, size_t len, aicf__onnx_vi* vi)
+{
+    aicf__pb r, rt, rtt;
+    aicf__pbf f, t, u;
+    int rc;
+    memset(vi, 0, sizeof(*vi));
+    r.pos = off;
+    r.end = off + len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_vi, &f)) > 0) {
+        if (f.num == 1) {
+            aicf_result res = aicf__onnx_str(o, &f, 1, &vi->name);
+            if (res) return res;
+        } else if (f.num == 2) {
+            size_t old = aicf__onnx_push(o, ".type");
+            rt.pos = f.off;
+            rt.end = f.off + f.len;
+            while ((rc = aicf__pb_next(o, &rt, &aicf__pbm_type, &t)) > 0) {
+                size_t old2;
+                if (t.num == 6) continue; /* denotation */
+                vi->type_kind = (int)t.num;
+                if (t.num != 1) continue;
+                old2 = aicf__onnx_push(o, ".tensor_type");
+                rtt.pos = t.off;
+                rtt.end = t.off + t.len;
+                while ((rc = aicf__pb_next(o, &rtt, &aicf__pbm_type_tensor, &u)) > 0) {
+                    if (u.num == 1) {
+                        vi->elem_type = (int64_t)u.v;
+                    } else if (u.num == 2) {
+                        size_t old3 = aicf__onnx_push(o, ".shape");
+                        aicf_result res;
+                        vi->n_dims = 0;
+                        res = aicf__onnx_shape(o, &u, vi);
+                        if (res) return res;
+                        aicf__onnx_pop(o, old3);
+                    }
+                }
+                if (rc < 0) return (aicf_result)rc;
+                aicf__onnx_pop(o, old2);
+            }
+            if (rc < 0) return (aicf_result)rc;
+            aicf__onnx_pop(o, old);
+        }
+    }
+    return (aicf_result)rc;
+}
+
+static const char* aicf__onnx_type_kind_name(int kind)
+{
+    switch (kind) {
+    case 0: return "no type";
+    case 1: return "tensor_type";
+    case 4: return "sequence_type";
+    case 5: return "map_type";
+    case 7: return "opaque_type";
+    case 8: return "sparse_tensor_type";
+    case 9: return "optional_type";
+    default: return "unknown type";
+    }
+}
+
+/* ---- graph building ---- */
+
+/* A builder error: keeps the builder's message and adds the ONNX location in front. */
+static aicf_result aicf__onnx_wrap(aicf__onnx* o, aicf_result rc, const char* what)
+{
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s", aicf_last_error(o->ctx));
+    return aicf__err(o->ctx, rc, "onnx: %s %s: %s", o->path, what, msg);
+}
+
+static aicf_result aicf__onnx_initializer(aicf__onnx* o, aicf_graph* g, size_t off, size_t len)
+{
+    aicf__onnx_tp tp;
+    const void* data;
+    int in_model;
+    aicf_tensor_desc d;
+    aicf_result res;
+    char what[AICF_MAX_NAME + 32];
+    static const unsigned char empty[1] = {0};
+    res = aicf__onnx_tensor(o, off, len, &tp, &data, &in_model);
+    if (res) return res;
+    if (!tp.name[0]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "initializer has no name");
+    memset(&d, 0, sizeof(d));
+    d.name = tp.name;
+    d.dtype = (aicf_dtype)tp.data_type;
+    d.rank = (int)tp.n_dims;
+    d.dims = tp.dims;
+    d.data = tp.bytes ? data : (const void*)empty;
+    d.data_bytes = tp.bytes;
+    d.borrow = tp.bytes && in_model && ((uintptr_t)data % tp.esize) == 0;
+    res = aicf_graph_add_constant(g, &d);
+    if (res) {
+        snprintf(what, sizeof(what), "initializer '%s'", tp.name);
+        return aicf__onnx_wrap(o, res, what);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__onnx_input(aicf__onnx* o, aicf_graph* g, size_t off, size_t len)
+{
+    aicf__onnx_vi vi;
+    aicf_tensor_desc d;
+    const char* params[AICF_MAX_RANK];
+    aicf_result res;
+    size_t i;
+    int t;
+    char what[AICF_MAX_NAME + 32];
+    res = aicf__onnx_value_info(o, off, len, &vi);
+    if (res) return res;
+    if (!vi.name || !vi.name[0]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "graph input has no name");
+    t = aicf__graph_find(g, vi.name);
+    if (t >= 0 && (g->tensors[t].flags & AICF__T_CONST)) return AICF_SUCCESS; /* an initializer's default */
+    snprintf(what, sizeof(what), "input '%s'", vi.name);
+    if (vi.type_kind != 1)
+        return aicf__onnx_err(o, AICF_ERROR_UNSUPPORTED, "%s: only tensor inputs are supported (this one has %s)",
+                              what, aicf__onnx_type_kind_name(vi.type_kind));
+    res = aicf__onnx_check_dtype(o, vi.elem_type, "elem_type", what);
+    if (res) return res;
+    if (!vi.has_shape)
+        return aicf__onnx_err(o, AICF_ERROR_UNSUPPORTED, "%s has no shape (unknown rank)", what);
+    if (vi.n_dims > AICF_MAX_RANK)
+        return aicf__onnx_err(o, AICF_ERROR_LIMIT, "%s: rank %zu exceeds AICF_MAX_RANK (%d)", what, vi.n_dims,
+                              AICF_MAX_RANK);
+    for (i = 0; i < vi.n_dims; ++i) {
+        params[i] = vi.dim_params[i];
+        if (vi.dims[i] < 0 && !params[i]) { /* neither dim_value nor dim_param */
+            size_t n = strlen(vi.name) + 32;
+            char* s = (char*)aicf__onnx_alloc(o, n);
+            if (!s) return AICF_ERROR_OUT_OF_MEMORY;
+            snprintf(s, n, "unk__%s_%zu", vi.name, i);
+            params[i] = s;
+        }
+        if (!params[i] && vi.dims[i] < 0) return AICF_ERROR_INVALID_MODEL; /* unreachable */
+    }
+    memset(&d, 0, sizeof(d));
+    d.name = vi.name;
+    d.dtype = (aicf_dtype)vi.elem_type;
+    d.rank = (int)vi.n_dims;
+    d.dims = vi.dims;
+    d.dim_params = params;
+    res = aicf_graph_add_input(g, &d);
+    if (res) return aicf__onnx_wrap(o, res, what);
+    return AICF_SUCCESS;
+}
+
+static const char* aicf__onnx_attr_type_name(int64_t t)
+{
+    static const char* const names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                        "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
+                                        "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+    if (t >= 0 && t < (int64_t)(sizeof(names) / sizeof(names[0]))) return names[t];
+    return "unknown";
+}
+
+typedef struct aicf__onnx_nodectx {
+    int index;
+    const char* name;
+    const char* op_type;
+} aicf__onnx_nodectx;
+
+static aicf_result aicf__onnx_attr(aicf__onnx* o, const aicf__onnx_nodectx* nc, size_t off, size_t len, aicf_attr* a)
+{
+    aicf__pb r;
+    aicf__pbf f;
+    int rc;
+    int64_t type = 0;
+    int has[24];
+    size_t n_floats = 0, n_ints = 0, n_strings = 0;
+    size_t t_off = 0, t_len = 0, s_off = 0, s_len = 0;
+    uint64_t fbits = 0, ival = 0;
+    aicf_result res;
+    memset(has, 0, sizeof(has));
+    memset(a, 0, sizeof(*a));
+    r.pos = off;
+    r.end = off + len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_attr, &f)) > 0) {
+        res = AICF_SUCCESS;
+        if (f.num < 24) has[f.num]++;
+        switch (f.num) {
+        case 1: res = aicf__onnx_str(o, &f, 1, (char**)&a->name); break;
+        case 2: fbits = f.v; break;
+        case 3: ival = f.v; break;
+        case 4: s_off = f.off; s_len = f.len; break;
+        case 5: t_off = f.off; t_len = f.len; break;
+        case 7: res = aicf__pb_count(o, &f, &n_floats); break;
+        case 8: res = aicf__pb_count(o, &f, &n_ints); break;
+        case 9: n_strings++; break;
+        case 20: type = (int64_t)f.v; break;
+        default: break;
+        }
+        if (res) return res;
+    }
+    if (rc < 0) return (aicf_result)rc;
+    if (!a->name || !a->name[0]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute has no name");
+    if (has[21])
+        return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
+                         "onnx: node %d '%s' (%s): attribute '%s' is a reference (ref_attr_name), which is only "
+                         "valid inside functions and not supported", nc->index, nc->name, nc->op_type, a->name);
+    if (type == 0) { /* IR version 1 had no type: infer it from the field that is set */
+        if (has[2]) type = 1;
+        else if (has[3]) type = 2;
+        else if (has[4]) type = 3;
+        else if (has[5]) type = 4;
+        else if (has[6]) type = 5;
+        else if (has[7]) type = 6;
+        else if (has[8]) type = 7;
+        else if (has[9]) type = 8;
+        else if (has[10]) type = 9;
+        else if (has[11]) type = 10;
+        else
+            return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute '%s' has no type and no value", a->name);
+    }
+    a->type = (aicf_attr_type)type;
+    switch (type) {
+    case 1: {
+        uint32_t b = (uint32_t)fbits;
+        memcpy(&a->f, &b, 4);
+        break;
+    }
+    case 2: a->i = (int64_t)ival; break;
+    case 3: {
+        aicf__pbf sf;
+        memset(&sf, 0, sizeof(sf));
+        sf.off = s_off;
+        sf.len = s_len;
+        o->msg = "AttributeProto";
+        snprintf(o->field, sizeof(o->field), "s");
+        res = aicf__onnx_str(o, &sf, 0, (char**)&a->s);
+        if (res) return res;
+        break;
+    }
+    case 4: {
+        aicf__onnx_tp* tp = (aicf__onnx_tp*)aicf__onnx_alloc(o, sizeof(aicf__onnx_tp));
+        aicf_tensor_desc* td = (aicf_tensor_desc*)aicf__onnx_alloc(o, sizeof(aicf_tensor_desc));
+        const void* data;
+        int in_model;
+        size_t old;
+        static const unsigned char empty[1] = {0};
+        if (!tp || !td) return AICF_ERROR_OUT_OF_MEMORY;
+        if (!has[5]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute '%s' of type TENSOR has no t", a->name);
+        old = aicf__onnx_push(o, ".t");
+        res = aicf__onnx_tensor(o, t_off, t_len, tp, &data, &in_model);
+        if (res) return res;
+        aicf__onnx_pop(o, old);
+        memset(td, 0, sizeof(*td));
+        td->name = NULL;
+        td->dtype = (aicf_dtype)tp->data_type;
+        td->rank = (int)tp->n_dims;
+        td->dims = tp->dims;
+        td->data = tp->bytes ? data : (const void*)empty;
+        td->data_bytes = tp->bytes;
+        td->borrow = 0;
+        a->t = td;
+        break;
+    }
+    case 5:
+    case 10:
+        return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
+                         "onnx: node %d '%s' (%s): subgraph attributes are not supported yet (attribute '%s' is %s)",
+                         nc->index, nc->name, nc->op_type, a->name, aicf__onnx_attr_type_name(type));
+    case 6:
+    case 7:
+    case 8: {
+        size_t n = type == 6 ? n_floats : type == 7 ? n_ints : n_strings;
+        size_t k = 0;
+        int fieldnum = type == 6 ? 7 : type == 7 ? 8 : 9;
+        if (n > (size_t)AICF_MAX_ATTR_ELEMS)
+            return aicf__onnx_err(o, AICF_ERROR_LIMIT, "attribute '%s' has %zu values, more than AICF_MAX_ATTR_ELEMS (%d)",
+                                  a->name, n, AICF_MAX_ATTR_ELEMS);
+        if (type == 6) a->floats = (const float*)aicf__onnx_alloc_n(o, n, sizeof(float));
+        else if (type == 7) a->ints = (const int64_t*)aicf__onnx_alloc_n(o, n, sizeof(int64_t));
+        else a->strings = (const char* const*)aicf__onnx_alloc_n(o, n, sizeof(char*));
+        if (!a->floats && !a->ints && !a->strings) return AICF_ERROR_OUT_OF_MEMORY;
+        r.pos = off;
+        r.end = off + len;
+        while ((rc = aicf__pb_next(o, &r, &aicf__pbm_attr, &f)) > 0) {
+            if ((int)f.num != fieldnum) continue;
+            if (type == 8) {
+                char* s;
+                res = aicf__onnx_str(o, &f, 0, &s);
+                if (res) return res;
+                if (k < n) ((char**)a->strings)[k++] = s;
+            } else {
+                aicf__pb_it it;
+                uint64_t v = 0;
+                int e;
+                aicf__pb_it_init(o, &it, &f);
+                while ((e = aicf__pb_it_next(o, &it, &v)) > 0) {
+                    if (k >= n) break;
+                    if (type == 6) {
+                        uint32_t b = (uint32_t)v;
+                        memcpy((float*)a->floats + k, &b, 4);
+                    } else {
+                        ((int64_t*)a->ints)[k] = (int64_t)v;
+                    }
+                    ++k;
+                }
+                if (e < 0) return (aicf_result)e;
+            }
+        }
+        if (rc < 0) return (aicf_result)rc;
+        a->count = (int)n;
+        break;
+    }
+    default:
+        if (type >= 9 && type <= 14)
+            return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
+                             "onnx: node %d '%s' (%s): attribute '%s' of type %s is not supported", nc->index,
+                             nc->name, nc->op_type, a->name, aicf__onnx_attr_type_name(type));
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute '%s' has an invalid type %lld", a->name,
+                              (long long)type);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__onnx_node(aicf__onnx* o, aicf_graph* g, int index, size_t off, size_t len)
+{
+    aicf__pb r;
+    aicf__pbf f;
+    int rc;
+    size_t n_in = 0, n_out = 0, n_attr = 0, k_in = 0, k_out = 0, k_attr = 0;
+    char *name = NULL, *op_type = NULL, *domain = NULL;
+    const char** inputs;
+    const char** outputs;
+    aicf_attr* attrs;
+    aicf_node_desc nd;
+    aicf__onnx_nodectx nc;
+    aicf_result res;
+    r.pos = off;
+    r.end = off + len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_node, &f)) > 0) {
+        res = AICF_SUCCESS;
+        switch (f.num) {
+        case 1: n_in++; break;
+        case 2: n_out++; break;
+        case 3: res = aicf__onnx_str(o, &f, 1, &name); break;
+        case 4: res = aicf__onnx_str(o, &f, 1, &op_type); break;
+        case 5: n_attr++; break;
+        case 7: res = aicf__onnx_str(o, &f, 1, &domain); break;
+        default: break;
+        }
+        if (res) return res;
+    }
+    if (rc < 0) return (aicf_result)rc;
+    if (!name) name = (char*)"";
+    if (!op_type || !op_type[0])
+        return aicf__err(o->ctx, AICF_ERROR_INVALID_MODEL, "onnx: node %d '%s': op_type is missing", index, name);
+    if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
+        return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
+                         "onnx: node %d '%s' (%s): domain '%s' is not supported (only the default ONNX domain)",
+                         index, name, op_type, domain);
+    if (n_in > AICF_MAX_NODE_IO || n_out > AICF_MAX_NODE_IO)
+        return aicf__err(o->ctx, AICF_ERROR_LIMIT, "onnx: node %d '%s' (%s): %zu inputs and %zu outputs exceed AICF_MAX_NODE_IO (%d)",
+                         index, name, op_type, n_in, n_out, AICF_MAX_NODE_IO);
+    if (n_attr > (size_t)AICF_MAX_NODE_IO * 16)
+        return aicf__err(o->ctx, AICF_ERROR_LIMIT, "onnx: node %d '%s' (%s): %zu attributes are too many", index, name,
+                         op_type, n_attr);
+    inputs = (const char**)aicf__onnx_alloc_n(o, n_in, sizeof(char*));
+    outputs = (const char**)aicf__onnx_alloc_n(o, n_out, sizeof(char*));
+    attrs = (aicf_attr*)aicf__onnx_alloc_n(o, n_attr, sizeof(aicf_attr));
+    if (!inputs || !outputs || !attrs) return AICF_ERROR_OUT_OF_MEMORY;
+    nc.index = index;
+    nc.name = name;
+    nc.op_type = op_type;
+    r.pos = off;
+    r.end = off + len;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_node, &f)) > 0) {
+        char* s;
+        res = AICF_SUCCESS;
+        if (f.num == 1 || f.num == 2) {
+            res = aicf__onnx_str(o, &f, 1, &s);
+            if (!res) {
+                if (f.num == 1) inputs[k_in++] = s;
+                else outputs[k_out++] = s;
+            }
+        } else if (f.num == 5) {
+            size_t old = aicf__onnx_push(o, ".attribute[%zu]", k_attr);
+            res = aicf__onnx_attr(o, &nc, f.off, f.len, &attrs[k_attr]);
+            if (!res) {
+                k_attr++;
+                aicf__onnx_pop(o, old);
+            }
+        }
+        if (res) return res;
+    }
+    if (rc < 0) return (aicf_result)rc;
+    memset(&nd, 0, sizeof(nd));
+    nd.name = name;
+    nd.op_type = op_type;
+    nd.domain = NULL;
+    nd.inputs = inputs;
+    nd.num_inputs = (int)n_in;
+    nd.outputs = outputs;
+    nd.num_outputs = (int)n_out;
+    nd.attrs = attrs;
+    nd.num_attrs = (int)n_attr;
+    res = aicf_graph_add_node(g, &nd);
+    if (res) {
+        char msg[1024], tag[48];
+        snprintf(msg, sizeof(msg), "%s", aicf_last_error(o->ctx));
+        snprintf(tag, sizeof(tag), "node %d ", index);
+        if (strstr(msg, tag) && strstr(msg, op_type)) return aicf__err(o->ctx, res, "onnx: %s", msg);
+        return aicf__err(o->ctx, res, "onnx: node %d '%s' (%s): %s", index, name, op_type, msg);
+    }
+    return AICF_SUCCESS;
+}
+
+typedef struct aicf__onnx_range {
+    size_t off, len;
+} aicf__onnx_range;
+
+static aicf_result aicf__onnx_build(aicf__onnx* o, aicf_graph* g, const aicf_onnx_desc* desc)
+{
+    aicf__pb r;
+    aicf__pbf f;
+    int rc;
+    int64_t ir_version = 0, opset = -1;
+    size_t n_opsets = 0, graph_off = 0, graph_len = 0, i;
+    int have_graph = 0;
+    size_t counts[5] = {0, 0, 0, 0, 0}; /* node, initializer, input, output, value_info */
+    size_t fill[5] = {0, 0, 0, 0, 0};
+    aicf__onnx_range* ranges[5];
+    aicf__onnx_range* all = NULL;
+    size_t total, at;
+    int kind_i;
+    aicf_result res = AICF_SUCCESS;
+
+    /* ModelProto */
+    aicf__onnx_set_path(o, "ModelProto");
+    r.pos = 0;
+    r.end = o->size;
+    while ((rc = aicf__pb_next(o, &r, &aicf__pbm_model, &f)) > 0) {
+        if (f.num == 1) {
+            ir_version = (int64_t)f.v;
+        } else if (f.num == 7) {
+            if (have_graph) return aicf__onnx_ferr(o, AICF_ERROR_INVALID_MODEL, "graph is given twice (byte %zu)", f.at);
+            have_graph = 1;
+            graph_off = f.off;
+            graph_len = f.len;
+        } else if (f.num == 8) {
+            aicf__pb ro;
+            aicf__pbf fo;
+            int is_default = 1;
+            int64_t version = 0;
+            size_t old = aicf__onnx_push(o, ".opset_import[%zu]", n_opsets++);
+            ro.pos = f.off;
+            ro.end = f.off + f.len;
+            while ((rc = aicf__pb_next(o, &ro, &aicf__pbm_opset, &fo)) > 0) {
+                if (fo.num == 1) is_default = aicf__pb_str_eq(o, &fo, "") || aicf__pb_str_eq(o, &fo, "ai.onnx");
+                else if (fo.num == 2) version = (int64_t)fo.v;
+            }
+            if (rc < 0) return (aicf_result)rc;
+            if (is_default) {
+                if (opset >= 0)
+                    return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "the default ONNX domain is imported twice");
+                if (version < 1)
+                    return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "opset version %lld of the default domain is invalid",
+                                          (long long)version);
+                opset = version;
+            }
+            aicf__onnx_pop(o, old);
+        }
+    }
+    if (rc < 0) return (aicf_result)rc;
+    if (!have_graph) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "no graph (field 7)");
+    if (n_opsets == 0 && ir_version >= 3)
+        return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "opset_import is empty (required since IR version 3; ir_version is %lld)",
+                              (long long)ir_version);
+    if (opset >= 0) {
+        res = aicf_graph_set_opset(g, "", opset);
+        if (res) return aicf__onnx_wrap(o, res, "opset_import");
+    }
+
+    /* GraphProto: index the repeated fields, then build in dependency order */
+    aicf__onnx_set_path(o, "GraphProto");
+    for (i = 0; i < 2 && !res; ++i) {
+        r.pos = graph_off;
+        r.end = graph_off + graph_len;
+        while ((rc = aicf__pb_next(o, &r, &aicf__pbm_graph, &f)) > 0) {
+            int kind = -1;
+            switch (f.num) {
+            case 1: kind = 0; break;
+            case 5: kind = 1; break;
+            case 11: kind = 2; break;
+            case 12: kind = 3; break;
+            case 13: kind = 4; break;
+            case 15:
+                return aicf__onnx_ferr(o, AICF_ERROR_UNSUPPORTED, "sparse initializers are not supported (byte %zu)", f.at);
+            default: break;
+            }
+            if (kind < 0) continue;
+            if (i == 0) {
+                counts[kind]++;
+            } else {
+                ranges[kind][fill[kind]].off = f.off;
+                ranges[kind][fill[kind]].len = f.len;
+                fill[kind]++;
+            }
+        }
+        if (rc < 0) return (aicf_result)rc;
+        if (i == 0) {
+            if (counts[0] > (size_t)AICF_MAX_NODES)
+                return aicf__onnx_err(o, AICF_ERROR_LIMIT, "%zu nodes exceed AICF_MAX_NODES (%d)", counts[0], AICF_MAX_NODES);
+            if (counts[1] > (size_t)AICF_MAX_TENSORS || counts[2] > (size_t)AICF_MAX_TENSORS ||
+                counts[3] > (size_t)AICF_MAX_TENSORS || counts[4] > (size_t)AICF_MAX_TENSORS)
+                return aicf__onnx_err(o, AICF_ERROR_LIMIT, "more than AICF_MAX_TENSORS (%d) initializers, inputs, outputs or value_infos",
+                                      AICF_MAX_TENSORS);
+            total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
+            all = (aicf__onnx_range*)aicf__onnx_alloc_n(o, total, sizeof(aicf__onnx_range));
+            if (!all) return AICF_ERROR_OUT_OF_MEMORY;
+            at = 0;
+            for (kind_i = 0; kind_i < 5; ++kind_i) {
+                ranges[kind_i] = all + at;
+                at += counts[kind_i];
+            }
+        }
+    }
+    /* the ranges live in the temporary list: detach them so per-item frees keep them */
+    {
+        aicf__onnx_tmp* keep = o->tmp;
+        o->tmp = NULL;
+        for (i = 0; i < counts[1] && !res; ++i) {
+            size_t old = aicf__onnx_push(o, ".initializer[%zu]", i);
+            res = aicf__onnx_initializer(o, g, ranges[1][i].off, ranges[1][i].len);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[4] && !res; ++i) { /* value_info: validated, not used */
+            aicf__onnx_vi vi;
+            size_t old = aicf__onnx_push(o, ".value_info[%zu]", i);
+            res = aicf__onnx_value_info(o, ranges[4][i].off, ranges[4][i].len, &vi);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[2] && !res; ++i) {
+            size_t old = aicf__onnx_push(o, ".input[%zu]", i);
+            res = aicf__onnx_input(o, g, ranges[2][i].off, ranges[2][i].len);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[0] && !res; ++i) {
+            size_t old = aicf__onnx_push(o, ".node[%zu]", i);
+            res = aicf__onnx_node(o, g, (int)i, ranges[0][i].off, ranges[0][i].len);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[3] && !res; ++i) {
+            aicf__onnx_vi vi;
+            size_t old = aicf__onnx_push(o, ".output[%zu]", i);
+            res = aicf__onnx_value_info(o, ranges[3][i].off, ranges[3][i].len, &vi);
+            if (!res && (!vi.name || !vi.name[0]))
+                res = aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "graph output has no name");
+            if (!res) {
+                res = aicf_graph_add_output(g, vi.name);
+                if (res) {
+                    char what[AICF_MAX_NAME + 32];
+                    snprintf(what, sizeof(what), "output '%s'", vi.name);
+                    res = aicf__onnx_wrap(o, res, what);
+                }
+            }
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        o->tmp = keep;
+    }
+    if (res) return res;
+
+    /* bindings of symbolic dims */
+    if (desc && desc->num_dims) {
+        int k;
+        if (desc->num_dims < 0 || !desc->dim_names || !desc->dim_values)
+            return aicf__err(o->ctx, AICF_ERROR_INVALID_ARGUMENT,
+                             "aicf_onnx_desc: num_dims is %d but dim_names/dim_values are not given", desc->num_dims);
+        for (k = 0; k < desc->num_dims; ++k) {
+            if (!desc->dim_names[k])
+                return aicf__err(o->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_onnx_desc: dim_names[%d] is NULL", k);
+            res = aicf_graph_bind_dim(g, desc->dim_names[k], desc->dim_values[k]);
+            if (res) return res;
+        }
+    }
+    return AICF_SUCCESS;
+}
+
+/* ---- files ---- */
+
+/* Reads a whole file: mapped read-only when allow_mmap and POSIX (*is_mmap = 1), else into a
+   buffer from aicf__malloc. */
+static aicf_result aicf__onnx_read_file(aicf_context* ctx, const char* fn, const char* path, int allow_mmap,
+                                        void** data, size_t* size, int* is_mmap)
+{
+    FILE* fp;
+    unsigned char* buf = NULL;
+    size_t cap = 0, len = 0;
+    *data = NULL;
+    *size = 0;
+    *is_mmap = 0;
+#if defined(AICF__ONNX_MMAP)
+    if (allow_mmap) {
+        struct stat st;
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) return aicf__err(ctx, AICF_ERROR_IO, "%s: cannot open '%s': %s", fn, path, strerror(errno));
+        if (fstat(fd, &st) != 0) {
+            int e = errno;
+            close(fd);
+            return aicf__err(ctx, AICF_ERROR_IO, "%s: cannot stat '%s': %s", fn, path, strerror(e));
+        }
+        if (!S_ISREG(st.st_mode)) {
+            close(fd);
+            return aicf__err(ctx, AICF_ERROR_IO, "%s: '%s' is not a regular file", fn, path);
+        }
+        if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+            close(fd);
+            return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: '%s' is too large to map", fn, path);
+        }
+        if (st.st_size > 0) {
+            void* p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                close(fd);
+                *data = p;
+                *size = (size_t)st.st_size;
+                *is_mmap = 1;
+                return AICF_SUCCESS;
+            }
+        }
+        close(fd); /* empty file or mmap failed: read it */
+    }
+#else
+    AICF__UNUSED(allow_mmap);
+#endif
+    fp = fopen(path, "rb");
+    if (!fp) return aicf__err(ctx, AICF_ERROR_IO, "%s: cannot open '%s': %s", fn, path, strerror(errno));
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            unsigned char* nb;
+            if (ncap < cap) {
+                fclose(fp);
+                aicf__free(ctx, buf);
+                return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: '%s' is too large", fn, path);
+            }
+            nb = (unsigned char*)aicf__realloc(ctx, buf, cap, ncap);
+            if (!nb) {
+                fclose(fp);
+                aicf__free(ctx, buf);
+                return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory reading '%s'", fn, path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (got == 0) break;
+    }
+    if (ferror(fp)) {
+        fclose(fp);
+        aicf__free(ctx, buf);
+        return aicf__err(ctx, AICF_ERROR_IO, "%s: error reading '%s'", fn, path);
+    }
+    fclose(fp);
+    *data = buf;
+    *size = len;
+    return AICF_SUCCESS;
+}
+
+static void aicf__onnx_release_file(aicf_context* ctx, void* data, size_t size, int is_mmap)
+{
+#if defined(AICF__ONNX_MMAP)
+    if (is_mmap) {
+        munmap(data, size);
+        return;
+    }
+#else
+    AICF__UNUSED(is_mmap);
+#endif
+    AICF__UNUSED(size);
+    aicf__free(ctx, data);
+}
+
+/* The directory part of path ("." if none), allocated with aicf__malloc. */
+static char* aicf__onnx_dirname(aicf_context* ctx, const char* path)
+{
+    const char* slash = strrchr(path, '/');
+    size_t n;
+    char* d;
+#if defined(_WIN32)
+    {
+        const char* bs = strrchr(path, '\\');
+        if (bs && (!slash || bs > slash)) slash = bs;
+    }
+#endif
+    if (!slash) return aicf__strdup(ctx, ".");
+    n = (size_t)(slash - path);
+    if (n == 0) n = 1; /* "/model.onnx" */
+    d = (char*)aicf__malloc(ctx, n + 1);
+    if (!d) return NULL;
+    memcpy(d, path, n);
+    d[n] = 0;
+    return d;
+}
+
+static aicf_result aicf__onnx_load(aicf_context* ctx, void* data, size_t size, int is_mmap, const char* dir,
+                                   const aicf_onnx_desc* desc, aicf_graph** out)
+{
+    aicf_graph* g = NULL;
+    aicf__onnx o;
+    aicf_result res = aicf_graph_create(ctx, &g);
+    if (res) {
+        aicf__onnx_release_file(ctx, data, size, is_mmap);
+        return res;
+    }
+    aicf__graph_adopt_file(g, data, size, is_mmap);
+    memset(&o, 0, sizeof(o));
+    o.ctx = ctx;
+    o.buf = (const unsigned char*)data;
+    o.size = size;
+    o.dir = dir;
+    res = aicf__onnx_build(&o, g, desc);
+    aicf__onnx_tmp_free(&o);
+    if (res) {
+        aicf_graph_destroy(g);
+        return res;
+    }
+    *out = g;
+    return AICF_SUCCESS;
+}
+
+AICF_API aicf_result aicf_graph_load_onnx(aicf_context* ctx, const char* path, const aicf_onnx_desc* desc,
+                                          aicf_graph** out)
+{
+    void* data;
+    size_t size;
+    int is_mmap;
+    char* dir;
+    aicf_result res;
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (out) *out = NULL;
+    if (!path || !out)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_graph_load_onnx: path and out must not be NULL");
+    res = aicf__onnx_read_file(ctx, "aicf_graph_load_onnx", path, 1, &data, &size, &is_mmap);
+    if (res) return res;
+    dir = aicf__onnx_dirname(ctx, path);
+    if (!dir) {
+        aicf__onnx_release_file(ctx, data, size, is_mmap);
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_load_onnx: out of memory");
+    }
+    res = aicf__onnx_load(ctx, data, size, is_mmap, dir, desc, out);
+    aicf__free(ctx, dir);
+    return res;
+}
+
+AICF_API aicf_result aicf_graph_load_onnx_memory(aicf_context* ctx, const void* data, size_t size,
+                                                 const aicf_onnx_desc* desc, aicf_graph** out)
+{
+    void* copy;
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (out) *out = NULL;
+    if (!out || (!data && size))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_graph_load_onnx_memory: data and out must not be NULL");
+    copy = aicf__malloc(ctx, size ? size : 1);
+    if (!copy) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_load_onnx_memory: out of memory (%zu bytes)", size);
+    if (size) memcpy(copy, data, size);
+    return aicf__onnx_load(ctx, copy, size, 0, NULL, desc, out);
+}
+
+/* ---- TensorProto files ---- */
+static aicf_result aicf__onnx_read_tensor(aicf_context* ctx, const void* data, size_t size, const char* dir,
+                                          aicf_host_tensor* out)
+{
+    aicf__onnx o;
+    aicf__onnx_tp tp;
+    const void* dense;
+    int in_model;
+    aicf_result res;
+    memset(&o, 0, sizeof(o));
+    o.ctx = ctx;
+    o.buf = (const unsigned char*)data;
+    o.size = size;
+    o.dir = dir;
+    aicf__onnx_set_path(&o, "TensorProto");
+    res = aicf__onnx_tensor(&o, 0, size, &tp, &dense, &in_model);
+    if (!res) {
+        size_t i, nlen = strlen(tp.name);
+        out->name = (char*)aicf__malloc(ctx, nlen + 1);
+        out->data = aicf__malloc(ctx, tp.bytes ? tp.bytes : 1);
+        if (!out->name || !out->data) {
+            aicf__free(ctx, out->name);
+            aicf__free(ctx, out->data);
+            memset(out, 0, sizeof(*out));
+            res = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "onnx: TensorProto: out of memory (%zu bytes)", tp.bytes);
+        } else {
+            memcpy(out->name, tp.name, nlen + 1);
+            if (tp.bytes) memcpy(out->data, dense, tp.bytes);
+            out->bytes = tp.bytes;
+            out->dtype = (aicf_dtype)tp.data_type;
+            out->rank = (int)tp.n_dims;
+            for (i = 0; i < tp.n_dims; ++i) out->dims[i] = tp.dims[i];
+        }
+    }
+    aicf__onnx_tmp_free(&o);
+    return res;
+}
+
+AICF_API aicf_result aicf_tensor_read_pb(aicf_context* ctx, const char* path, aicf_host_tensor* out)
+{
+    void* data;
+    size_t size;
+    int is_mmap;
+    char* dir;
+    aicf_result res;
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (out) memset(out, 0, sizeof(*out));
+    if (!path || !out) return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_read_pb: path and out must not be NULL");
+    res = aicf__onnx_read_file(ctx, "aicf_tensor_read_pb", path, 0, &data, &size, &is_mmap);
+    if (res) return res;
+    dir = aicf__onnx_dirname(ctx, path);
+    if (!dir) res = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_tensor_read_pb: out of memory");
+    else res = aicf__onnx_read_tensor(ctx, data, size, dir, out);
+    aicf__free(ctx, dir);
+    aicf__onnx_release_file(ctx, data, size, is_mmap);
+    return res;
+}
+
+AICF_API aicf_result aicf_tensor_read_pb_memory(aicf_context* ctx, const void* data, size_t size, aicf_host_tensor* out)
+{
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (out) memset(out, 0, sizeof(*out));
+    if (!out || (!data && size))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_read_pb_memory: data and out must not be NULL");
+    return aicf__onnx_read_tensor(ctx, size ? data : (const void*)"", size, NULL, out);
+}
+
+static size_t aicf__pb_put_varint(unsigned char* p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        unsigned char c = (unsigned char)(v & 0x7fu);
+        v >>= 7;
+        if (v) c |= 0x80u;
+        if (p) p[n] = c;
+        ++n;
+    } while (v);
+    return n;
+}
+
+AICF_API aicf_result aicf_tensor_write_pb(aicf_context* ctx, const char* path, const aicf_host_tensor* t)
+{
+    size_t esize, numel = 1, need = 0, nlen, pos = 0, n = 0;
+    unsigned char* buf;
+    FILE* fp;
+    int i, ok;
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (!path || !t) return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: path and t must not be NULL");
+    esize = aicf__onnx_dtype_size(t->dtype);
+    if (!esize)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "aicf_tensor_write_pb: dtype %d (%s) is not supported", (int)t->dtype,
+                         aicf__onnx_dtype_name(t->dtype));
+    if (t->rank < 0 || t->rank > AICF_MAX_RANK)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: rank %d is outside 0..%d", t->rank, AICF_MAX_RANK);
+    for (i = 0; i < t->rank; ++i) {
+        if (t->dims[i] < 0 || (uint64_t)t->dims[i] > (uint64_t)SIZE_MAX ||
+            !aicf__mul_size(numel, (size_t)t->dims[i], &numel))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: dims[%d] = %lld is invalid", i,
+                             (long long)t->dims[i]);
+    }
+    if (!aicf__mul_size(numel, esize, &n))
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_tensor_write_pb: the size of the dims overflows");
+    if (n != t->bytes)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: bytes is %zu, the dims and dtype need %zu",
+                         t->bytes, n);
+    if (t->bytes && !t->data) return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: data is NULL");
+    nlen = t->name ? strlen(t->name) : 0;
+    for (i = 0; i < t->rank; ++i) need += 1 + aicf__pb_put_varint(NULL, (uint64_t)t->dims[i]);
+    need += 1 + aicf__pb_put_varint(NULL, (uint64_t)t->dtype);
+    if (nlen) need += 1 + aicf__pb_put_varint(NULL, nlen) + nlen;
+    if (!aicf__add_size(need, 1 + aicf__pb_put_varint(NULL, t->bytes), &need) || !aicf__add_size(need, t->bytes, &need))
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_tensor_write_pb: tensor too large");
+    buf = (unsigned char*)aicf__malloc(ctx, need);
+    if (!buf) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_tensor_write_pb: out of memory (%zu bytes)", need);
+    for (i = 0; i < t->rank; ++i) {
+        buf[pos++] = 0x08; /* dims = 1, varint */
+        pos += aicf__pb_put_varint(buf + pos, (uint64_t)t->dims[i]);
+    }
+    buf[pos++] = 0x10; /* data_type = 2, varint */
+    pos += aicf__pb_put_varint(buf + pos, (uint64_t)t->dtype);
+    if (nlen) {
+        buf[pos++] = 0x42; /* name = 8, length-delimited */
+        pos += aicf__pb_put_varint(buf + pos, nlen);
+        memcpy(buf + pos, t->name, nlen);
+        pos += nlen;
+    }
+    buf[pos++] = 0x4a; /* raw_data = 9, length-delimited */
+    pos += aicf__pb_put_varint(buf + pos, t->bytes);
+    if (t->bytes) memcpy(buf + pos, t->data, t->bytes);
+    pos += t->bytes;
+    fp = fopen(path, "wb");
+    if (!fp) {
+        aicf__free(ctx, buf);
+        return aicf__err(ctx, AICF_ERROR_IO, "aicf_tensor_write_pb: cannot create '%s': %s", path, strerror(errno));
+    }
+    ok = fwrite(buf, 1, pos, fp) == pos;
+    ok = (fclose(fp) == 0) && ok;
+    aicf__free(ctx, buf);
+    if (!ok) return aicf__err(ctx, AICF_ERROR_IO, "aicf_tensor_write_pb: error writing '%s'", path);
+    return AICF_SUCCESS;
+}
+
+AICF_API void aicf_host_tensor_free(aicf_context* ctx, aicf_host_tensor* t)
+{
+    if (!ctx || !t) return;
+    if (t->name) aicf__free(ctx, t->name);
+    if (t->data) aicf__free(ctx, t->data);
+    memset(t, 0, sizeof(*t));
+}
+/* >>ops ===================================================================================== */
+/* Shape inference (aicf__op_infer) and the CPU reference (aicf__cpu_run) of every op in
+   AICF__OPS, with the semantics of the ONNX operator specification
+   (https://github.com/onnx/onnx/blob/main/docs/Operators.md) at the graph's default-domain
+   opset (g->opset, 0 = latest).
+
+   Data types: the math ops compute in float32. FLOAT32 is accepted everywhere; INT64/INT32
+   also where shape arithmetic needs them (Add, Sub, Mul, Div, Max, Min, Sum, Concat,
+   Transpose); the byte-moving ops (Identity, Reshape, Flatten, Squeeze, Unsqueeze), Shape,
+   Constant, ConstantOfShape and Cast accept FLOAT32, FLOAT64, FLOAT16, INT32, INT64, INT8,
+   UINT8 and BOOL. Anything else is AICF_ERROR_UNSUPPORTED naming the node, input and dtype.
+
+   The CPU reference is plain C with float32 arithmetic, written for obviousness, not speed:
+   deterministic, no allocation per element, outputs row-major and tightly packed. Conv and
+   the pools work on 1-D, 2-D and 3-D NCHW data (spatial dims normalised to three, leading
+   ones of size 1). Inputs at addresses not aligned to their element size (constants borrowed
+   from a model file) are copied to aligned memory for the call.
+
+   Where ONNX leaves a result open, aicf chooses (as ONNX Runtime unless noted):
+   - integer Add/Sub/Mul wrap (two's complement); Div truncates toward zero; an integer
+     division by zero fails the run with AICF_ERROR_INVALID_ARGUMENT;
+   - Cast float -> integer truncates toward zero and saturates to the type's range, NaN -> 0;
+     integer narrowing wraps (as numpy); float64 -> float16 rounds once, to nearest even;
+   - Max/Min propagate NaN (as numpy); a pooling window that covers no input element (only
+     possible with dilations) gives -FLT_MAX (MaxPool) or 0 (AveragePool);
+   - pools with ceil_mode drop a last window that would start in the right padding, and
+     count_include_pad divides by the window elements inside the explicitly padded input. */
+
+#define AICF__OP_OPSET_LATEST ((int64_t)1 << 30) /* g->opset == 0: every "before opset N" rule is off */
+#define AICF__OP_TRY(expr)                                                                       \
+    do {                                                                                         \
+        aicf_result aicf__op_r_ = (expr);                                                        \
+        if (aicf__op_r_ != AICF_SUCCESS) return aicf__op_r_;                                     \
+    } while (0)
+/* Largest kernel/stride/dilation/pad/size value accepted: keeps (kernel - 1) * dilation + pads
+   well inside int64. */
+#define AICF__OP_MAX_WINDOW ((int64_t)1 << 30)
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define AICF__OP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define AICF__OP_PRINTF(a, b)
+#endif
+
+/* Per-node working context. */
+typedef struct aicf__opc {
+    aicf_graph* g;
+    aicf_context* ctx;
+    aicf__node* n;
+    int ni;
+    int64_t opset;
+} aicf__opc;
+
+static void aicf__opc_init(aicf__opc* c, aicf_graph* g, int ni) {
+    c->g = g;
+    c->ctx = g->ctx;
+    c->n = &g->nodes[ni];
+    c->ni = ni;
+    c->opset = g->opset > 0 ? g->opset : AICF__OP_OPSET_LATEST;
+}
+
+static aicf_result aicf__op_err(const aicf__opc* c, aicf_result code, const char* fmt, ...) AICF__OP_PRINTF(3, 4);
+static aicf_result aicf__op_err(const aicf__opc* c, aicf_result code, const char* fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return aicf__err(c->ctx, code, "node %d '%.200s' (%.64s): %s", c->ni,
+                     c->n->name ? c->n->name : "", c->n->op_type ? c->n->op_type : "?", msg);
+}
+
+/* ---- inputs, outputs ---- */
+
+/* Number of inputs up to the last present one (trailing omitted optional inputs dropped). */
+static int aicf__op_nin(const aicf__node* n) {
+    int k = n->n_in;
+    while (k > 0 && n->in[k - 1] < 0) k--;
+    return k;
+}
+
+static int aicf__op_nout(const aicf__node* n) {
+    int k = n->n_out;
+    while (k > 0 && n->out[k - 1] < 0) k--;
+    return k;
+}
+
+static aicf__tensor* aicf__op_in(const aicf__opc* c, int i) {
+    if (i < 0 || i >= c->n->n_in || c->n->in[i] < 0) return NULL;
+    return &c->g->tensors[c->n->in[i]];
+}
+
+static aicf__tensor* aicf__op_out(const aicf__opc* c, int i) {
+    if (i < 0 || i >= c->n->n_out || c->n->out[i] < 0) return NULL;
+    return &c->g->tensors[c->n->out[i]];
+}
+
+static const char* aicf__op_in_name(const aicf__opc* c, int i) {
+    const aicf__tensor* t = aicf__op_in(c, i);
+    return t && t->name ? t->name : "";
+}
+
+static const char* aicf__op_out_name(const aicf__opc* c, int i) {
+    const aicf__tensor* t = aicf__op_out(c, i);
+    return t && t->name ? t->name : "";
+}
+
+static const char* aicf__op_sstr(const aicf__shape* s, char* buf, size_t cap) {
+    return aicf__shape_str(s, buf, cap);
+}
+
+/* Checks the input/output counts and that every present input has a known, bound shape. */
+static aicf_result aicf__op_check_io(const aicf__opc* c, int min_in, int max_in, int min_out, int max_out) {
+    int nin = aicf__op_nin(c->n), nout = aicf__op_nout(c->n), i, k;
+    if (nin < min_in || nin > max_in) {
+        if (min_in == max_in && c->opset == AICF__OP_OPSET_LATEST)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "has %d inputs; expected %d (latest opset)", nin, min_in);
+        if (min_in == max_in)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "has %d inputs; expected %d at opset %lld", nin, min_in,
+                              (long long)c->opset);
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "has %d inputs; expected %d to %d", nin, min_in, max_in);
+    }
+    if (nout < min_out || nout > max_out)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "has %d outputs; expected %d to %d", nout, min_out, max_out);
+    for (i = 0; i < min_in; i++)
+        if (c->n->in[i] < 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required input %d is omitted", i);
+    for (i = 0; i < min_out; i++)
+        if (c->n->out[i] < 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required output %d is omitted", i);
+    for (i = 0; i < nin; i++) {
+        const aicf__tensor* t = aicf__op_in(c, i);
+        if (!t) continue;
+        if (!t->shape_known)
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' has no known shape", i, t->name ? t->name : "");
+        if (t->shape.rank < 0 || t->shape.rank > AICF_MAX_RANK)
+            return aicf__op_err(c, AICF_ERROR_LIMIT, "input %d '%.200s' has rank %d (limit %d)", i, t->name ? t->name : "",
+                              t->shape.rank, AICF_MAX_RANK);
+        for (k = 0; k < t->shape.rank; k++)
+            if (t->shape.d[k] < 0)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' has unbound dimension %d ('%.100s')", i,
+                                  t->name ? t->name : "", k, t->dim_param[k] ? t->dim_param[k] : "?");
+    }
+    return AICF_SUCCESS;
+}
+
+/* Records output i's dtype and shape (nothing when the output is omitted). */
+static aicf_result aicf__op_set_out(const aicf__opc* c, int i, aicf_dtype dt, const aicf__shape* s) {
+    aicf__tensor* t = aicf__op_out(c, i);
+    int64_t ne;
+    size_t esz = aicf_dtype_size(dt);
+    char buf[160];
+    if (!t) return AICF_SUCCESS;
+    ne = aicf__shape_numel(s);
+    if (s->rank > AICF_MAX_RANK)
+        return aicf__op_err(c, AICF_ERROR_LIMIT, "output %d '%.200s' would have rank %d (limit %d)", i,
+                          aicf__op_out_name(c, i), s->rank, AICF_MAX_RANK);
+    if (ne < 0 || esz == 0 || (uint64_t)ne > AICF_MAX_TENSOR_BYTES / esz)
+        return aicf__op_err(c, AICF_ERROR_LIMIT, "output %d '%.200s' shape %s exceeds %llu bytes", i,
+                          aicf__op_out_name(c, i), aicf__op_sstr(s, buf, sizeof buf),
+                          (unsigned long long)AICF_MAX_TENSOR_BYTES);
+    t->dtype = dt;
+    t->shape = *s;
+    t->shape_known = 1;
+    return AICF_SUCCESS;
+}
+
+/* ---- data types ---- */
+#define AICF__OP_DTM(dt) (1u << (unsigned)(dt))
+#define AICF__OP_DTM_F32 AICF__OP_DTM(AICF_DTYPE_FLOAT32)
+#define AICF__OP_DTM_INT (AICF__OP_DTM(AICF_DTYPE_INT64) | AICF__OP_DTM(AICF_DTYPE_INT32))
+#define AICF__OP_DTM_SHAPE (AICF__OP_DTM_F32 | AICF__OP_DTM_INT)
+#define AICF__OP_DTM_ANY                                                                            \
+    (AICF__OP_DTM_SHAPE | AICF__OP_DTM(AICF_DTYPE_FLOAT64) | AICF__OP_DTM(AICF_DTYPE_FLOAT16) |          \
+     AICF__OP_DTM(AICF_DTYPE_INT8) | AICF__OP_DTM(AICF_DTYPE_UINT8) | AICF__OP_DTM(AICF_DTYPE_BOOL))
+
+static int aicf__op_dt_in(aicf_dtype dt, unsigned mask) {
+    return (int)dt > 0 && (int)dt < 32 && (mask & AICF__OP_DTM(dt)) != 0;
+}
+
+static const char* aicf__op_dtm_str(unsigned mask, char* buf, size_t cap) {
+    int dt;
+    size_t len = 0;
+    buf[0] = 0;
+    for (dt = 1; dt < 32; dt++) {
+        if (!(mask & AICF__OP_DTM(dt))) continue;
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", len ? ", " : "", aicf_dtype_name((aicf_dtype)dt));
+        if (len >= cap) break;
+    }
+    return buf;
+}
+
+static aicf_result aicf__op_check_dt(const aicf__opc* c, int i, unsigned mask) {
+    const aicf__tensor* t = aicf__op_in(c, i);
+    char buf[160];
+    if (!t || aicf__op_dt_in(t->dtype, mask)) return AICF_SUCCESS;
+    return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' has data type %s, which is not supported here (supported: %s)",
+                      i, aicf__op_in_name(c, i), aicf_dtype_name(t->dtype), aicf__op_dtm_str(mask, buf, sizeof buf));
+}
+
+/* Input i must have the same dtype as input j. */
+static aicf_result aicf__op_same_dt(const aicf__opc* c, int i, int j) {
+    const aicf__tensor* a = aicf__op_in(c, i);
+    const aicf__tensor* b = aicf__op_in(c, j);
+    if (!a || !b || a->dtype == b->dtype) return AICF_SUCCESS;
+    return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' has data type %s but input %d '%.200s' has %s", i,
+                      aicf__op_in_name(c, i), aicf_dtype_name(a->dtype), j, aicf__op_in_name(c, j),
+                      aicf_dtype_name(b->dtype));
+}
+
+/* ---- attributes (type-checked) ---- */
+static aicf_result aicf__op_attr_type(const aicf__opc* c, const aicf__attrv* a, aicf_attr_type want, const char* tname) {
+    if (a->type == want) return AICF_SUCCESS;
+    return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute '%.100s' must be of type %s", a->name ? a->name : "", tname);
+}
+
+static aicf_result aicf__op_ai(const aicf__opc* c, const char* name, int64_t def, int64_t* v) {
+    const aicf__attrv* a = aicf__attr(c->n, name);
+    *v = def;
+    if (!a) return AICF_SUCCESS;
+    AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_INT, "INT"));
+    *v = a->i;
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_af(const aicf__opc* c, const char* name, float def, float* v) {
+    const aicf__attrv* a = aicf__attr(c->n, name);
+    *v = def;
+    if (!a) return AICF_SUCCESS;
+    AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_FLOAT, "FLOAT"));
+    *v = a->f;
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_as(const aicf__opc* c, const char* name, const char* def, const char** v) {
+    const aicf__attrv* a = aicf__attr(c->n, name);
+    *v = def;
+    if (!a) return AICF_SUCCESS;
+    AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_STRING, "STRING"));
+    *v = a->s ? a->s : "";
+    return AICF_SUCCESS;
+}
+
+/* INTS attribute: *count = -1 when absent. */
+static aicf_result aicf__op_aints(const aicf__opc* c, const char* name, const int64_t** vals, int* count) {
+    const aicf__attrv* a = aicf__attr(c->n, name);
+    *vals = NULL;
+    *count = -1;
+    if (!a) return AICF_SUCCESS;
+    AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_INTS, "INTS"));
+    *vals = a->ints;
+    *count = a->count;
+    return AICF_SUCCESS;
+}
+
+/* Reads constant input i, an int64 tensor of rank 0 or 1 with at most `cap` values, into vals.
+   `what` names the input in the message ("shape", "axes"). */
+static aicf_result aicf__op_const_ints(const aicf__opc* c, int i, const char* what, int64_t* vals, int cap, int* count) {
+    const aicf__tensor* t = aicf__op_in(c, i);
+    int64_t ne, k;
+    *count = -1;
+    if (!t) return AICF_SUCCESS;
+    if (!(t->flags & AICF__T_CONST) || (!t->data && aicf__shape_numel(&t->shape) != 0))
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' must be a constant at plan time (it gives the %s)", i,
+                          aicf__op_in_name(c, i), what);
+    if (t->dtype != AICF_DTYPE_INT64)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) must be int64, not %s", i,
+                          aicf__op_in_name(c, i), what, aicf_dtype_name(t->dtype));
+    if (t->shape.rank > 1)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) must be 1-D, has rank %d", i,
+                          aicf__op_in_name(c, i), what, t->shape.rank);
+    ne = aicf__shape_numel(&t->shape);
+    if (ne < 0 || ne > cap)
+        return aicf__op_err(c, AICF_ERROR_LIMIT, "input %d '%.200s' (%s) has %lld values (limit %d)", i,
+                          aicf__op_in_name(c, i), what, (long long)ne, cap);
+    if (t->data_bytes < (size_t)ne * sizeof(int64_t))
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) holds %zu bytes, needs %zu", i,
+                          aicf__op_in_name(c, i), what, t->data_bytes, (size_t)ne * sizeof(int64_t));
+    for (k = 0; k < ne; k++) memcpy(&vals[k], (const unsigned char*)t->data + k * 8, 8);
+    *count = (int)ne;
+    return AICF_SUCCESS;
+}
+
+/* Normalises axis `a` of a rank-r tensor to [0, r); error when outside [-r, r). */
+static aicf_result aicf__op_axis(const aicf__opc* c, const char* what, int64_t a, int r, int* out) {
+    *out = 0;
+    if (a < -(int64_t)r || a >= (int64_t)r)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "%s %lld is out of range for rank %d", what, (long long)a, r);
+    *out = (int)(a < 0 ? a + r : a);
+    return AICF_SUCCESS;
+}
+
+static int64_t aicf__op_prod(const int64_t* d, int from, int to) {
+    int64_t p = 1;
+    int i;
+    for (i = from; i < to; i++) p *= d[i];
+    return p;
+}
+
+static void aicf__op_shape_set(aicf__shape* s, int rank, const int64_t* d) {
+    int i;
+    memset(s, 0, sizeof *s);
+    s->rank = rank;
+    for (i = 0; i < rank; i++) s->d[i] = d[i];
+}
+
+/* Element count of a (validated) shape as size_t. */
+static size_t aicf__op_numel(const aicf__shape* s) {
+    int64_t n = aicf__shape_numel(s);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static size_t aicf__op_tbytes(const aicf__tensor* t) {
+    return aicf__op_numel(&t->shape) * aicf_dtype_size(t->dtype);
+}
+
+/* ---- broadcasting ---- */
+
+/* Multidirectional (numpy) broadcast of a and b into out; 0 when incompatible. */
+static int aicf__op_bcast2(const aicf__shape* a, const aicf__shape* b, aicf__shape* out) {
+    int r = AICF__MAX(a->rank, b->rank), i;
+    aicf__shape o;
+    memset(&o, 0, sizeof o);
+    o.rank = r;
+    for (i = 0; i < r; i++) {
+        int ia = a->rank - r + i, ib = b->rank - r + i;
+        int64_t da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
+        if (da == db || db == 1) o.d[i] = da;
+        else if (da == 1) o.d[i] = db;
+        else return 0;
+    }
+    *out = o;
+    return 1;
+}
+
+/* Element strides of `in` read as the (broadcast) shape `out`: 0 along broadcast dims. */
+static void aicf__op_bcast_strides(const aicf__shape* in, const aicf__shape* out, int64_t* st) {
+    int i, r = out->rank;
+    int64_t s = 1;
+    for (i = r - 1; i >= 0; i--) {
+        int ii = in->rank - r + i;
+        if (ii < 0 || in->d[ii] == 1) st[i] = 0;
+        else st[i] = s;
+        if (ii >= 0) s *= in->d[ii];
+    }
+}
+
+/* Odometer over the leading rank-1 dims of a shape, tracking offsets into up to 3 operands. */
+typedef struct aicf__op_iter {
+    int r;               /* rank - 1 outer dims */
+    int64_t idx[AICF_MAX_RANK];
+    const int64_t* dims;
+    const int64_t* st[3];
+    int64_t off[3];
+    int nop;
+} aicf__op_iter;
+
+static void aicf__op_iter_init(aicf__op_iter* it, const aicf__shape* s, int nop, const int64_t* st0, const int64_t* st1,
+                            const int64_t* st2) {
+    memset(it, 0, sizeof *it);
+    it->r = s->rank > 0 ? s->rank - 1 : 0;
+    it->dims = s->d;
+    it->nop = nop;
+    it->st[0] = st0;
+    it->st[1] = st1;
+    it->st[2] = st2;
+}
+
+static void aicf__op_iter_next(aicf__op_iter* it) {
+    int d, k;
+    for (d = it->r - 1; d >= 0; d--) {
+        it->idx[d]++;
+        for (k = 0; k < it->nop; k++) it->off[k] += it->st[k][d];
+        if (it->idx[d] < it->dims[d]) return;
+        for (k = 0; k < it->nop; k++) it->off[k] -= it->st[k][d] * it->dims[d];
+        it->idx[d] = 0;
+    }
+}
+
+/* ============================================================================================
+   Elementwise ops
+   ============================================================================================ */
+
+static float aicf__op_unary_f(aicf__op op, float x, float alpha, float beta) {
+    switch (op) {
+    case AICF__OP_Relu: return x < 0.0f ? 0.0f : x;
+    case AICF__OP_Tanh: return tanhf(x);
+    case AICF__OP_Sigmoid:
+        if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
+        else {
+            float e = expf(x);
+            return e / (1.0f + e);
+        }
+    case AICF__OP_Exp: return expf(x);
+    case AICF__OP_Log: return logf(x);
+    case AICF__OP_Sqrt: return sqrtf(x);
+    case AICF__OP_Neg: return -x;
+    case AICF__OP_Abs: return fabsf(x);
+    case AICF__OP_Reciprocal: return 1.0f / x;
+    case AICF__OP_Erf: return erff(x);
+    case AICF__OP_LeakyRelu: return x < 0.0f ? alpha * x : x;
+    case AICF__OP_Elu: return x < 0.0f ? alpha * expm1f(x) : x;
+    case AICF__OP_HardSigmoid: {
+        float v = alpha * x + beta;
+        return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+    }
+    case AICF__OP_HardSwish: {
+        float v = x * (1.0f / 6.0f) + 0.5f;
+        v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+        return x * v;
+    }
+    case AICF__OP_Clip: {
+        float v = x < alpha ? alpha : x; /* NaN stays NaN */
+        return v > beta ? beta : v;
+    }
+    default: return x;
+    }
+}
+
+/* alpha/beta of the parametrised unary ops (Clip: min/max from the attributes of opset < 11). */
+static aicf_result aicf__op_unary_params(const aicf__opc* c, float* alpha, float* beta) {
+    *alpha = 0.0f;
+    *beta = 0.0f;
+    switch (c->n->op) {
+    case AICF__OP_LeakyRelu: return aicf__op_af(c, "alpha", 0.01f, alpha);
+    case AICF__OP_Elu: return aicf__op_af(c, "alpha", 1.0f, alpha);
+    case AICF__OP_HardSigmoid:
+        AICF__OP_TRY(aicf__op_af(c, "alpha", 0.2f, alpha));
+        return aicf__op_af(c, "beta", 0.5f, beta);
+    case AICF__OP_Clip:
+        if (c->opset < 11) {
+            AICF__OP_TRY(aicf__op_af(c, "min", -3.402823466e+38f, alpha));
+            return aicf__op_af(c, "max", 3.402823466e+38f, beta);
+        }
+        *alpha = -INFINITY;
+        *beta = INFINITY;
+        return AICF_SUCCESS;
+    default: return AICF_SUCCESS;
+    }
+}
+
+static aicf_result aicf__op_infer_unary(const aicf__opc* c) {
+    const aicf__tensor* x;
+    float a, b;
+    int max_in = 1;
+    if (c->n->op == AICF__OP_Clip && c->opset >= 11) max_in = 3;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, max_in, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_unary_params(c, &a, &b));
+    if (c->n->op == AICF__OP_Clip) {
+        int i;
+        for (i = 1; i < 3; i++) {
+            const aicf__tensor* t = aicf__op_in(c, i);
+            if (!t) continue;
+            AICF__OP_TRY(aicf__op_same_dt(c, i, 0));
+            if (aicf__shape_numel(&t->shape) != 1) {
+                char buf[160];
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' (%s) must be a scalar, has shape %s", i,
+                                  aicf__op_in_name(c, i), i == 1 ? "min" : "max",
+                                  aicf__op_sstr(&t->shape, buf, sizeof buf));
+            }
+        }
+    }
+    x = aicf__op_in(c, 0);
+    return aicf__op_set_out(c, 0, x->dtype, &x->shape);
+}
+
+static aicf_result aicf__op_run_unary(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    size_t n = aicf__op_numel(&x->shape), i;
+    const float* xp = (const float*)in[0];
+    float* yp = (float*)out[0];
+    float a, b;
+    aicf__op op = c->n->op;
+    AICF__OP_TRY(aicf__op_unary_params(c, &a, &b));
+    if (op == AICF__OP_Clip && c->opset >= 11) {
+        if (aicf__op_in(c, 1) && in[1]) memcpy(&a, in[1], sizeof(float));
+        if (aicf__op_in(c, 2) && in[2]) memcpy(&b, in[2], sizeof(float));
+    }
+    for (i = 0; i < n; i++) yp[i] = aicf__op_unary_f(op, xp[i], a, b);
+    return AICF_SUCCESS;
+}
+
+/* ---- binary and variadic ops with broadcasting ---- */
+
+static int aicf__op_is_variadic(aicf__op op) {
+    return op == AICF__OP_Sum || op == AICF__OP_Max || op == AICF__OP_Min;
+}
+
+/* Shape of input i as it takes part in the broadcast: before opset 7, Add/Sub/Mul/Div/Pow
+   broadcast only with broadcast=1, aligning B at `axis` (default: the trailing dims). */
+static aicf_result aicf__op_bin_in_shape(const aicf__opc* c, int i, aicf__shape* s) {
+    const aicf__tensor* t = aicf__op_in(c, i);
+    *s = t->shape;
+    if (c->opset < 7 && !aicf__op_is_variadic(c->n->op) && i == 1) {
+        const aicf__tensor* a = aicf__op_in(c, 0);
+        int64_t bc, axis;
+        char b1[160], b2[160];
+        AICF__OP_TRY(aicf__op_ai(c, "broadcast", 0, &bc));
+        if (!bc) {
+            int k, same = a->shape.rank == t->shape.rank;
+            for (k = 0; same && k < a->shape.rank; k++) same = a->shape.d[k] == t->shape.d[k];
+            if (!same)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 shape %s differs from input 0 shape %s and broadcast=0",
+                                  aicf__op_sstr(&t->shape, b1, sizeof b1), aicf__op_sstr(&a->shape, b2, sizeof b2));
+            return AICF_SUCCESS;
+        }
+        if (aicf__attr(c->n, "axis")) {
+            int ax, k;
+            AICF__OP_TRY(aicf__op_ai(c, "axis", 0, &axis));
+            if (t->shape.rank > a->shape.rank)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 has rank %d > input 0 rank %d", t->shape.rank, a->shape.rank);
+            AICF__OP_TRY(aicf__op_axis(c, "attribute 'axis'", axis, a->shape.rank, &ax));
+            if (ax + t->shape.rank > a->shape.rank)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 shape %s does not fit input 0 shape %s at axis %d",
+                                  aicf__op_sstr(&t->shape, b1, sizeof b1), aicf__op_sstr(&a->shape, b2, sizeof b2), ax);
+            memset(s, 0, sizeof *s);
+            s->rank = a->shape.rank;
+            for (k = 0; k < s->rank; k++) s->d[k] = 1;
+            for (k = 0; k < t->shape.rank; k++) s->d[ax + k] = t->shape.d[k];
+        }
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_binary(const aicf__opc* c) {
+    aicf__op op = c->n->op;
+    int nin, i;
+    unsigned mask = AICF__OP_DTM_F32;
+    aicf__shape o, s;
+    char b1[160], b2[160];
+    if (aicf__op_is_variadic(op)) AICF__OP_TRY(aicf__op_check_io(c, 1, AICF_MAX_NODE_IO, 1, 1));
+    else AICF__OP_TRY(aicf__op_check_io(c, 2, 2, 1, 1));
+    if (op != AICF__OP_Pow) mask |= AICF__OP_DTM_INT;
+    nin = aicf__op_nin(c->n);
+    for (i = 0; i < nin; i++) {
+        if (!aicf__op_in(c, i)) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+        AICF__OP_TRY(aicf__op_check_dt(c, i, mask));
+        AICF__OP_TRY(aicf__op_same_dt(c, i, 0));
+    }
+    o = aicf__op_in(c, 0)->shape;
+    for (i = 1; i < nin; i++) {
+        AICF__OP_TRY(aicf__op_bin_in_shape(c, i, &s));
+        if (!aicf__op_bcast2(&o, &s, &o))
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' shape %s cannot be broadcast with %s", i,
+                              aicf__op_in_name(c, i), aicf__op_sstr(&s, b1, sizeof b1), aicf__op_sstr(&o, b2, sizeof b2));
+    }
+    return aicf__op_set_out(c, 0, aicf__op_in(c, 0)->dtype, &o);
+}
+
+static float aicf__op_bin_f(aicf__op op, float a, float b) {
+    switch (op) {
+    case AICF__OP_Add:
+    case AICF__OP_Sum: return a + b;
+    case AICF__OP_Sub: return a - b;
+    case AICF__OP_Mul: return a * b;
+    case AICF__OP_Div: return a / b;
+    case AICF__OP_Pow: return powf(a, b);
+    case AICF__OP_Max:
+        if (a != a || b != b) return a + b; /* NaN propagates, as numpy.maximum */
+        return a > b ? a : b;
+    case AICF__OP_Min:
+        if (a != a || b != b) return a + b;
+        return a < b ? a : b;
+    default: return 0.0f;
+    }
+}
+
+/* Integer arithmetic wraps (two's complement) like ONNX Runtime and numpy; Div truncates. */
+static int64_t aicf__op_bin_i(aicf__op op, int64_t a, int64_t b) {
+    switch (op) {
+    case AICF__OP_Add:
+    case AICF__OP_Sum: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case AICF__OP_Sub: return (int64_t)((uint64_t)a - (uint64_t)b);
+    case AICF__OP_Mul: return (int64_t)((uint64_t)a * (uint64_t)b);
+    case AICF__OP_Div:
+        if (b == -1) return (int64_t)(0 - (uint64_t)a);
+        return b ? a / b : 0; /* division by zero is rejected before */
+    case AICF__OP_Max: return a > b ? a : b;
+    case AICF__OP_Min: return a < b ? a : b;
+    default: return 0;
+    }
+}
+
+static int64_t aicf__op_ld_int(aicf_dtype dt, const void* p, int64_t i) {
+    if (dt == AICF_DTYPE_INT32) return ((const int32_t*)p)[i];
+    return ((const int64_t*)p)[i];
+}
+
+static void aicf__op_st_int(aicf_dtype dt, void* p, int64_t i, int64_t v) {
+    if (dt == AICF_DTYPE_INT32) ((int32_t*)p)[i] = (int32_t)(uint32_t)(uint64_t)v;
+    else ((int64_t*)p)[i] = v;
+}
+
+/* y = op(a, b) over shape os, with a and b read through broadcast strides. */
+static void aicf__op_bin_apply(aicf__op op, aicf_dtype dt, const void* a, const int64_t* sta, const void* b,
+                            const int64_t* stb, void* y, const aicf__shape* os) {
+    int64_t n = aicf__shape_numel(os), inner = os->rank > 0 ? os->d[os->rank - 1] : 1, rows, r, j;
+    int64_t ia = os->rank > 0 ? sta[os->rank - 1] : 0, ib = os->rank > 0 ? stb[os->rank - 1] : 0;
+    aicf__op_iter it;
+    if (n <= 0) return;
+    rows = n / inner;
+    aicf__op_iter_init(&it, os, 2, sta, stb, NULL);
+    for (r = 0; r < rows; r++) {
+        int64_t oa = it.off[0], ob = it.off[1], oy = r * inner;
+        if (dt == AICF_DTYPE_FLOAT32) {
+            const float* ap = (const float*)a;
+            const float* bp = (const float*)b;
+            float* yp = (float*)y;
+            for (j = 0; j < inner; j++) yp[oy + j] = aicf__op_bin_f(op, ap[oa + j * ia], bp[ob + j * ib]);
+        } else {
+            for (j = 0; j < inner; j++)
+                aicf__op_st_int(dt, y, oy + j, aicf__op_bin_i(op, aicf__op_ld_int(dt, a, oa + j * ia), aicf__op_ld_int(dt, b, ob + j * ib)));
+        }
+        aicf__op_iter_next(&it);
+    }
+}
+
+static aicf_result aicf__op_run_binary(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* y = aicf__op_out(c, 0);
+    aicf__op op = c->n->op;
+    aicf_dtype dt = y->dtype;
+    int nin = aicf__op_nin(c->n), i;
+    int64_t sta[AICF_MAX_RANK], stb[AICF_MAX_RANK];
+    aicf__shape sa, sb;
+    if (op == AICF__OP_Div && dt != AICF_DTYPE_FLOAT32) {
+        const aicf__tensor* bt = aicf__op_in(c, 1);
+        int64_t k, nb = aicf__shape_numel(&bt->shape);
+        for (k = 0; k < nb; k++)
+            if (aicf__op_ld_int(dt, in[1], k) == 0)
+                return aicf__op_err(c, AICF_ERROR_INVALID_ARGUMENT, "integer division by zero (input 1 '%.200s' element %lld)",
+                                  aicf__op_in_name(c, 1), (long long)k);
+    }
+    AICF__OP_TRY(aicf__op_bin_in_shape(c, 0, &sa));
+    aicf__op_bcast_strides(&sa, &y->shape, sta);
+    if (nin == 1) {
+        /* one-input Sum/Max/Min: a copy */
+        memcpy(out[0], in[0], aicf__op_tbytes(y));
+        return AICF_SUCCESS;
+    }
+    AICF__OP_TRY(aicf__op_bin_in_shape(c, 1, &sb));
+    aicf__op_bcast_strides(&sb, &y->shape, stb);
+    aicf__op_bin_apply(op, dt, in[0], sta, in[1], stb, out[0], &y->shape);
+    /* Sum/Max/Min of more inputs: fold each into the output in place */
+    for (i = 2; i < nin; i++) {
+        aicf__op_shape_set(&sa, y->shape.rank, y->shape.d);
+        aicf__op_bcast_strides(&sa, &y->shape, sta);
+        AICF__OP_TRY(aicf__op_bin_in_shape(c, i, &sb));
+        aicf__op_bcast_strides(&sb, &y->shape, stb);
+        aicf__op_bin_apply(op, dt, out[0], sta, in[i], stb, out[0], &y->shape);
+    }
+    return AICF_SUCCESS;
+}
+
+/* ============================================================================================
+   MatMul, Gemm
+   ============================================================================================ */
+
+/* MatMul geometry (numpy matmul): batch dims broadcast, 1-D operands promoted and dropped. */
+typedef struct aicf__op_mm {
+    int64_t M, N, K;
+    aicf__shape batch;                  /* broadcast batch shape */
+    int64_t sta[AICF_MAX_RANK], stb[AICF_MAX_RANK]; /* matrix strides per batch dim */
+    aicf__shape out;
+} aicf__op_mm;
+
+static aicf_result aicf__op_mm_make(const aicf__opc* c, aicf__op_mm* m) {
+    const aicf__tensor* a = aicf__op_in(c, 0);
+    const aicf__tensor* b = aicf__op_in(c, 1);
+    int ra = a->shape.rank, rb = b->shape.rank, k;
+    int64_t kb;
+    aicf__shape ba, bb;
+    char b1[160], b2[160];
+    memset(m, 0, sizeof *m);
+    if (ra < 1 || rb < 1)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' is a scalar; MatMul needs rank >= 1", ra < 1 ? 0 : 1,
+                          aicf__op_in_name(c, ra < 1 ? 0 : 1));
+    m->M = ra >= 2 ? a->shape.d[ra - 2] : 1;
+    m->K = a->shape.d[ra - 1];
+    kb = rb >= 2 ? b->shape.d[rb - 2] : b->shape.d[0];
+    m->N = rb >= 2 ? b->shape.d[rb - 1] : 1;
+    if (kb != m->K)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 '%.200s' shape %s does not match input 0 shape %s (K = %lld vs %lld)",
+                          aicf__op_in_name(c, 1), aicf__op_sstr(&b->shape, b1, sizeof b1),
+                          aicf__op_sstr(&a->shape, b2, sizeof b2), (long long)kb, (long long)m->K);
+    aicf__op_shape_set(&ba, ra >= 2 ? ra - 2 : 0, a->shape.d);
+    aicf__op_shape_set(&bb, rb >= 2 ? rb - 2 : 0, b->shape.d);
+    if (!aicf__op_bcast2(&ba, &bb, &m->batch))
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "batch dims of input 0 %s and input 1 %s cannot be broadcast",
+                          aicf__op_sstr(&a->shape, b1, sizeof b1), aicf__op_sstr(&b->shape, b2, sizeof b2));
+    aicf__op_bcast_strides(&ba, &m->batch, m->sta);
+    aicf__op_bcast_strides(&bb, &m->batch, m->stb);
+    for (k = 0; k < m->batch.rank; k++) {
+        m->sta[k] *= m->M * m->K;
+        m->stb[k] *= m->K * m->N;
+    }
+    m->out = m->batch;
+    if (ra >= 2) m->out.d[m->out.rank++] = m->M;
+    if (rb >= 2) m->out.d[m->out.rank++] = m->N;
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_matmul(const aicf__opc* c) {
+    aicf__op_mm m;
+    AICF__OP_TRY(aicf__op_check_io(c, 2, 2, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_check_dt(c, 1, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_mm_make(c, &m));
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &m.out);
+}
+
+/* y[M,N] = A[M,K] B[K,N] with row-major leading dims; float32 accumulation in k order. */
+static void aicf__op_gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t sam, int64_t sak, const float* B,
+                           int64_t sbk, int64_t sbn, float* Y) {
+    int64_t i, j, k;
+    for (i = 0; i < M; i++) {
+        float* y = Y + i * N;
+        for (j = 0; j < N; j++) y[j] = 0.0f;
+        for (k = 0; k < K; k++) {
+            float av = A[i * sam + k * sak];
+            const float* b = B + k * sbk;
+            for (j = 0; j < N; j++) y[j] += av * b[j * sbn];
+        }
+    }
+}
+
+static aicf_result aicf__op_run_matmul(const aicf__opc* c, const void* const* in, void* const* out) {
+    aicf__op_mm m;
+    int64_t nb, bi, k;
+    int64_t idx[AICF_MAX_RANK];
+    AICF__OP_TRY(aicf__op_mm_make(c, &m));
+    nb = aicf__shape_numel(&m.batch);
+    memset(idx, 0, sizeof idx);
+    for (bi = 0; bi < nb; bi++) {
+        int64_t oa = 0, ob = 0;
+        for (k = 0; k < m.batch.rank; k++) {
+            oa += idx[k] * m.sta[k];
+            ob += idx[k] * m.stb[k];
+        }
+        aicf__op_gemm_f32(m.M, m.N, m.K, (const float*)in[0] + oa, m.K, 1, (const float*)in[1] + ob, m.N, 1,
+                       (float*)out[0] + bi * m.M * m.N);
+        for (k = m.batch.rank - 1; k >= 0; k--) {
+            if (++idx[k] < m.batch.d[k]) break;
+            idx[k] = 0;
+        }
+    }
+    return AICF_SUCCESS;
+}
+
+typedef struct aicf__op_gemm {
+    int64_t M, N, K, ta, tb;
+    float alpha, beta;
+    int64_t stc[2]; /* strides of C read as [M,N] */
+    int has_c;
+} aicf__op_gemm;
+
+static aicf_result aicf__op_gemm_make(const aicf__opc* c, aicf__op_gemm* m) {
+    const aicf__tensor* a = aicf__op_in(c, 0);
+    const aicf__tensor* b = aicf__op_in(c, 1);
+    const aicf__tensor* ct = aicf__op_in(c, 2);
+    int64_t kb;
+    char b1[160], b2[160];
+    memset(m, 0, sizeof *m);
+    AICF__OP_TRY(aicf__op_ai(c, "transA", 0, &m->ta));
+    AICF__OP_TRY(aicf__op_ai(c, "transB", 0, &m->tb));
+    AICF__OP_TRY(aicf__op_af(c, "alpha", 1.0f, &m->alpha));
+    AICF__OP_TRY(aicf__op_af(c, "beta", 1.0f, &m->beta));
+    if (a->shape.rank != 2 || b->shape.rank != 2)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "inputs A and B must be 2-D, have shapes %s and %s",
+                          aicf__op_sstr(&a->shape, b1, sizeof b1), aicf__op_sstr(&b->shape, b2, sizeof b2));
+    m->M = m->ta ? a->shape.d[1] : a->shape.d[0];
+    m->K = m->ta ? a->shape.d[0] : a->shape.d[1];
+    kb = m->tb ? b->shape.d[1] : b->shape.d[0];
+    m->N = m->tb ? b->shape.d[0] : b->shape.d[1];
+    if (kb != m->K)
+        return aicf__op_err(c, AICF_ERROR_SHAPE,
+                          "input 1 '%.200s' shape %s does not match input 0 shape %s (K = %lld vs %lld, transA=%d transB=%d)",
+                          aicf__op_in_name(c, 1), aicf__op_sstr(&b->shape, b1, sizeof b1),
+                          aicf__op_sstr(&a->shape, b2, sizeof b2), (long long)kb, (long long)m->K, (int)m->ta, (int)m->tb);
+    if (ct) {
+        aicf__shape mn;
+        int i;
+        int64_t d[2];
+        d[0] = m->M;
+        d[1] = m->N;
+        aicf__op_shape_set(&mn, 2, d);
+        if (ct->shape.rank > 2)
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "input 2 '%.200s' (C) shape %s cannot be broadcast to [%lld,%lld]",
+                              aicf__op_in_name(c, 2), aicf__op_sstr(&ct->shape, b1, sizeof b1), (long long)m->M,
+                              (long long)m->N);
+        for (i = 0; i < ct->shape.rank; i++) {
+            int64_t want = mn.d[2 - ct->shape.rank + i], have = ct->shape.d[i];
+            if (have != want && have != 1)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "input 2 '%.200s' (C) shape %s cannot be broadcast to [%lld,%lld]",
+                                  aicf__op_in_name(c, 2), aicf__op_sstr(&ct->shape, b1, sizeof b1), (long long)m->M,
+                                  (long long)m->N);
+        }
+        aicf__op_bcast_strides(&ct->shape, &mn, m->stc);
+        m->has_c = 1;
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_gemm(const aicf__opc* c) {
+    aicf__op_gemm m;
+    aicf__shape o;
+    int64_t d[2];
+    AICF__OP_TRY(aicf__op_check_io(c, 2, 3, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_check_dt(c, 1, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_check_dt(c, 2, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_gemm_make(c, &m));
+    d[0] = m.M;
+    d[1] = m.N;
+    aicf__op_shape_set(&o, 2, d);
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &o);
+}
+
+static aicf_result aicf__op_run_gemm(const aicf__opc* c, const void* const* in, void* const* out) {
+    aicf__op_gemm m;
+    const float* A = (const float*)in[0];
+    const float* B = (const float*)in[1];
+    const float* C = (const float*)in[2];
+    float* Y = (float*)out[0];
+    int64_t i, j;
+    AICF__OP_TRY(aicf__op_gemm_make(c, &m));
+    /* A[M,K] element (i,k): transA ? A[k*M + i] : A[i*K + k]; likewise B */
+    aicf__op_gemm_f32(m.M, m.N, m.K, A, m.ta ? 1 : m.K, m.ta ? m.M : 1, B, m.tb ? 1 : m.N, m.tb ? m.K : 1, Y);
+    for (i = 0; i < m.M; i++)
+        for (j = 0; j < m.N; j++) {
+            float v = m.alpha * Y[i * m.N + j];
+            if (m.has_c && m.beta != 0.0f && C) v += m.beta * C[i * m.stc[0] + j * m.stc[1]];
+            Y[i * m.N + j] = v;
+        }
+    return AICF_SUCCESS;
+}
+
+/* ============================================================================================
+   Conv and pooling: sliding windows over 1-3 spatial dims
+   ============================================================================================ */
+
+typedef struct aicf__op_win {
+    int nsp;                    /* spatial dims of the data (1..3) */
+    int64_t N, C;
+    /* normalised to 3 spatial dims; the leading 3 - nsp have size 1 */
+    int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
+} aicf__op_win;
+
+/* Reads auto_pad/pads/strides/dilations (and ceil_mode for pools) and computes the output
+   size of every spatial dim. kshape: nsp kernel dims. */
+static aicf_result aicf__op_win_make(const aicf__opc* c, const aicf__shape* x, const int64_t* kshape, int is_pool, aicf__op_win* w) {
+    int nsp = x->rank - 2, i, o, cnt;
+    const int64_t* v;
+    const char* ap;
+    int64_t ceil_mode = 0;
+    memset(w, 0, sizeof *w);
+    if (nsp < 1 || nsp > 3)
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input 0 '%.200s' has rank %d; supported: 3 to 5 (1-D to 3-D NCHW)",
+                          aicf__op_in_name(c, 0), x->rank);
+    w->nsp = nsp;
+    w->N = x->d[0];
+    w->C = x->d[1];
+    for (i = 0; i < 3; i++) {
+        w->in[i] = w->out[i] = w->k[i] = w->s[i] = w->d[i] = 1;
+        w->pb[i] = w->pe[i] = 0;
+    }
+    o = 3 - nsp;
+    for (i = 0; i < nsp; i++) {
+        if (kshape[i] < 1 || kshape[i] > AICF__OP_MAX_WINDOW)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "kernel_shape[%d] = %lld is out of range", i, (long long)kshape[i]);
+        w->in[o + i] = x->d[2 + i];
+        w->k[o + i] = kshape[i];
+    }
+    AICF__OP_TRY(aicf__op_aints(c, "strides", &v, &cnt));
+    if (cnt >= 0) {
+        if (cnt != nsp)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'strides' has %d values; expected %d", cnt, nsp);
+        for (i = 0; i < nsp; i++) {
+            if (v[i] < 1 || v[i] > AICF__OP_MAX_WINDOW)
+                return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "strides[%d] = %lld is out of range", i, (long long)v[i]);
+            w->s[o + i] = v[i];
+        }
+    }
+    AICF__OP_TRY(aicf__op_aints(c, "dilations", &v, &cnt));
+    if (cnt >= 0) {
+        if (cnt != nsp)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'dilations' has %d values; expected %d", cnt, nsp);
+        for (i = 0; i < nsp; i++) {
+            if (v[i] < 1 || v[i] > AICF__OP_MAX_WINDOW)
+                return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "dilations[%d] = %lld is out of range", i, (long long)v[i]);
+            w->d[o + i] = v[i];
+        }
+    }
+    AICF__OP_TRY(aicf__op_as(c, "auto_pad", "NOTSET", &ap));
+    if (is_pool) AICF__OP_TRY(aicf__op_ai(c, "ceil_mode", 0, &ceil_mode));
+    if (!strcmp(ap, "NOTSET") || !ap[0]) {
+        AICF__OP_TRY(aicf__op_aints(c, "pads", &v, &cnt));
+        if (cnt >= 0) {
+            if (cnt != 2 * nsp)
+                return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'pads' has %d values; expected %d", cnt, 2 * nsp);
+            for (i = 0; i < 2 * nsp; i++)
+                if (v[i] < 0 || v[i] > AICF__OP_MAX_WINDOW)
+                    return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "pads[%d] = %lld is out of range", i, (long long)v[i]);
+            for (i = 0; i < nsp; i++) {
+                w->pb[o + i] = v[i];
+                w->pe[o + i] = v[nsp + i];
+            }
+        }
+        for (i = o; i < 3; i++) {
+            int64_t dk = (w->k[i] - 1) * w->d[i] + 1, padded = w->in[i] + w->pb[i] + w->pe[i];
+            if (padded < dk)
+                return aicf__op_err(c, AICF_ERROR_SHAPE,
+                                  "kernel extent %lld (kernel %lld, dilation %lld) exceeds the padded input size %lld of spatial dim %d",
+                                  (long long)dk, (long long)w->k[i], (long long)w->d[i], (long long)padded, i - o);
+            if (is_pool && (w->pb[i] >= dk || w->pe[i] >= dk))
+                return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "pads of spatial dim %d (%lld, %lld) must be smaller than the kernel extent %lld",
+                                  i - o, (long long)w->pb[i], (long long)w->pe[i], (long long)dk);
+            if (ceil_mode) {
+                w->out[i] = (padded - dk + w->s[i] - 1) / w->s[i] + 1;
+                /* the last window must start inside the input or the left padding */
+                if ((w->out[i] - 1) * w->s[i] >= w->in[i] + w->pb[i]) w->out[i]--;
+            } else {
+                w->out[i] = (padded - dk) / w->s[i] + 1;
+            }
+        }
+    } else if (!strcmp(ap, "VALID")) {
+        for (i = o; i < 3; i++) {
+            int64_t dk = (w->k[i] - 1) * w->d[i] + 1;
+            if (w->in[i] < dk)
+                return aicf__op_err(c, AICF_ERROR_SHAPE,
+                                  "kernel extent %lld (kernel %lld, dilation %lld) exceeds the input size %lld of spatial dim %d (auto_pad VALID)",
+                                  (long long)dk, (long long)w->k[i], (long long)w->d[i], (long long)w->in[i], i - o);
+            w->out[i] = (w->in[i] - dk) / w->s[i] + 1;
+        }
+    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        int upper = !strcmp(ap, "SAME_UPPER");
+        for (i = o; i < 3; i++) {
+            int64_t dk = (w->k[i] - 1) * w->d[i] + 1, total;
+            w->out[i] = (w->in[i] + w->s[i] - 1) / w->s[i];
+            total = (w->out[i] - 1) * w->s[i] + dk - w->in[i];
+            if (total < 0) total = 0;
+            w->pb[i] = upper ? total / 2 : total - total / 2;
+            w->pe[i] = total - w->pb[i];
+        }
+    } else {
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'auto_pad' is '%.40s'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
+    }
+    return AICF_SUCCESS;
+}
+
+static void aicf__op_win_out_shape(const aicf__op_win* w, int64_t C_out, aicf__shape* s) {
+    int i;
+    memset(s, 0, sizeof *s);
+    s->rank = w->nsp + 2;
+    s->d[0] = w->N;
+    s->d[1] = C_out;
+    for (i = 0; i < w->nsp; i++) s->d[2 + i] = w->out[3 - w->nsp + i];
+}
+
+/* Output positions o in [*lo, *hi) with 0 <= o*s + off < n_in. */
+static void aicf__op_vrange(int64_t n_out, int64_t s, int64_t off, int64_t n_in, int64_t* lo, int64_t* hi) {
+    int64_t l = 0, h;
+    if (off < 0) l = (-off + s - 1) / s;
+    h = n_in - 1 - off < 0 ? 0 : (n_in - 1 - off) / s + 1;
+    if (h > n_out) h = n_out;
+    if (l > h) l = h;
+    *lo = l;
+    *hi = h;
+}
+
+static aicf_result aicf__op_conv_make(const aicf__opc* c, aicf__op_win* w, int64_t* group, int64_t* M) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    const aicf__tensor* wt = aicf__op_in(c, 1);
+    const aicf__tensor* b = aicf__op_in(c, 2);
+    const int64_t* ks;
+    int cnt, i;
+    char b1[160], b2[160];
+    if (x->shape.rank < 3 || x->shape.rank > 5)
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input 0 '%.200s' has rank %d; supported: 3 to 5 (1-D to 3-D NCHW)",
+                          aicf__op_in_name(c, 0), x->shape.rank);
+    if (wt->shape.rank != x->shape.rank)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 '%.200s' (W) shape %s has a different rank than input 0 shape %s",
+                          aicf__op_in_name(c, 1), aicf__op_sstr(&wt->shape, b1, sizeof b1), aicf__op_sstr(&x->shape, b2, sizeof b2));
+    AICF__OP_TRY(aicf__op_ai(c, "group", 1, group));
+    *M = wt->shape.d[0];
+    if (*group < 1) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'group' = %lld must be >= 1", (long long)*group);
+    if (x->shape.d[1] % *group != 0 || wt->shape.d[1] * *group != x->shape.d[1])
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 0 has %lld channels but W shape %s with group %lld expects %lld",
+                          (long long)x->shape.d[1], aicf__op_sstr(&wt->shape, b1, sizeof b1), (long long)*group,
+                          (long long)(wt->shape.d[1] * *group));
+    if (*M % *group != 0)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "W has %lld output channels, not a multiple of group %lld", (long long)*M,
+                          (long long)*group);
+    AICF__OP_TRY(aicf__op_aints(c, "kernel_shape", &ks, &cnt));
+    if (cnt >= 0) {
+        if (cnt != x->shape.rank - 2)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'kernel_shape' has %d values; expected %d", cnt, x->shape.rank - 2);
+        for (i = 0; i < cnt; i++)
+            if (ks[i] != wt->shape.d[2 + i])
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "attribute 'kernel_shape' does not match W shape %s",
+                                  aicf__op_sstr(&wt->shape, b1, sizeof b1));
+    }
+    if (b && (b->shape.rank != 1 || b->shape.d[0] != *M))
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 2 '%.200s' (B) shape %s must be [%lld]", aicf__op_in_name(c, 2),
+                          aicf__op_sstr(&b->shape, b1, sizeof b1), (long long)*M);
+    return aicf__op_win_make(c, &x->shape, wt->shape.d + 2, 0, w);
+}
+
+static aicf_result aicf__op_infer_conv(const aicf__opc* c) {
+    aicf__op_win w;
+    int64_t group, M;
+    aicf__shape o;
+    AICF__OP_TRY(aicf__op_check_io(c, 2, 3, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_check_dt(c, 1, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_check_dt(c, 2, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_conv_make(c, &w, &group, &M));
+    aicf__op_win_out_shape(&w, M, &o);
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &o);
+}
+
+static aicf_result aicf__op_run_conv(const aicf__opc* c, const void* const* in, void* const* out) {
+    aicf__op_win w;
+    int64_t group, M, Cg, Mg, n, m, ci, kd, kh, kw, od, oh, ow, IS, OS, KS;
+    const float* X = (const float*)in[0];
+    const float* W = (const float*)in[1];
+    const float* B = (const float*)in[2];
+    float* Y = (float*)out[0];
+    AICF__OP_TRY(aicf__op_conv_make(c, &w, &group, &M));
+    Cg = w.C / group;
+    Mg = M / group;
+    IS = w.in[0] * w.in[1] * w.in[2];
+    OS = w.out[0] * w.out[1] * w.out[2];
+    KS = w.k[0] * w.k[1] * w.k[2];
+    for (n = 0; n < w.N; n++)
+        for (m = 0; m < M; m++) {
+            float* yp = Y + (n * M + m) * OS;
+            int64_t g = m / Mg, i;
+            float bias = B ? B[m] : 0.0f;
+            for (i = 0; i < OS; i++) yp[i] = bias;
+            for (ci = 0; ci < Cg; ci++) {
+                const float* xp = X + (n * w.C + g * Cg + ci) * IS;
+                const float* wp = W + (m * Cg + ci) * KS;
+                for (kd = 0; kd < w.k[0]; kd++)
+                    for (kh = 0; kh < w.k[1]; kh++)
+                        for (kw = 0; kw < w.k[2]; kw++) {
+                            float wv = wp[(kd * w.k[1] + kh) * w.k[2] + kw];
+                            int64_t offd = kd * w.d[0] - w.pb[0], offh = kh * w.d[1] - w.pb[1], offw = kw * w.d[2] - w.pb[2];
+                            int64_t d0, d1, h0, h1, w0, w1;
+                            aicf__op_vrange(w.out[0], w.s[0], offd, w.in[0], &d0, &d1);
+                            aicf__op_vrange(w.out[1], w.s[1], offh, w.in[1], &h0, &h1);
+                            aicf__op_vrange(w.out[2], w.s[2], offw, w.in[2], &w0, &w1);
+                            for (od = d0; od < d1; od++)
+                                for (oh = h0; oh < h1; oh++) {
+                                    const float* xr = xp + ((od * w.s[0] + offd) * w.in[1] + oh * w.s[1] + offh) * w.in[2];
+                                    float* yr = yp + (od * w.out[1] + oh) * w.out[2];
+                                    for (ow = w0; ow < w1; ow++) yr[ow] += wv * xr[ow * w.s[2] + offw];
+                                }
+                        }
+            }
+        }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_pool_make(const aicf__opc* c, aicf__op_win* w, int64_t* count_include_pad) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    const int64_t* ks;
+    int cnt;
+    *count_include_pad = 0;
+    if (x->shape.rank < 3 || x->shape.rank > 5)
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input 0 '%.200s' has rank %d; supported: 3 to 5 (1-D to 3-D NCHW)",
+                          aicf__op_in_name(c, 0), x->shape.rank);
+    AICF__OP_TRY(aicf__op_aints(c, "kernel_shape", &ks, &cnt));
+    if (cnt < 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required attribute 'kernel_shape' is missing");
+    if (cnt != x->shape.rank - 2)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'kernel_shape' has %d values; expected %d", cnt, x->shape.rank - 2);
+    if (c->n->op == AICF__OP_MaxPool) {
+        int64_t so;
+        AICF__OP_TRY(aicf__op_ai(c, "storage_order", 0, &so));
+        if (so != 0) return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "attribute 'storage_order' = %lld (column major) is not supported", (long long)so);
+        if (aicf__op_out(c, 1))
+            return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "output 1 '%.200s' (Indices) is not supported", aicf__op_out_name(c, 1));
+    } else {
+        AICF__OP_TRY(aicf__op_ai(c, "count_include_pad", 0, count_include_pad));
+    }
+    return aicf__op_win_make(c, &x->shape, ks, 1, w);
+}
+
+static aicf_result aicf__op_infer_pool(const aicf__opc* c) {
+    aicf__op_win w;
+    int64_t cip;
+    aicf__shape o;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, c->n->op == AICF__OP_MaxPool ? 2 : 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_pool_make(c, &w, &cip));
+    aicf__op_win_out_shape(&w, w.C, &o);
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &o);
+}
+
+static aicf_result aicf__op_run_pool(const aicf__opc* c, const void* const* in, void* const* out) {
+    aicf__op_win w;
+    int64_t cip, nc, od, oh, ow, kd, kh, kw, IS, OS;
+    int is_max = c->n->op == AICF__OP_MaxPool;
+    const float* X = (const float*)in[0];
+    float* Y = (float*)out[0];
+    AICF__OP_TRY(aicf__op_pool_make(c, &w, &cip));
+    IS = w.in[0] * w.in[1] * w.in[2];
+    OS = w.out[0] * w.out[1] * w.out[2];
+    for (nc = 0; nc < w.N * w.C; nc++) {
+        const float* xp = X + nc * IS;
+        float* yp = Y + nc * OS;
+        for (od = 0; od < w.out[0]; od++)
+            for (oh = 0; oh < w.out[1]; oh++)
+                for (ow = 0; ow < w.out[2]; ow++) {
+                    float acc = is_max ? -3.402823466e+38f : 0.0f;
+                    int64_t n_valid = 0, n_padded = 0;
+                    for (kd = 0; kd < w.k[0]; kd++) {
+                        int64_t pd = od * w.s[0] - w.pb[0] + kd * w.d[0];
+                        for (kh = 0; kh < w.k[1]; kh++) {
+                            int64_t ph = oh * w.s[1] - w.pb[1] + kh * w.d[1];
+                            for (kw = 0; kw < w.k[2]; kw++) {
+                                int64_t pw = ow * w.s[2] - w.pb[2] + kw * w.d[2];
+                                /* inside the explicitly padded input (the ceil_mode overhang is not) */
+                                if (pd < w.in[0] + w.pe[0] && ph < w.in[1] + w.pe[1] && pw < w.in[2] + w.pe[2]) n_padded++;
+                                if (pd >= 0 && pd < w.in[0] && ph >= 0 && ph < w.in[1] && pw >= 0 && pw < w.in[2]) {
+                                    float v = xp[(pd * w.in[1] + ph) * w.in[2] + pw];
+                                    n_valid++;
+                                    if (is_max) {
+                                        if (v > acc || v != v) acc = v;
+                                        if (acc != acc) goto done; /* NaN propagates */
+                                    } else {
+                                        acc += v;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                done:
+                    if (!is_max) {
+                        int64_t cnt = cip ? n_padded : n_valid;
+                        acc = cnt > 0 ? acc / (float)cnt : 0.0f;
+                    }
+                    yp[(od * w.out[1] + oh) * w.out[2] + ow] = acc;
+                }
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_gap(const aicf__opc* c) {
+    const aicf__tensor* x;
+    aicf__shape o;
+    int i;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    x = aicf__op_in(c, 0);
+    if (x->shape.rank < 2)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 0 '%.200s' has rank %d; expected N x C x D1 x ... (rank >= 2)",
+                          aicf__op_in_name(c, 0), x->shape.rank);
+    o = x->shape;
+    for (i = 2; i < o.rank; i++) o.d[i] = 1;
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &o);
+}
+
+static aicf_result aicf__op_run_gap(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t NC = x->shape.d[0] * x->shape.d[1], S = aicf__op_prod(x->shape.d, 2, x->shape.rank), i, j;
+    const float* X = (const float*)in[0];
+    float* Y = (float*)out[0];
+    for (i = 0; i < NC; i++) {
+        float s = 0.0f;
+        for (j = 0; j < S; j++) s += X[i * S + j];
+        Y[i] = S > 0 ? s / (float)S : NAN;
+    }
+    return AICF_SUCCESS;
+}
+
+/* ============================================================================================
+   BatchNormalization, LRN, Softmax
+   ============================================================================================ */
+
+/* BatchNormalization in inference mode. *per_act: 1 when (spatial = 0, opset < 9) the
+   parameters have one value per activation (C x D1 x ...), else one per channel. */
+static aicf_result aicf__op_bn_make(const aicf__opc* c, float* eps, int* per_act) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t spatial = 1, tm = 0, want;
+    int i;
+    AICF__OP_TRY(aicf__op_af(c, "epsilon", 1e-5f, eps));
+    if (c->opset >= 14) AICF__OP_TRY(aicf__op_ai(c, "training_mode", 0, &tm));
+    if (tm) return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "training_mode = %lld is not supported (inference only)", (long long)tm);
+    if (c->opset < 9) AICF__OP_TRY(aicf__op_ai(c, "spatial", 1, &spatial));
+    if (x->shape.rank < 2)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 0 '%.200s' has rank %d; expected N x C x D1 x ... (rank >= 2)",
+                          aicf__op_in_name(c, 0), x->shape.rank);
+    *per_act = spatial == 0;
+    want = *per_act ? aicf__op_prod(x->shape.d, 1, x->shape.rank) : x->shape.d[1];
+    for (i = 1; i < 5; i++) {
+        const aicf__tensor* p = aicf__op_in(c, i);
+        static const char* const names[5] = {"X", "scale", "B", "input_mean", "input_var"};
+        char b1[160];
+        if (aicf__shape_numel(&p->shape) != want || (!*per_act && p->shape.rank != 1))
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' (%s) shape %s does not match %lld %s", i,
+                              aicf__op_in_name(c, i), names[i], aicf__op_sstr(&p->shape, b1, sizeof b1), (long long)want,
+                              *per_act ? "activations (spatial = 0)" : "channels");
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_bn(const aicf__opc* c) {
+    float eps;
+    int per_act, i;
+    AICF__OP_TRY(aicf__op_check_io(c, 5, 5, 1, 5));
+    for (i = 0; i < 5; i++) AICF__OP_TRY(aicf__op_check_dt(c, i, AICF__OP_DTM_F32));
+    for (i = 1; i < c->n->n_out; i++)
+        if (aicf__op_out(c, i))
+            return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "output %d '%.200s' is only produced in training mode (not supported)",
+                              i, aicf__op_out_name(c, i));
+    AICF__OP_TRY(aicf__op_bn_make(c, &eps, &per_act));
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &aicf__op_in(c, 0)->shape);
+}
+
+static aicf_result aicf__op_run_bn(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    const float* X = (const float*)in[0];
+    const float* sc = (const float*)in[1];
+    const float* bb = (const float*)in[2];
+    const float* mean = (const float*)in[3];
+    const float* var = (const float*)in[4];
+    float* Y = (float*)out[0];
+    float eps;
+    int per_act;
+    int64_t N = x->shape.d[0], C = x->shape.d[1], S = aicf__op_prod(x->shape.d, 2, x->shape.rank), n, ch, s;
+    AICF__OP_TRY(aicf__op_bn_make(c, &eps, &per_act));
+    for (n = 0; n < N; n++)
+        for (ch = 0; ch < C; ch++)
+            for (s = 0; s < S; s++) {
+                int64_t p = per_act ? ch * S + s : ch, e = (n * C + ch) * S + s;
+                Y[e] = (X[e] - mean[p]) / sqrtf(var[p] + eps) * sc[p] + bb[p];
+            }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_lrn_make(const aicf__opc* c, int64_t* size, float* alpha, float* beta, float* bias) {
+    const aicf__attrv* a = aicf__attr(c->n, "size");
+    if (!a) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required attribute 'size' is missing");
+    AICF__OP_TRY(aicf__op_ai(c, "size", 0, size));
+    if (*size < 1 || *size > AICF__OP_MAX_WINDOW)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'size' = %lld must be >= 1", (long long)*size);
+    AICF__OP_TRY(aicf__op_af(c, "alpha", 1e-4f, alpha));
+    AICF__OP_TRY(aicf__op_af(c, "beta", 0.75f, beta));
+    return aicf__op_af(c, "bias", 1.0f, bias);
+}
+
+static aicf_result aicf__op_infer_lrn(const aicf__opc* c) {
+    int64_t size;
+    float a, b, bias;
+    const aicf__tensor* x;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_lrn_make(c, &size, &a, &b, &bias));
+    x = aicf__op_in(c, 0);
+    if (x->shape.rank < 2)
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "input 0 '%.200s' has rank %d; expected N x C x D1 x ... (rank >= 2)",
+                          aicf__op_in_name(c, 0), x->shape.rank);
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &x->shape);
+}
+
+/* y = x / (bias + alpha / size * sum of x^2 over channels [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta */
+static aicf_result aicf__op_run_lrn(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    const float* X = (const float*)in[0];
+    float* Y = (float*)out[0];
+    int64_t size, N = x->shape.d[0], C = x->shape.d[1], S = aicf__op_prod(x->shape.d, 2, x->shape.rank), n, ch, s, j;
+    float alpha, beta, bias;
+    AICF__OP_TRY(aicf__op_lrn_make(c, &size, &alpha, &beta, &bias));
+    for (n = 0; n < N; n++)
+        for (ch = 0; ch < C; ch++) {
+            int64_t lo = ch - (size - 1) / 2, hi = ch + size / 2; /* size/2 = ceil((size-1)/2) */
+            if (lo < 0) lo = 0;
+            if (hi > C - 1) hi = C - 1;
+            for (s = 0; s < S; s++) {
+                float sq = 0.0f;
+                for (j = lo; j <= hi; j++) {
+                    float v = X[(n * C + j) * S + s];
+                    sq += v * v;
+                }
+                Y[(n * C + ch) * S + s] = X[(n * C + ch) * S + s] / powf(bias + alpha / (float)size * sq, beta);
+            }
+        }
+    return AICF_SUCCESS;
+}
+
+/* Softmax as [outer, A, inner]: before opset 13 the input is coerced to 2-D at `axis`
+   (default 1); from 13 it runs along one axis (default -1). */
+static aicf_result aicf__op_softmax_make(const aicf__opc* c, int64_t* outer, int64_t* A, int64_t* inner) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t axis;
+    int ax, r = x->shape.rank;
+    AICF__OP_TRY(aicf__op_ai(c, "axis", c->opset < 13 ? 1 : -1, &axis));
+    if (r < 1) return aicf__op_err(c, AICF_ERROR_SHAPE, "input 0 '%.200s' is a scalar; expected rank >= 1", aicf__op_in_name(c, 0));
+    AICF__OP_TRY(aicf__op_axis(c, "attribute 'axis'", axis, r, &ax));
+    *outer = aicf__op_prod(x->shape.d, 0, ax);
+    if (c->opset < 13) {
+        *A = aicf__op_prod(x->shape.d, ax, r);
+        *inner = 1;
+    } else {
+        *A = x->shape.d[ax];
+        *inner = aicf__op_prod(x->shape.d, ax + 1, r);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_softmax(const aicf__opc* c) {
+    int64_t o, a, i;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_softmax_make(c, &o, &a, &i));
+    return aicf__op_set_out(c, 0, AICF_DTYPE_FLOAT32, &aicf__op_in(c, 0)->shape);
+}
+
+static aicf_result aicf__op_run_softmax(const aicf__opc* c, const void* const* in, void* const* out) {
+    int64_t outer, A, inner, o, i, a;
+    const float* X = (const float*)in[0];
+    float* Y = (float*)out[0];
+    AICF__OP_TRY(aicf__op_softmax_make(c, &outer, &A, &inner));
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < inner; i++) {
+            const float* x = X + o * A * inner + i;
+            float* y = Y + o * A * inner + i;
+            float mx = -INFINITY, sum = 0.0f;
+            for (a = 0; a < A; a++)
+                if (x[a * inner] > mx || x[a * inner] != x[a * inner]) mx = x[a * inner];
+            for (a = 0; a < A; a++) {
+                y[a * inner] = expf(x[a * inner] - mx);
+                sum += y[a * inner];
+            }
+            for (a = 0; a < A; a++) y[a * inner] /= sum;
+        }
+    return AICF_SUCCESS;
+}
+
+/* ============================================================================================
+   Data movement: Concat, Transpose, and the aliasing ops
+   ============================================================================================ */
+
+static aicf_result aicf__op_infer_concat(const aicf__opc* c) {
+    const aicf__tensor* x0;
+    int nin, i, k, ax;
+    int64_t axis;
+    aicf__shape o;
+    char b1[160], b2[160];
+    AICF__OP_TRY(aicf__op_check_io(c, 1, AICF_MAX_NODE_IO, 1, 1));
+    nin = aicf__op_nin(c->n);
+    for (i = 0; i < nin; i++) {
+        if (!aicf__op_in(c, i)) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+        AICF__OP_TRY(aicf__op_check_dt(c, i, AICF__OP_DTM_SHAPE));
+        AICF__OP_TRY(aicf__op_same_dt(c, i, 0));
+    }
+    if (c->opset >= 4 && !aicf__attr(c->n, "axis"))
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required attribute 'axis' is missing");
+    AICF__OP_TRY(aicf__op_ai(c, "axis", 1, &axis));
+    x0 = aicf__op_in(c, 0);
+    if (x0->shape.rank < 1) return aicf__op_err(c, AICF_ERROR_SHAPE, "input 0 '%.200s' is a scalar", aicf__op_in_name(c, 0));
+    AICF__OP_TRY(aicf__op_axis(c, "attribute 'axis'", axis, x0->shape.rank, &ax));
+    o = x0->shape;
+    for (i = 1; i < nin; i++) {
+        const aicf__tensor* t = aicf__op_in(c, i);
+        int ok = t->shape.rank == o.rank;
+        for (k = 0; ok && k < o.rank; k++)
+            if (k != ax && t->shape.d[k] != o.d[k]) ok = 0;
+        if (!ok)
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "input %d '%.200s' shape %s does not match input 0 shape %s outside axis %d",
+                              i, aicf__op_in_name(c, i), aicf__op_sstr(&t->shape, b1, sizeof b1),
+                              aicf__op_sstr(&x0->shape, b2, sizeof b2), ax);
+        o.d[ax] += t->shape.d[ax];
+    }
+    return aicf__op_set_out(c, 0, x0->dtype, &o);
+}
+
+static aicf_result aicf__op_run_concat(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* y = aicf__op_out(c, 0);
+    int nin = aicf__op_nin(c->n), i, ax;
+    int64_t axis, outer, inner, o;
+    size_t esz = aicf_dtype_size(y->dtype), yrow, pos;
+    unsigned char* Y = (unsigned char*)out[0];
+    AICF__OP_TRY(aicf__op_ai(c, "axis", 1, &axis));
+    AICF__OP_TRY(aicf__op_axis(c, "attribute 'axis'", axis, y->shape.rank, &ax));
+    outer = aicf__op_prod(y->shape.d, 0, ax);
+    inner = aicf__op_prod(y->shape.d, ax + 1, y->shape.rank);
+    yrow = (size_t)(y->shape.d[ax] * inner) * esz;
+    pos = 0;
+    for (i = 0; i < nin; i++) {
+        size_t row = (size_t)(aicf__op_in(c, i)->shape.d[ax] * inner) * esz;
+        const unsigned char* X = (const unsigned char*)in[i];
+        if (row)
+            for (o = 0; o < outer; o++) memcpy(Y + (size_t)o * yrow + pos, X + (size_t)o * row, row);
+        pos += row;
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_transpose_perm(const aicf__opc* c, int* perm) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    const int64_t* p;
+    int cnt, i, r = x->shape.rank, seen[AICF_MAX_RANK];
+    AICF__OP_TRY(aicf__op_aints(c, "perm", &p, &cnt));
+    if (cnt < 0) {
+        for (i = 0; i < r; i++) perm[i] = r - 1 - i;
+        return AICF_SUCCESS;
+    }
+    if (cnt != r) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'perm' has %d values; input 0 has rank %d", cnt, r);
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < r; i++) {
+        int a;
+        AICF__OP_TRY(aicf__op_axis(c, "attribute 'perm' entry", p[i], r, &a));
+        if (seen[a]) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'perm' repeats axis %d", a);
+        seen[a] = 1;
+        perm[i] = a;
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_transpose(const aicf__opc* c) {
+    const aicf__tensor* x;
+    int perm[AICF_MAX_RANK], i;
+    aicf__shape o;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_SHAPE));
+    AICF__OP_TRY(aicf__op_transpose_perm(c, perm));
+    x = aicf__op_in(c, 0);
+    memset(&o, 0, sizeof o);
+    o.rank = x->shape.rank;
+    for (i = 0; i < o.rank; i++) o.d[i] = x->shape.d[perm[i]];
+    return aicf__op_set_out(c, 0, x->dtype, &o);
+}
+
+static aicf_result aicf__op_run_transpose(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    const aicf__tensor* y = aicf__op_out(c, 0);
+    int perm[AICF_MAX_RANK], i, r = x->shape.rank;
+    int64_t xst[AICF_MAX_RANK], st[AICF_MAX_RANK], n = aicf__shape_numel(&y->shape), e, inner, j, si;
+    size_t esz = aicf_dtype_size(x->dtype);
+    aicf__op_iter it;
+    AICF__OP_TRY(aicf__op_transpose_perm(c, perm));
+    if (n <= 0) return AICF_SUCCESS;
+    if (r == 0) {
+        memcpy(out[0], in[0], esz);
+        return AICF_SUCCESS;
+    }
+    xst[r - 1] = 1;
+    for (i = r - 2; i >= 0; i--) xst[i] = xst[i + 1] * x->shape.d[i + 1];
+    for (i = 0; i < r; i++) st[i] = xst[perm[i]]; /* input stride of output dim i */
+    inner = y->shape.d[r - 1];
+    si = st[r - 1];
+    aicf__op_iter_init(&it, &y->shape, 1, st, NULL, NULL);
+    for (e = 0; e < n; e += inner) {
+        int64_t base = it.off[0];
+        if (esz == 4) {
+            const uint32_t* X = (const uint32_t*)in[0];
+            uint32_t* Y = (uint32_t*)out[0];
+            for (j = 0; j < inner; j++) Y[e + j] = X[base + j * si];
+        } else {
+            const unsigned char* X = (const unsigned char*)in[0];
+            unsigned char* Y = (unsigned char*)out[0];
+            for (j = 0; j < inner; j++) memcpy(Y + (size_t)(e + j) * esz, X + (size_t)(base + j * si) * esz, esz);
+        }
+        aicf__op_iter_next(&it);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Reshape's target shape (from input 1, or attribute 'shape' before opset 5). */
+static aicf_result aicf__op_reshape_shape(const aicf__opc* c, aicf__shape* o) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t sh[AICF_MAX_RANK], allowzero = 0, known = 1, total = aicf__shape_numel(&x->shape);
+    int cnt, i, neg = -1;
+    char b1[160], b2[160];
+    if (c->opset < 5) {
+        const int64_t* v;
+        AICF__OP_TRY(aicf__op_aints(c, "shape", &v, &cnt));
+        if (cnt < 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required attribute 'shape' is missing");
+        if (cnt > AICF_MAX_RANK)
+            return aicf__op_err(c, AICF_ERROR_LIMIT, "attribute 'shape' has %d values (rank limit %d)", cnt, AICF_MAX_RANK);
+        for (i = 0; i < cnt; i++) sh[i] = v[i];
+    } else {
+        AICF__OP_TRY(aicf__op_const_ints(c, 1, "shape", sh, AICF_MAX_RANK, &cnt));
+        if (c->opset >= 14) AICF__OP_TRY(aicf__op_ai(c, "allowzero", 0, &allowzero));
+    }
+    memset(o, 0, sizeof *o);
+    o->rank = cnt;
+    for (i = 0; i < cnt; i++) {
+        int64_t d = sh[i];
+        if (d == -1) {
+            if (neg >= 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "shape has more than one -1");
+            neg = i;
+            continue;
+        }
+        if (d < -1) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "shape[%d] = %lld is invalid", i, (long long)d);
+        if (d == 0 && !allowzero) {
+            if (i >= x->shape.rank)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "shape[%d] = 0 copies a dimension that input 0 (rank %d) lacks", i,
+                                  x->shape.rank);
+            d = x->shape.d[i];
+        }
+        o->d[i] = d;
+        if (d != 0 && known > INT64_MAX / d) return aicf__op_err(c, AICF_ERROR_LIMIT, "shape overflows");
+        known *= d;
+    }
+    if (neg >= 0) {
+        if (allowzero && known == 0)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "shape has both -1 and 0 with allowzero = 1");
+        if (known == 0 || total % known != 0) {
+            o->d[neg] = -1;
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "cannot reshape input 0 shape %s (%lld elements) to %s",
+                              aicf__op_sstr(&x->shape, b1, sizeof b1), (long long)total, aicf__op_sstr(o, b2, sizeof b2));
+        }
+        o->d[neg] = total / known;
+        known = total;
+    }
+    if (known != total) {
+        return aicf__op_err(c, AICF_ERROR_SHAPE, "cannot reshape input 0 shape %s (%lld elements) to %s (%lld elements)",
+                          aicf__op_sstr(&x->shape, b1, sizeof b1), (long long)total, aicf__op_sstr(o, b2, sizeof b2),
+                          (long long)known);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Unsqueeze/Squeeze axes: attribute before opset 13, (constant, optional for Squeeze) input 1 from 13. */
+static aicf_result aicf__op_sq_axes(const aicf__opc* c, int64_t* axes, int* cnt) {
+    if (c->opset < 13) {
+        const int64_t* v;
+        int i;
+        AICF__OP_TRY(aicf__op_aints(c, "axes", &v, cnt));
+        if (*cnt > AICF_MAX_RANK)
+            return aicf__op_err(c, AICF_ERROR_LIMIT, "attribute 'axes' has %d values (rank limit %d)", *cnt, AICF_MAX_RANK);
+        for (i = 0; i < *cnt; i++) axes[i] = v[i];
+        return AICF_SUCCESS;
+    }
+    return aicf__op_const_ints(c, 1, "axes", axes, AICF_MAX_RANK, cnt);
+}
+
+static aicf_result aicf__op_unsqueeze_shape(const aicf__opc* c, aicf__shape* o) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t axes[AICF_MAX_RANK];
+    int cnt, i, r, k, mark[AICF_MAX_RANK];
+    AICF__OP_TRY(aicf__op_sq_axes(c, axes, &cnt));
+    if (cnt < 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required axes are missing");
+    r = x->shape.rank + cnt;
+    if (r > AICF_MAX_RANK)
+        return aicf__op_err(c, AICF_ERROR_LIMIT, "output rank %d exceeds the limit %d", r, AICF_MAX_RANK);
+    memset(mark, 0, sizeof mark);
+    for (i = 0; i < cnt; i++) {
+        int a;
+        AICF__OP_TRY(aicf__op_axis(c, "axes entry", axes[i], r, &a));
+        if (mark[a]) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "axes repeat axis %d", a);
+        mark[a] = 1;
+    }
+    memset(o, 0, sizeof *o);
+    o->rank = r;
+    for (i = 0, k = 0; i < r; i++) o->d[i] = mark[i] ? 1 : x->shape.d[k++];
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_squeeze_shape(const aicf__opc* c, aicf__shape* o) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t axes[AICF_MAX_RANK];
+    int cnt, i, r = x->shape.rank, mark[AICF_MAX_RANK];
+    char b1[160];
+    AICF__OP_TRY(aicf__op_sq_axes(c, axes, &cnt));
+    memset(mark, 0, sizeof mark);
+    if (cnt < 0) {
+        for (i = 0; i < r; i++) mark[i] = x->shape.d[i] == 1;
+    } else {
+        for (i = 0; i < cnt; i++) {
+            int a;
+            AICF__OP_TRY(aicf__op_axis(c, "axes entry", axes[i], r, &a));
+            if (x->shape.d[a] != 1)
+                return aicf__op_err(c, AICF_ERROR_SHAPE, "cannot squeeze axis %d of input 0 shape %s (size is not 1)", a,
+                                  aicf__op_sstr(&x->shape, b1, sizeof b1));
+            mark[a] = 1;
+        }
+    }
+    memset(o, 0, sizeof *o);
+    for (i = 0; i < r; i++)
+        if (!mark[i]) o->d[o->rank++] = x->shape.d[i];
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_flatten_shape(const aicf__opc* c, aicf__shape* o) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t axis;
+    int r = x->shape.rank, ax;
+    AICF__OP_TRY(aicf__op_ai(c, "axis", 1, &axis));
+    if (axis < -(int64_t)r || axis > (int64_t)r)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'axis' %lld is out of range for rank %d", (long long)axis, r);
+    ax = (int)(axis < 0 ? axis + r : axis);
+    memset(o, 0, sizeof *o);
+    o->rank = 2;
+    o->d[0] = aicf__op_prod(x->shape.d, 0, ax);
+    o->d[1] = aicf__op_prod(x->shape.d, ax, r);
+    return AICF_SUCCESS;
+}
+
+/* Dropout in inference: checks training_mode (constant input from opset 12). */
+static aicf_result aicf__op_dropout_check(const aicf__opc* c) {
+    const aicf__tensor* tm = aicf__op_in(c, 2);
+    const aicf__tensor* ratio = aicf__op_in(c, 1);
+    if (ratio) {
+        AICF__OP_TRY(aicf__op_check_dt(c, 1, AICF__OP_DTM_F32 | AICF__OP_DTM(AICF_DTYPE_FLOAT64) | AICF__OP_DTM(AICF_DTYPE_FLOAT16)));
+        if (aicf__shape_numel(&ratio->shape) != 1)
+            return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 '%.200s' (ratio) must be a scalar", aicf__op_in_name(c, 1));
+    }
+    if (tm) {
+        unsigned char v = 0;
+        if (tm->dtype != AICF_DTYPE_BOOL || aicf__shape_numel(&tm->shape) != 1)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input 2 '%.200s' (training_mode) must be a bool scalar",
+                              aicf__op_in_name(c, 2));
+        if (!(tm->flags & AICF__T_CONST) || !tm->data || tm->data_bytes < 1)
+            return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input 2 '%.200s' must be a constant at plan time (it gives training_mode)",
+                              aicf__op_in_name(c, 2));
+        memcpy(&v, tm->data, 1);
+        if (v) return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "training_mode = true is not supported (inference only)");
+    }
+    return AICF_SUCCESS;
+}
+
+/* Dtype of Dropout's mask: BOOL from opset 10, the data type before. */
+static aicf_dtype aicf__op_dropout_mask_dt(const aicf__opc* c) {
+    return c->opset >= 10 ? AICF_DTYPE_BOOL : aicf__op_in(c, 0)->dtype;
+}
+
+static aicf_result aicf__op_infer_alias(const aicf__opc* c) {
+    const aicf__tensor* x;
+    aicf__shape o;
+    aicf__op op = c->n->op;
+    switch (op) {
+    case AICF__OP_Reshape: AICF__OP_TRY(aicf__op_check_io(c, c->opset < 5 ? 1 : 2, c->opset < 5 ? 1 : 2, 1, 1)); break;
+    case AICF__OP_Unsqueeze: AICF__OP_TRY(aicf__op_check_io(c, c->opset < 13 ? 1 : 2, c->opset < 13 ? 1 : 2, 1, 1)); break;
+    case AICF__OP_Squeeze: AICF__OP_TRY(aicf__op_check_io(c, 1, c->opset < 13 ? 1 : 2, 1, 1)); break;
+    case AICF__OP_Dropout: AICF__OP_TRY(aicf__op_check_io(c, 1, c->opset < 12 ? 1 : 3, 1, 2)); break;
+    default: AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1)); break;
+    }
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, op == AICF__OP_Dropout ? AICF__OP_DTM_F32 : AICF__OP_DTM_ANY));
+    x = aicf__op_in(c, 0);
+    switch (op) {
+    case AICF__OP_Reshape: AICF__OP_TRY(aicf__op_reshape_shape(c, &o)); break;
+    case AICF__OP_Unsqueeze: AICF__OP_TRY(aicf__op_unsqueeze_shape(c, &o)); break;
+    case AICF__OP_Squeeze: AICF__OP_TRY(aicf__op_squeeze_shape(c, &o)); break;
+    case AICF__OP_Flatten: AICF__OP_TRY(aicf__op_flatten_shape(c, &o)); break;
+    case AICF__OP_Dropout:
+        AICF__OP_TRY(aicf__op_dropout_check(c));
+        o = x->shape;
+        AICF__OP_TRY(aicf__op_set_out(c, 1, aicf__op_dropout_mask_dt(c), &o));
+        break;
+    default: o = x->shape; break;
+    }
+    return aicf__op_set_out(c, 0, x->dtype, &o);
+}
+
+static aicf_result aicf__op_run_alias(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    size_t bytes = aicf__op_tbytes(x);
+    if (out[0] != in[0] && bytes) memcpy(out[0], in[0], bytes);
+    if (c->n->op == AICF__OP_Dropout && aicf__op_out(c, 1) && out[1]) {
+        size_t n = aicf__op_numel(&x->shape), i;
+        aicf_dtype mdt = aicf__op_out(c, 1)->dtype;
+        if (mdt == AICF_DTYPE_BOOL) memset(out[1], 1, n);
+        else
+            for (i = 0; i < n; i++) ((float*)out[1])[i] = 1.0f;
+    }
+    return AICF_SUCCESS;
+}
+
+/* ============================================================================================
+   Constant, ConstantOfShape, Shape, Cast
+   ============================================================================================ */
+
+/* The value of a Constant node: dtype, shape and bytes. */
+typedef struct aicf__op_cval {
+    aicf_dtype dt;
+    aicf__shape shape;
+    const void* data;
+    size_t bytes;
+    int64_t ival; /* storage for value_int */
+    float fval;   /* storage for value_float */
+} aicf__op_cval;
+
+/* Reads a TENSOR attribute (an unnamed constant of the graph). */
+static aicf_result aicf__op_tensor_attr(const aicf__opc* c, const aicf__attrv* a, const aicf__tensor** out) {
+    const aicf__tensor* t;
+    size_t need;
+    *out = NULL;
+    if (a->type != AICF_ATTR_TENSOR)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute '%.100s' must be of type TENSOR", a->name ? a->name : "");
+    if (a->tensor < 0 || a->tensor >= c->g->n_tensors)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute '%.100s' has no tensor", a->name ? a->name : "");
+    t = &c->g->tensors[a->tensor];
+    if (!aicf__op_dt_in(t->dtype, AICF__OP_DTM_ANY))
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "attribute '%.100s' has data type %s, which is not supported",
+                          a->name ? a->name : "", aicf_dtype_name(t->dtype));
+    need = aicf__op_tbytes(t);
+    if (aicf__shape_numel(&t->shape) < 0 || (need && (!t->data || t->data_bytes < need)))
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute '%.100s' holds %zu bytes of data, needs %zu",
+                          a->name ? a->name : "", t->data ? t->data_bytes : (size_t)0, need);
+    *out = t;
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_constant_value(const aicf__opc* c, aicf__op_cval* v) {
+    static const char* const unsupported[3] = {"sparse_value", "value_string", "value_strings"};
+    const aicf__attrv* a;
+    int i, found = 0;
+    memset(v, 0, sizeof *v);
+    for (i = 0; i < 3; i++)
+        if (aicf__attr(c->n, unsupported[i]))
+            return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "attribute '%s' is not supported", unsupported[i]);
+    if ((a = aicf__attr(c->n, "value")) != NULL) {
+        const aicf__tensor* t = NULL;
+        AICF__OP_TRY(aicf__op_tensor_attr(c, a, &t));
+        v->dt = t->dtype;
+        v->shape = t->shape;
+        v->data = t->data;
+        v->bytes = aicf__op_tbytes(t);
+        found++;
+    }
+    if ((a = aicf__attr(c->n, "value_float")) != NULL) {
+        AICF__OP_TRY(aicf__op_af(c, "value_float", 0.0f, &v->fval));
+        v->dt = AICF_DTYPE_FLOAT32;
+        memset(&v->shape, 0, sizeof v->shape);
+        v->data = &v->fval;
+        v->bytes = 4;
+        found++;
+    }
+    if ((a = aicf__attr(c->n, "value_int")) != NULL) {
+        AICF__OP_TRY(aicf__op_ai(c, "value_int", 0, &v->ival));
+        v->dt = AICF_DTYPE_INT64;
+        memset(&v->shape, 0, sizeof v->shape);
+        v->data = &v->ival;
+        v->bytes = 8;
+        found++;
+    }
+    if ((a = aicf__attr(c->n, "value_floats")) != NULL) {
+        AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_FLOATS, "FLOATS"));
+        v->dt = AICF_DTYPE_FLOAT32;
+        memset(&v->shape, 0, sizeof v->shape);
+        v->shape.rank = 1;
+        v->shape.d[0] = a->count;
+        v->data = a->floats;
+        v->bytes = (size_t)a->count * 4;
+        found++;
+    }
+    if ((a = aicf__attr(c->n, "value_ints")) != NULL) {
+        AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_INTS, "INTS"));
+        v->dt = AICF_DTYPE_INT64;
+        memset(&v->shape, 0, sizeof v->shape);
+        v->shape.rank = 1;
+        v->shape.d[0] = a->count;
+        v->data = a->ints;
+        v->bytes = (size_t)a->count * 8;
+        found++;
+    }
+    if (found != 1)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "needs exactly one of the attributes value, value_float(s), value_int(s); has %d",
+                          found);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_constant(const aicf__opc* c) {
+    aicf__op_cval v;
+    AICF__OP_TRY(aicf__op_check_io(c, 0, 0, 1, 1));
+    AICF__OP_TRY(aicf__op_constant_value(c, &v));
+    return aicf__op_set_out(c, 0, v.dt, &v.shape);
+}
+
+static aicf_result aicf__op_run_constant(const aicf__opc* c, void* const* out) {
+    aicf__op_cval v;
+    AICF__OP_TRY(aicf__op_constant_value(c, &v));
+    if (v.bytes) memcpy(out[0], v.data, v.bytes);
+    return AICF_SUCCESS;
+}
+
+/* ConstantOfShape's fill value: attribute 'value' (one element), default float32 0. */
+static aicf_result aicf__op_cos_value(const aicf__opc* c, aicf_dtype* dt, const void** val) {
+    static const float zero = 0.0f;
+    const aicf__attrv* a = aicf__attr(c->n, "value");
+    *dt = AICF_DTYPE_FLOAT32;
+    *val = &zero;
+    if (a) {
+        const aicf__tensor* t = NULL;
+        AICF__OP_TRY(aicf__op_tensor_attr(c, a, &t));
+        if (aicf__shape_numel(&t->shape) != 1)
+            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'value' must hold one element");
+        *dt = t->dtype;
+        *val = t->data;
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_cos(const aicf__opc* c) {
+    int64_t sh[AICF_MAX_RANK];
+    int cnt, i;
+    aicf_dtype dt;
+    const void* val;
+    aicf__shape o;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_const_ints(c, 0, "shape", sh, AICF_MAX_RANK, &cnt));
+    for (i = 0; i < cnt; i++)
+        if (sh[i] < 0) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "shape[%d] = %lld is negative", i, (long long)sh[i]);
+    AICF__OP_TRY(aicf__op_cos_value(c, &dt, &val));
+    aicf__op_shape_set(&o, cnt, sh);
+    return aicf__op_set_out(c, 0, dt, &o);
+}
+
+static aicf_result aicf__op_run_cos(const aicf__opc* c, void* const* out) {
+    const aicf__tensor* y = aicf__op_out(c, 0);
+    aicf_dtype dt;
+    const void* val;
+    size_t n = aicf__op_numel(&y->shape), esz, i;
+    AICF__OP_TRY(aicf__op_cos_value(c, &dt, &val));
+    esz = aicf_dtype_size(dt);
+    for (i = 0; i < n; i++) memcpy((unsigned char*)out[0] + i * esz, val, esz);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_shape_range(const aicf__opc* c, int64_t* start, int64_t* end) {
+    int64_t r = aicf__op_in(c, 0)->shape.rank;
+    *start = 0;
+    *end = r;
+    if (c->opset >= 15) {
+        AICF__OP_TRY(aicf__op_ai(c, "start", 0, start));
+        AICF__OP_TRY(aicf__op_ai(c, "end", r, end));
+        if (*start < 0) *start += r;
+        if (*end < 0) *end += r;
+        *start = *start < 0 ? 0 : (*start > r ? r : *start);
+        *end = *end < 0 ? 0 : (*end > r ? r : *end);
+        if (*end < *start) *end = *start;
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_shape(const aicf__opc* c) {
+    int64_t s, e;
+    aicf__shape o;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_ANY));
+    AICF__OP_TRY(aicf__op_shape_range(c, &s, &e));
+    memset(&o, 0, sizeof o);
+    o.rank = 1;
+    o.d[0] = e - s;
+    return aicf__op_set_out(c, 0, AICF_DTYPE_INT64, &o);
+}
+
+static aicf_result aicf__op_run_shape(const aicf__opc* c, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    int64_t s, e, i;
+    AICF__OP_TRY(aicf__op_shape_range(c, &s, &e));
+    for (i = s; i < e; i++) ((int64_t*)out[0])[i - s] = x->shape.d[i];
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_cast_to(const aicf__opc* c, aicf_dtype* to) {
+    const aicf__attrv* a = aicf__attr(c->n, "to");
+    if (!a) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "required attribute 'to' is missing");
+    if (a->type == AICF_ATTR_STRING) { /* Cast-1: the type name */
+        static const char* const names[8] = {"FLOAT", "DOUBLE", "FLOAT16", "INT32", "INT64", "INT8", "UINT8", "BOOL"};
+        static const aicf_dtype types[8] = {AICF_DTYPE_FLOAT32, AICF_DTYPE_FLOAT64, AICF_DTYPE_FLOAT16, AICF_DTYPE_INT32,
+                                            AICF_DTYPE_INT64,   AICF_DTYPE_INT8,    AICF_DTYPE_UINT8,   AICF_DTYPE_BOOL};
+        int i;
+        for (i = 0; i < 8; i++)
+            if (a->s && !strcmp(a->s, names[i])) {
+                *to = types[i];
+                return AICF_SUCCESS;
+            }
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "attribute 'to' = '%.40s' is not a supported type", a->s ? a->s : "");
+    }
+    AICF__OP_TRY(aicf__op_attr_type(c, a, AICF_ATTR_INT, "INT"));
+    if (a->i <= 0 || a->i >= 32 || !aicf__op_dt_in((aicf_dtype)a->i, AICF__OP_DTM_ANY)) {
+        char buf[160];
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "attribute 'to' = %lld (%s) is not supported (supported: %s)", (long long)a->i,
+                          a->i > 0 && a->i < 32 ? aicf_dtype_name((aicf_dtype)a->i) : "?",
+                          aicf__op_dtm_str(AICF__OP_DTM_ANY, buf, sizeof buf));
+    }
+    *to = (aicf_dtype)a->i;
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__op_infer_cast(const aicf__opc* c) {
+    aicf_dtype to = AICF_DTYPE_INVALID;
+    AICF__OP_TRY(aicf__op_check_io(c, 1, 1, 1, 1));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_ANY));
+    AICF__OP_TRY(aicf__op_cast_to(c, &to));
+    return aicf__op_set_out(c, 0, to, &aicf__op_in(c, 0)->shape);
+}
+
+static int aicf__op_dt_is_float(aicf_dtype dt) {
+    return dt == AICF_DTYPE_FLOAT32 || dt == AICF_DTYPE_FLOAT64 || dt == AICF_DTYPE_FLOAT16;
+}
+
+/* float64 -> float16 (IEEE binary16) with a single rounding to nearest even; converting
+   through float32 would round twice. Scaling by powers of two keeps every step exact. */
+static uint16_t aicf__op_f64_to_f16(double v) {
+    uint16_t sign = (uint16_t)(v < 0.0 || (v == 0.0 && 1.0 / v < 0.0) ? 0x8000u : 0u);
+    double a = fabs(v), q;
+    int e;
+    if (v != v) return 0x7e00u;
+    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00u); /* rounds past 65504: infinity */
+    if (a < 6.103515625e-05) {                            /* below 2^-14: subnormal (or zero) */
+        q = rint(a * 16777216.0);                         /* units of 2^-24 */
+        return (uint16_t)(sign | (uint16_t)q);            /* q == 1024 is the smallest normal */
+    }
+    (void)frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+    e -= 1;             /* a = m * 2^e, m in [1, 2) */
+    q = rint((ldexp(a, -e) - 1.0) * 1024.0);
+    if (q >= 1024.0) {
+        q = 0.0;
+        e++;
+    }
+    if (e + 15 >= 31) return (uint16_t)(sign | 0x7c00u);
+    return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)q);
+}
+
+static double aicf__op_ld_f64(aicf_dtype dt, const void* p, size_t i) {
+    switch (dt) {
+    case AICF_DTYPE_FLOAT32: return ((const float*)p)[i];
+    case AICF_DTYPE_FLOAT64: return ((const double*)p)[i];
+    case AICF_DTYPE_FLOAT16: return aicf__f16_to_f32(((const uint16_t*)p)[i]);
+    default: return 0.0;
+    }
+}
+
+static int64_t aicf__op_ld_i64(aicf_dtype dt, const void* p, size_t i) {
+    switch (dt) {
+    case AICF_DTYPE_INT64: return ((const int64_t*)p)[i];
+    case AICF_DTYPE_INT32: return ((const int32_t*)p)[i];
+    case AICF_DTYPE_INT8: return ((const int8_t*)p)[i];
+    case AICF_DTYPE_UINT8: return ((const uint8_t*)p)[i];
+    case AICF_DTYPE_BOOL: return ((const uint8_t*)p)[i] != 0;
+    default: return 0;
+    }
+}
+
+/* float -> integer: truncation toward zero, saturated to the type's range; NaN -> 0. */
+static int64_t aicf__op_f2i(double v, int64_t lo, int64_t hi) {
+    if (v != v) return 0;
+    if (v <= (double)lo) return lo;
+    if (v >= (double)hi) return hi;
+    return (int64_t)v;
+}
+
+static aicf_result aicf__op_run_cast(const aicf__opc* c, const void* const* in, void* const* out) {
+    const aicf__tensor* x = aicf__op_in(c, 0);
+    aicf_dtype from = x->dtype, to = aicf__op_out(c, 0)->dtype;
+    size_t n = aicf__op_numel(&x->shape), i;
+    void* y = out[0];
+    if (from == to) {
+        if (n) memcpy(y, in[0], n * aicf_dtype_size(from));
+        return AICF_SUCCESS;
+    }
+    for (i = 0; i < n; i++) {
+        if (aicf__op_dt_is_float(from)) {
+            double v = aicf__op_ld_f64(from, in[0], i);
+            switch (to) {
+            case AICF_DTYPE_FLOAT32: ((float*)y)[i] = (float)v; break;
+            case AICF_DTYPE_FLOAT64: ((double*)y)[i] = v; break;
+            case AICF_DTYPE_FLOAT16: ((uint16_t*)y)[i] = aicf__op_f64_to_f16(v); break;
+            case AICF_DTYPE_INT64: ((int64_t*)y)[i] = aicf__op_f2i(v, INT64_MIN, INT64_MAX); break;
+            case AICF_DTYPE_INT32: ((int32_t*)y)[i] = (int32_t)aicf__op_f2i(v, INT32_MIN, INT32_MAX); break;
+            case AICF_DTYPE_INT8: ((int8_t*)y)[i] = (int8_t)aicf__op_f2i(v, -128, 127); break;
+            case AICF_DTYPE_UINT8: ((uint8_t*)y)[i] = (uint8_t)aicf__op_f2i(v, 0, 255); break;
+            case AICF_DTYPE_BOOL: ((uint8_t*)y)[i] = (uint8_t)(v != 0.0); break;
+            default: break;
+            }
+        } else {
+            int64_t v = aicf__op_ld_i64(from, in[0], i);
+            switch (to) {
+            case AICF_DTYPE_FLOAT32: ((float*)y)[i] = (float)v; break;
+            case AICF_DTYPE_FLOAT64: ((double*)y)[i] = (double)v; break;
+            case AICF_DTYPE_FLOAT16: ((uint16_t*)y)[i] = aicf__op_f64_to_f16((double)v); break;
+            /* integer narrowing wraps (two's complement), as numpy's astype */
+            case AICF_DTYPE_INT64: ((int64_t*)y)[i] = v; break;
+            case AICF_DTYPE_INT32: ((int32_t*)y)[i] = (int32_t)(uint32_t)(uint64_t)v; break;
+            case AICF_DTYPE_INT8: ((int8_t*)y)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
+            case AICF_DTYPE_UINT8: ((uint8_t*)y)[i] = (uint8_t)(uint64_t)v; break;
+            case AICF_DTYPE_BOOL: ((uint8_t*)y)[i] = (uint8_t)(v != 0); break;
+            default: break;
+            }
+        }
+    }
+    return AICF_SUCCESS;
+}
+
+/* ============================================================================================
+   Entry points
+   ============================================================================================ */
+
+int aicf__op_is_alias(aicf__op op) {
+    return op == AICF__OP_Reshape || op == AICF__OP_Flatten || op == AICF__OP_Squeeze || op == AICF__OP_Unsqueeze ||
+           op == AICF__OP_Identity || op == AICF__OP_Dropout;
+}
+
+static aicf_result aicf__op_check_node(const aicf__opc* c) {
+    const char* dom = c->n->domain;
+    if (dom && dom[0] && strcmp(dom, "ai.onnx") != 0)
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "domain '%.100s' is not supported", dom);
+    if (c->n->op <= AICF__OP_UNKNOWN || c->n->op >= AICF__OP_COUNT)
+        return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "op type is not supported");
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__op_infer(aicf_graph* g, int ni) {
+    aicf__opc c;
+    if (!g || ni < 0 || ni >= g->n_nodes) return AICF_ERROR_INVALID_ARGUMENT;
+    aicf__opc_init(&c, g, ni);
+    AICF__OP_TRY(aicf__op_check_node(&c));
+    switch (c.n->op) {
+    case AICF__OP_Conv: return aicf__op_infer_conv(&c);
+    case AICF__OP_Gemm: return aicf__op_infer_gemm(&c);
+    case AICF__OP_MatMul: return aicf__op_infer_matmul(&c);
+    case AICF__OP_Add:
+    case AICF__OP_Sub:
+    case AICF__OP_Mul:
+    case AICF__OP_Div:
+    case AICF__OP_Pow:
+    case AICF__OP_Sum:
+    case AICF__OP_Max:
+    case AICF__OP_Min: return aicf__op_infer_binary(&c);
+    case AICF__OP_Relu:
+    case AICF__OP_Tanh:
+    case AICF__OP_Sigmoid:
+    case AICF__OP_Exp:
+    case AICF__OP_Log:
+    case AICF__OP_Sqrt:
+    case AICF__OP_Neg:
+    case AICF__OP_Abs:
+    case AICF__OP_Reciprocal:
+    case AICF__OP_Erf:
+    case AICF__OP_LeakyRelu:
+    case AICF__OP_Elu:
+    case AICF__OP_HardSigmoid:
+    case AICF__OP_HardSwish:
+    case AICF__OP_Clip: return aicf__op_infer_unary(&c);
+    case AICF__OP_Identity:
+    case AICF__OP_Dropout:
+    case AICF__OP_Reshape:
+    case AICF__OP_Flatten:
+    case AICF__OP_Unsqueeze:
+    case AICF__OP_Squeeze: return aicf__op_infer_alias(&c);
+    case AICF__OP_MaxPool:
+    case AICF__OP_AveragePool: return aicf__op_infer_pool(&c);
+    case AICF__OP_GlobalAveragePool: return aicf__op_infer_gap(&c);
+    case AICF__OP_BatchNormalization: return aicf__op_infer_bn(&c);
+    case AICF__OP_LRN: return aicf__op_infer_lrn(&c);
+    case AICF__OP_Concat: return aicf__op_infer_concat(&c);
+    case AICF__OP_Transpose: return aicf__op_infer_transpose(&c);
+    case AICF__OP_Softmax: return aicf__op_infer_softmax(&c);
+    case AICF__OP_Constant: return aicf__op_infer_constant(&c);
+    case AICF__OP_ConstantOfShape: return aicf__op_infer_cos(&c);
+    case AICF__OP_Shape: return aicf__op_infer_shape(&c);
+    case AICF__OP_Cast: return aicf__op_infer_cast(&c);
+    default: return aicf__op_err(&c, AICF_ERROR_UNSUPPORTED, "op type is not supported");
+    }
+}
+
+static aicf_result aicf__op_cpu_dispatch(const aicf__opc* c, const void* const* in, void* const* out);
+
+/* Inputs may point into a model file (borrowed raw_data) at any byte offset: those not aligned
+   to their element size are copied into an aligned temporary for the call. */
+aicf_result aicf__cpu_run(aicf_graph* g, int ni, const void* const* in, void* const* out) {
+    aicf__opc c;
+    int i, nin;
+    const void* local[8];
+    const void** ins = local;
+    void** tmp = NULL;
+    aicf_result r;
+    if (!g || ni < 0 || ni >= g->n_nodes || (!in && g->nodes[ni].n_in > 0) || (!out && g->nodes[ni].n_out > 0))
+        return AICF_ERROR_INVALID_ARGUMENT;
+    aicf__opc_init(&c, g, ni);
+    AICF__OP_TRY(aicf__op_check_node(&c));
+    nin = c.n->n_in;
+    for (i = 0; i < nin; i++) {
+        const aicf__tensor* t = aicf__op_in(&c, i);
+        if (t && !in[i] && aicf__op_tbytes(t) > 0 && c.n->op != AICF__OP_Shape)
+            return aicf__op_err(&c, AICF_ERROR_INVALID_ARGUMENT, "no data for input %d '%.200s'", i, aicf__op_in_name(&c, i));
+    }
+    for (i = 0; i < c.n->n_out; i++) {
+        const aicf__tensor* t = aicf__op_out(&c, i);
+        if (t && !t->shape_known)
+            return aicf__op_err(&c, AICF_ERROR_STATE, "output %d '%.200s' has no inferred shape", i, aicf__op_out_name(&c, i));
+        if (t && !out[i] && aicf__op_tbytes(t) > 0)
+            return aicf__op_err(&c, AICF_ERROR_INVALID_ARGUMENT, "no buffer for output %d '%.200s'", i, aicf__op_out_name(&c, i));
+    }
+    if (!aicf__op_out(&c, 0)) return aicf__op_err(&c, AICF_ERROR_INVALID_MODEL, "required output 0 is omitted");
+    if (aicf__op_tbytes(aicf__op_out(&c, 0)) == 0 && c.n->op != AICF__OP_Dropout) return AICF_SUCCESS;
+    /* ins has at least 8 entries, NULL past n_in: the ops may look at optional inputs beyond
+       the node's input count */
+    memset((void*)local, 0, sizeof local);
+    if (nin > 8) {
+        ins = (const void**)aicf__calloc(c.ctx, (size_t)nin, sizeof(void*));
+        if (!ins) return aicf__op_err(&c, AICF_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (i = 0; i < nin; i++) {
+        const aicf__tensor* t = aicf__op_in(&c, i);
+        size_t esz = t ? aicf_dtype_size(t->dtype) : 0;
+        ins[i] = in[i];
+        if (in[i] && esz > 1 && ((uintptr_t)in[i] % esz) != 0) {
+            size_t bytes = aicf__op_tbytes(t);
+            if (!tmp) {
+                tmp = (void**)aicf__calloc(c.ctx, (size_t)nin, sizeof(void*));
+                if (!tmp) {
+                    r = aicf__op_err(&c, AICF_ERROR_OUT_OF_MEMORY, "out of memory");
+                    goto done;
+                }
+            }
+            tmp[i] = aicf__malloc(c.ctx, bytes);
+            if (!tmp[i]) {
+                r = aicf__op_err(&c, AICF_ERROR_OUT_OF_MEMORY, "out of memory aligning input %d", i);
+                goto done;
+            }
+            memcpy(tmp[i], in[i], bytes);
+            ins[i] = tmp[i];
+        }
+    }
+    r = aicf__op_cpu_dispatch(&c, ins, out);
+done:
+    if (tmp) {
+        for (i = 0; i < nin; i++) aicf__free(c.ctx, tmp[i]);
+        aicf__free(c.ctx, tmp);
+    }
+    if (ins != local) aicf__free(c.ctx, (void*)ins);
+    return r;
+}
+
+static aicf_result aicf__op_cpu_dispatch(const aicf__opc* cc, const void* const* in, void* const* out) {
+    aicf__opc c = *cc;
+    switch (c.n->op) {
+    case AICF__OP_Conv: return aicf__op_run_conv(&c, in, out);
+    case AICF__OP_Gemm: return aicf__op_run_gemm(&c, in, out);
+    case AICF__OP_MatMul: return aicf__op_run_matmul(&c, in, out);
+    case AICF__OP_Add:
+    case AICF__OP_Sub:
+    case AICF__OP_Mul:
+    case AICF__OP_Div:
+    case AICF__OP_Pow:
+    case AICF__OP_Sum:
+    case AICF__OP_Max:
+    case AICF__OP_Min: return aicf__op_run_binary(&c, in, out);
+    case AICF__OP_Relu:
+    case AICF__OP_Tanh:
+    case AICF__OP_Sigmoid:
+    case AICF__OP_Exp:
+    case AICF__OP_Log:
+    case AICF__OP_Sqrt:
+    case AICF__OP_Neg:
+    case AICF__OP_Abs:
+    case AICF__OP_Reciprocal:
+    case AICF__OP_Erf:
+    case AICF__OP_LeakyRelu:
+    case AICF__OP_Elu:
+    case AICF__OP_HardSigmoid:
+    case AICF__OP_HardSwish:
+    case AICF__OP_Clip: return aicf__op_run_unary(&c, in, out);
+    case AICF__OP_Identity:
+    case AICF__OP_Dropout:
+    case AICF__OP_Reshape:
+    case AICF__OP_Flatten:
+    case AICF__OP_Unsqueeze:
+    case AICF__OP_Squeeze: return aicf__op_run_alias(&c, in, out);
+    case AICF__OP_MaxPool:
+    case AICF__OP_AveragePool: return aicf__op_run_pool(&c, in, out);
+    case AICF__OP_GlobalAveragePool: return aicf__op_run_gap(&c, in, out);
+    case AICF__OP_BatchNormalization: return aicf__op_run_bn(&c, in, out);
+    case AICF__OP_LRN: return aicf__op_run_lrn(&c, in, out);
+    case AICF__OP_Concat: return aicf__op_run_concat(&c, in, out);
+    case AICF__OP_Transpose: return aicf__op_run_transpose(&c, in, out);
+    case AICF__OP_Softmax: return aicf__op_run_softmax(&c, in, out);
+    case AICF__OP_Constant: return aicf__op_run_constant(&c, out);
+    case AICF__OP_ConstantOfShape: return aicf__op_run_cos(&c, out);
+    case AICF__OP_Shape: return aicf__op_run_shape(&c, out);
+    case AICF__OP_Cast: return aicf__op_run_cast(&c, in, out);
+    default: return aicf__op_err(&c, AICF_ERROR_UNSUPPORTED, "op type is not supported");
+    }
+}
+/* >>plan =================================================================================== */
+/* aicf_plan_create runs these passes on a private copy of the graph:
+     1. bind check: every graph input has a fully known shape;
+     2. shape inference in node order (ONNX graphs are topologically sorted; the builder
+        enforces it), folding every node whose inputs are all constants (and Shape, whose
+        value is known once shapes are) by running its CPU reference at plan time;
+     3. BatchNormalization folded into the Conv that feeds it;
+     4. dead node elimination;
+     5. steps in node order; for float16 storage, cast steps at the input/output boundary;
+     6. aliasing: Reshape-like ops share their input's storage;
+     7. memory plan: one arena, offsets by greedy-by-size placement over tensor lifetimes
+        (Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net Inference", 2020);
+        weights in their own buffer;
+     8. a kernel for every step, chosen by the backend, with the reason. */
+
+#define AICF__ALIGN 256u
+
+static size_t aicf__align_up(size_t x) { return (x + (AICF__ALIGN - 1)) & ~(size_t)(AICF__ALIGN - 1); }
+
+/* Deep copy of a graph (constants copied, subgraph attributes not carried). */
+static aicf_result aicf__graph_clone(const aicf_graph* src, aicf_graph** out) {
+    aicf_context* ctx = src->ctx;
+    aicf_graph* g;
+    int i, j;
+    aicf_result r = aicf_graph_create(ctx, &g);
+    if (r != AICF_SUCCESS) return r;
+    g->opset = src->opset;
+#define AICF__CLONE_ARR(field, n, cap, type)                                                       \
+    if (src->n) {                                                                                  \
+        g->field = (type*)aicf__calloc(ctx, (size_t)src->n, sizeof(type));                         \
+        if (!g->field) goto oom;                                                                   \
+        memcpy(g->field, src->field, (size_t)src->n * sizeof(type));                               \
+        g->n = g->cap = src->n;                                                                    \
+    }
+    AICF__CLONE_ARR(inputs, n_inputs, cap_inputs, int)
+    AICF__CLONE_ARR(outputs, n_outputs, cap_outputs, int)
+#undef AICF__CLONE_ARR
+    g->tensors = (aicf__tensor*)aicf__calloc(ctx, (size_t)src->n_tensors + 1, sizeof(aicf__tensor));
+    if (!g->tensors) goto oom;
+    g->cap_tensors = src->n_tensors + 1;
+    for (i = 0; i < src->n_tensors; i++) {
+        const aicf__tensor* s = &src->tensors[i];
+        aicf__tensor* t = &g->tensors[i];
+        *t = *s;
+        t->name = NULL;
+        t->data = NULL;
+        t->owns_data = 0;
+        for (j = 0; j < AICF_MAX_RANK; j++) t->dim_param[j] = NULL;
+        g->n_tensors = i + 1;
+        t->name = aicf__strdup(ctx, s->name);
+        if (!t->name) goto oom;
+        for (j = 0; j < AICF_MAX_RANK; j++)
+            if (s->dim_param[j]) {
+                t->dim_param[j] = aicf__strdup(ctx, s->dim_param[j]);
+                if (!t->dim_param[j]) goto oom;
+            }
+        if (s->data) {
+            t->data = aicf__malloc(ctx, s->data_bytes);
+            if (!t->data) goto oom;
+            if (s->data_bytes) memcpy(t->data, s->data, s->data_bytes);
+            t->owns_data = 1;
+        }
+    }
+    if (src->name_index_cap && !aicf__index_rebuild(g, src->name_index_cap)) goto oom;
+    g->nodes = (aicf__node*)aicf__calloc(ctx, (size_t)src->n_nodes + 1, sizeof(aicf__node));
+    if (!g->nodes) goto oom;
+    g->cap_nodes = src->n_nodes + 1;
+    for (i = 0; i < src->n_nodes; i++) {
+        const aicf__node* s = &src->nodes[i];
+        aicf__node* n = &g->nodes[i];
+        memset(n, 0, sizeof *n);
+        g->n_nodes = i + 1;
+        n->op = s->op;
+        n->removed = s->removed;
+        n->name = aicf__strdup(ctx, s->name);
+        n->op_type = aicf__strdup(ctx, s->op_type);
+        n->domain = aicf__strdup(ctx, s->domain);
+        n->in = (int*)aicf__calloc(ctx, (size_t)s->n_in + 1, sizeof(int));
+        n->out = (int*)aicf__calloc(ctx, (size_t)s->n_out + 1, sizeof(int));
+        n->attrs = (aicf__attrv*)aicf__calloc(ctx, (size_t)s->n_attrs + 1, sizeof(aicf__attrv));
+        if (!n->name || !n->op_type || !n->domain || !n->in || !n->out || !n->attrs) goto oom;
+        n->n_in = s->n_in;
+        n->n_out = s->n_out;
+        if (s->n_in) memcpy(n->in, s->in, (size_t)s->n_in * sizeof(int));
+        memcpy(n->out, s->out, (size_t)s->n_out * sizeof(int));
+        for (j = 0; j < s->n_attrs; j++) {
+            const aicf__attrv* sa = &s->attrs[j];
+            aicf__attrv* a = &n->attrs[j];
+            int k;
+            n->n_attrs = j + 1;
+            a->type = sa->type;
+            a->i = sa->i;
+            a->f = sa->f;
+            a->count = sa->count;
+            a->tensor = sa->tensor;
+            a->name = aicf__strdup(ctx, sa->name);
+            if (!a->name) goto oom;
+            if (sa->s && !(a->s = aicf__strdup(ctx, sa->s))) goto oom;
+            if (sa->ints) {
+                a->ints = (int64_t*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(int64_t));
+                if (!a->ints) goto oom;
+                memcpy(a->ints, sa->ints, (size_t)sa->count * sizeof(int64_t));
+            }
+            if (sa->floats) {
+                a->floats = (float*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(float));
+                if (!a->floats) goto oom;
+                memcpy(a->floats, sa->floats, (size_t)sa->count * sizeof(float));
+            }
+            if (sa->strings) {
+                a->strings = (char**)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(char*));
+                if (!a->strings) goto oom;
+                for (k = 0; k < sa->count; k++)
+                    if (!(a->strings[k] = aicf__strdup(ctx, sa->strings[k]))) goto oom;
+            }
+        }
+    }
+    *out = g;
+    return AICF_SUCCESS;
+oom:
+    aicf_graph_destroy(g);
+    return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory copying the graph");
+}
+
+/* Marks node ni's outputs constant by running its CPU reference on constant inputs. */
+static aicf_result aicf__fold_node(aicf_graph* g, int ni) {
+    aicf__node* n = &g->nodes[ni];
+    const void* in[AICF_MAX_NODE_IO];
+    void* outp[AICF_MAX_NODE_IO];
+    aicf_result r;
+    int i;
+    if (n->n_in > AICF_MAX_NODE_IO || n->n_out > AICF_MAX_NODE_IO) return AICF_ERROR_LIMIT;
+    memset((void*)in, 0, sizeof in);
+    memset(outp, 0, sizeof outp);
+    for (i = 0; i < n->n_in; i++) in[i] = n->in[i] >= 0 ? g->tensors[n->in[i]].data : NULL;
+    for (i = 0; i < n->n_out; i++) {
+        aicf__tensor* t;
+        int ok;
+        size_t bytes;
+        outp[i] = NULL;
+        if (n->out[i] < 0) continue;
+        t = &g->tensors[n->out[i]];
+        bytes = aicf__shape_bytes(&t->shape, t->dtype, &ok);
+        if (!ok)
+            return aicf__err(g->ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): output '%s' is too large to fold", ni,
+                             n->name, n->op_type, t->name);
+        t->data = aicf__malloc(g->ctx, bytes);
+        if (!t->data) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (%s): out of memory folding",
+                                       ni, n->name, n->op_type);
+        t->owns_data = 1;
+        t->data_bytes = bytes;
+        outp[i] = t->data;
+    }
+    r = aicf__cpu_run(g, ni, in, outp);
+    if (r != AICF_SUCCESS) return r;
+    for (i = 0; i < n->n_out; i++)
+        if (n->out[i] >= 0) g->tensors[n->out[i]].flags |= AICF__T_CONST;
+    n->removed = 1;
+    return AICF_SUCCESS;
+}
+
+static int aicf__is_const(const aicf_graph* g, int t) { return t >= 0 && (g->tensors[t].flags & AICF__T_CONST); }
+
+/* Number of live nodes reading tensor t, plus one if it is a graph output. */
+static int aicf__use_count(const aicf_graph* g, int t) {
+    int i, j, c = 0;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        if (n->removed) continue;
+        for (j = 0; j < n->n_in; j++) c += n->in[j] == t;
+    }
+    for (i = 0; i < g->n_outputs; i++) c += g->outputs[i] == t;
+    return c;
+}
+
+/* Adds a new owned float32 constant (copy of `vals`) with the shape of tensor `like`. */
+static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, const float* vals, size_t n) {
+    int t = aicf__graph_new_tensor(g, name);
+    aicf__tensor* tt;
+    if (t < 0) return -1;
+    tt = &g->tensors[t];
+    tt->dtype = AICF_DTYPE_FLOAT32;
+    tt->shape = *shape;
+    tt->shape_known = 1;
+    tt->flags = AICF__T_CONST;
+    tt->data = aicf__malloc(g->ctx, n * sizeof(float) + 1);
+    if (!tt->data) return -1;
+    memcpy(tt->data, vals, n * sizeof(float));
+    tt->owns_data = 1;
+    tt->data_bytes = n * sizeof(float);
+    return t;
+}
+
+/* Folds BatchNormalization(Conv(x, W, B)) into Conv(x, W', B'):
+   W'[o] = W[o] * s[o], B'[o] = (B[o] - mean[o]) * s[o] + beta[o], s = scale / sqrt(var + eps). */
+static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
+    int bi;
+    *folded = 0;
+    for (bi = 0; bi < g->n_nodes; bi++) {
+        aicf__node* bn = &g->nodes[bi];
+        aicf__node* cv;
+        int ci, k, cout, oc;
+        int64_t per_oc;
+        float eps;
+        const float *W, *B = NULL, *sc, *be, *mu, *var;
+        float *nw = NULL, *nb = NULL;
+        aicf__shape bshape;
+        char nm[96];
+        int tw, tb;
+        if (bn->removed || bn->op != AICF__OP_BatchNormalization || bn->n_in < 5 || bn->n_out < 1) continue;
+        if (bn->n_out > 1) {
+            int extra = 0;
+            for (k = 1; k < bn->n_out; k++) extra |= bn->out[k] >= 0;
+            if (extra) continue;
+        }
+        if (bn->in[0] < 0 || g->tensors[bn->in[0]].producer < 0) continue;
+        ci = g->tensors[bn->in[0]].producer;
+        cv = &g->nodes[ci];
+        if (cv->removed || cv->op != AICF__OP_Conv || cv->n_in < 2) continue;
+        if (aicf__use_count(g, bn->in[0]) != 1 || (g->tensors[bn->in[0]].flags & AICF__T_OUTPUT)) continue;
+        if (!aicf__is_const(g, cv->in[1]) || (cv->n_in > 2 && cv->in[2] >= 0 && !aicf__is_const(g, cv->in[2]))) continue;
+        for (k = 1; k < 5; k++)
+            if (!aicf__is_const(g, bn->in[k]) || g->tensors[bn->in[k]].dtype != AICF_DTYPE_FLOAT32) break;
+        if (k < 5) continue;
+        if (g->tensors[cv->in[1]].dtype != AICF_DTYPE_FLOAT32) continue;
+        cout = (int)g->tensors[cv->in[1]].shape.d[0];
+        for (k = 1; k < 5; k++)
+            if (aicf__shape_numel(&g->tensors[bn->in[k]].shape) != cout) break;
+        if (k < 5) continue;
+        per_oc = aicf__shape_numel(&g->tensors[cv->in[1]].shape) / (cout ? cout : 1);
+        eps = aicf__attr_f(bn, "epsilon", 1e-5f);
+        W = (const float*)g->tensors[cv->in[1]].data;
+        if (cv->n_in > 2 && cv->in[2] >= 0) B = (const float*)g->tensors[cv->in[2]].data;
+        sc = (const float*)g->tensors[bn->in[1]].data;
+        be = (const float*)g->tensors[bn->in[2]].data;
+        mu = (const float*)g->tensors[bn->in[3]].data;
+        var = (const float*)g->tensors[bn->in[4]].data;
+        nw = (float*)aicf__malloc(g->ctx, (size_t)(per_oc * cout) * sizeof(float));
+        nb = (float*)aicf__malloc(g->ctx, (size_t)cout * sizeof(float));
+        if (!nw || !nb) {
+            aicf__free(g->ctx, nw);
+            aicf__free(g->ctx, nb);
+            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        }
+        for (oc = 0; oc < cout; oc++) {
+            float s = sc[oc] / sqrtf(var[oc] + eps);
+            int64_t e;
+            for (e = 0; e < per_oc; e++) nw[oc * per_oc + e] = W[oc * per_oc + e] * s;
+            nb[oc] = ((B ? B[oc] : 0.0f) - mu[oc]) * s + be[oc];
+        }
+        snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
+        tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, nw, (size_t)(per_oc * cout));
+        bshape.rank = 1;
+        bshape.d[0] = cout;
+        snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
+        tb = tw < 0 ? -1 : aicf__new_const_f32(g, nm, &bshape, nb, (size_t)cout);
+        aicf__free(g->ctx, nw);
+        aicf__free(g->ctx, nb);
+        if (tw < 0 || tb < 0) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        cv = &g->nodes[ci]; /* tensors array may have moved, nodes did not, but be explicit */
+        bn = &g->nodes[bi];
+        if (cv->n_in < 3) {
+            int* nin = (int*)aicf__realloc(g->ctx, cv->in, (size_t)(cv->n_in + 1) * sizeof(int), 4 * sizeof(int));
+            if (!nin) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+            cv->in = nin;
+            cv->n_in = 3;
+        }
+        cv->in[1] = tw;
+        cv->in[2] = tb;
+        /* the Conv now produces the BatchNormalization's output */
+        g->tensors[cv->out[0]].producer = -1;
+        cv->out[0] = bn->out[0];
+        g->tensors[bn->out[0]].producer = ci;
+        bn->removed = 1;
+        (*folded)++;
+    }
+    return AICF_SUCCESS;
+}
+
+/* Removes nodes none of whose outputs reach a graph output. */
+static void aicf__dead_nodes(aicf_graph* g) {
+    unsigned char* live = (unsigned char*)aicf__calloc(g->ctx, (size_t)g->n_tensors + 1, 1);
+    int i, j;
+    if (!live) return; /* keep everything: correct, only slower */
+    for (i = 0; i < g->n_outputs; i++) live[g->outputs[i]] = 1;
+    for (i = g->n_nodes - 1; i >= 0; i--) {
+        aicf__node* n = &g->nodes[i];
+        int any = 0;
+        if (n->removed) continue;
+        for (j = 0; j < n->n_out; j++) any |= n->out[j] >= 0 && live[n->out[j]];
+        if (!any) {
+            n->removed = 1;
+            continue;
+        }
+        for (j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0) live[n->in[j]] = 1;
+    }
+    aicf__free(g->ctx, live);
+}
+
+static aicf_result aicf__plan_push_step(aicf_plan* p, int* cap, const aicf__step* s) {
+    if (!aicf__grow(p->ctx, (void**)&p->steps, cap, p->n_steps + 1, sizeof(aicf__step)))
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+    p->steps[p->n_steps++] = *s;
+    return AICF_SUCCESS;
+}
+
+/* Storage root of a tensor (follows aliases). */
+static int aicf__root(const aicf_plan* p, int t) {
+    while (p->loc[t].alias_of >= 0) t = p->loc[t].alias_of;
+    return t;
+}
+
+typedef struct aicf__interval {
+    int t;
+    int first, last;
+    size_t bytes;
+} aicf__interval;
+
+static int aicf__interval_cmp(const void* a, const void* b) {
+    const aicf__interval* x = (const aicf__interval*)a;
+    const aicf__interval* y = (const aicf__interval*)b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return x->t - y->t;
+}
+
+/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots. */
+static aicf_result aicf__plan_memory(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int nt = g->n_tensors, i, j, s, nroots = 0;
+    int* first = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
+    int* last = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
+    aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval));
+    aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval*));
+    size_t arena = 0, lower = 0;
+    if (!first || !last || !iv || !placed) {
+        aicf__free(p->ctx, first);
+        aicf__free(p->ctx, last);
+        aicf__free(p->ctx, iv);
+        aicf__free(p->ctx, placed);
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory planning memory");
+    }
+    for (i = 0; i < nt; i++) {
+        first[i] = INT32_MAX;
+        last[i] = -2;
+    }
+    /* lifetimes of storage roots: inputs live from before step 0, outputs to after the last */
+    for (i = 0; i < p->n_in; i++) {
+        int r = aicf__root(p, p->in_boundary[i]);
+        first[r] = -1;
+        if (last[r] < -1) last[r] = -1;
+    }
+    for (s = 0; s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j], r;
+            if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            r = aicf__root(p, t);
+            if (first[r] > s) first[r] = s;
+            if (last[r] < s) last[r] = s;
+        }
+        for (j = 0; j < st->n_out; j++) {
+            int t = st->out[j], r;
+            if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            r = aicf__root(p, t);
+            if (first[r] > s) first[r] = s;
+            if (last[r] < s) last[r] = s;
+        }
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int t = p->out_boundary[i], r;
+        if (p->loc[t].space != AICF__SPACE_ARENA) continue;
+        r = aicf__root(p, t);
+        if (first[r] == INT32_MAX) first[r] = -1;
+        last[r] = p->n_steps;
+    }
+    for (i = 0; i < nt; i++) {
+        if (p->loc[i].space != AICF__SPACE_ARENA || p->loc[i].alias_of >= 0 || last[i] < -1) continue;
+        iv[nroots].t = i;
+        iv[nroots].first = first[i];
+        iv[nroots].last = last[i];
+        iv[nroots].bytes = aicf__align_up(p->loc[i].bytes);
+        nroots++;
+    }
+    qsort(iv, (size_t)nroots, sizeof *iv, aicf__interval_cmp);
+    for (i = 0; i < nroots; i++) {
+        /* collect placed intervals overlapping in time, sorted by offset (insertion) */
+        int np = 0, k;
+        size_t off = 0;
+        for (j = 0; j < i; j++) {
+            aicf__interval* q = &iv[j];
+            if (q->last < iv[i].first || q->first > iv[i].last) continue;
+            k = np++;
+            while (k > 0 && p->loc[placed[k - 1]->t].offset > p->loc[q->t].offset) {
+                placed[k] = placed[k - 1];
+                k--;
+            }
+            placed[k] = q;
+        }
+        for (k = 0; k < np; k++) {
+            size_t qo = p->loc[placed[k]->t].offset, qe = qo + placed[k]->bytes;
+            if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
+            if (qe > off) off = qe;
+        }
+        p->loc[iv[i].t].offset = off;
+        if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
+    }
+    for (s = -1; s <= p->n_steps; s++) {
+        size_t live = 0;
+        for (i = 0; i < nroots; i++)
+            if (iv[i].first <= s && iv[i].last >= s) live += iv[i].bytes;
+        if (live > lower) lower = live;
+    }
+    /* aliases take their root's offset */
+    for (i = 0; i < nt; i++)
+        if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) p->loc[i].offset = p->loc[aicf__root(p, i)].offset;
+    p->arena_bytes = arena;
+    p->arena_lower_bound = lower;
+    aicf__free(p->ctx, first);
+    aicf__free(p->ctx, last);
+    aicf__free(p->ctx, iv);
+    aicf__free(p->ctx, placed);
+    return AICF_SUCCESS;
+}
+
+static int aicf__is_float(aicf_dtype dt) { return dt == AICF_DTYPE_FLOAT32; }
+
+/* Adds a boundary tensor (float32, same shape) for tensor t under a reduced-precision plan. */
+static int aicf__boundary_tensor(aicf_plan* p, int t, const char* tag) {
+    char nm[AICF_MAX_NAME + 16];
+    int b;
+    aicf__tensor* bt;
+    snprintf(nm, sizeof nm, "\x01%s:%s", tag, p->g->tensors[t].name);
+    b = aicf__graph_new_tensor(p->g, nm);
+    if (b < 0) return -1;
+    bt = &p->g->tensors[b];
+    bt->dtype = p->g->tensors[t].dtype;
+    bt->shape = p->g->tensors[t].shape;
+    bt->shape_known = 1;
+    return b;
+}
+
+void aicf_plan_destroy(aicf_plan* p) {
+    int i;
+    if (!p) return;
+    if (p->target == AICF_BACKEND_CUDA) aicf__cuda_plan_free(p);
+    for (i = 0; i < p->n_steps; i++) aicf__free(p->ctx, p->steps[i].backend);
+    aicf__free(p->ctx, p->steps);
+    aicf__free(p->ctx, p->loc);
+    aicf__free(p->ctx, p->in_tensor);
+    aicf__free(p->ctx, p->out_tensor);
+    aicf__free(p->ctx, p->in_boundary);
+    aicf__free(p->ctx, p->out_boundary);
+    if (p->g) aicf_graph_destroy(p->g);
+    aicf__free(p->ctx, p);
+}
+
+static const char* aicf__precision_name(aicf_precision pr) {
+    switch (pr) {
+    case AICF_PRECISION_TF32: return "tf32";
+    case AICF_PRECISION_FP16: return "fp16";
+    default: return "fp32";
+    }
+}
+
+aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
+    aicf_context* ctx;
+    aicf_plan_desc d;
+    aicf_plan* p;
+    aicf_graph* g;
+    aicf_result r;
+    int i, j, stepcap = 0, folded;
+    int fp16;
+    char fallback_reason[256];
+    if (!graph || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    ctx = graph->ctx;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.policy.precision == AICF_PRECISION_DEFAULT) d.policy.precision = AICF_PRECISION_FP32;
+    if ((int)d.policy.precision < 0 || d.policy.precision > AICF_PRECISION_FP16)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.precision %d is not valid",
+                         (int)d.policy.precision);
+    if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
+    fallback_reason[0] = 0;
+    /* every input needs a known shape */
+    for (i = 0; i < graph->n_inputs; i++) {
+        const aicf__tensor* t = &graph->tensors[graph->inputs[i]];
+        for (j = 0; j < t->shape.rank; j++)
+            if (t->shape.d[j] < 0)
+                return aicf__err(ctx, AICF_ERROR_SHAPE,
+                                 "aicf_plan_create: input '%s' dimension %d '%s' is not bound (aicf_graph_bind_dim)",
+                                 t->name, j, t->dim_param[j] ? t->dim_param[j] : "?");
+    }
+    if (graph->n_outputs == 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");
+    /* backend choice */
+    if (d.backend == AICF_BACKEND_DEFAULT || d.backend == AICF_BACKEND_CUDA) {
+        r = (ctx->flags & AICF_CONTEXT_NO_CUDA)
+                ? aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA disabled by AICF_CONTEXT_NO_CUDA")
+                : aicf__cuda_init(ctx);
+        if (r != AICF_SUCCESS) {
+            if (d.backend == AICF_BACKEND_CUDA || !d.policy.allow_cpu_fallback) {
+                char msg[sizeof ctx->last_error];
+                snprintf(msg, sizeof msg, "%s", ctx->last_error);
+                return aicf__err(ctx, r, "aicf_plan_create: CUDA backend unavailable: %s%s", msg,
+                                 d.backend == AICF_BACKEND_DEFAULT ? " (set policy.allow_cpu_fallback to use the CPU reference)" : "");
+            }
+            snprintf(fallback_reason, sizeof fallback_reason, "CPU fallback: %.200s", ctx->last_error);
+            d.backend = AICF_BACKEND_CPU;
+        } else {
+            d.backend = AICF_BACKEND_CUDA;
+        }
+    }
+    p = (aicf_plan*)aicf__calloc(ctx, 1, sizeof *p);
+    if (!p) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+    p->ctx = ctx;
+    p->target = d.backend;
+    p->policy = d.policy;
+    r = aicf__graph_clone(graph, &p->g);
+    if (r != AICF_SUCCESS) goto fail;
+    g = p->g;
+    /* shape inference + constant folding */
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* n = &g->nodes[i];
+        int all_const = 1;
+        for (j = 0; j < n->n_in; j++) {
+            int t = n->in[j];
+            if (t < 0) continue;
+            if (!g->tensors[t].shape_known) {
+                r = aicf__err(ctx, AICF_ERROR_SHAPE, "node %d '%s' (%s): input %d '%s' has no known shape", i, n->name,
+                              n->op_type, j, g->tensors[t].name);
+                goto fail;
+            }
+            if (!(g->tensors[t].flags & AICF__T_CONST)) all_const = 0;
+        }
+        r = aicf__op_infer(g, i);
+        if (r != AICF_SUCCESS) goto fail;
+        if (all_const || n->op == AICF__OP_Shape) {
+            r = aicf__fold_node(g, i);
+            if (r != AICF_SUCCESS) goto fail;
+        }
+    }
+    r = aicf__fold_batchnorm(g, &folded);
+    if (r != AICF_SUCCESS) goto fail;
+    aicf__dead_nodes(g);
+    /* inputs / outputs */
+    p->n_in = g->n_inputs;
+    p->n_out = g->n_outputs;
+    p->in_tensor = (int*)aicf__calloc(ctx, (size_t)p->n_in + 1, sizeof(int));
+    p->in_boundary = (int*)aicf__calloc(ctx, (size_t)p->n_in + 1, sizeof(int));
+    p->out_tensor = (int*)aicf__calloc(ctx, (size_t)p->n_out + 1, sizeof(int));
+    p->out_boundary = (int*)aicf__calloc(ctx, (size_t)p->n_out + 1, sizeof(int));
+    if (!p->in_tensor || !p->in_boundary || !p->out_tensor || !p->out_boundary) goto oom;
+    fp16 = p->target == AICF_BACKEND_CUDA && p->policy.precision == AICF_PRECISION_FP16;
+    {
+        /* boundary tensors first (they are new tensors), then the loc array */
+        for (i = 0; i < p->n_in; i++) {
+            int t = g->inputs[i];
+            p->in_tensor[i] = t;
+            p->in_boundary[i] = t;
+            if (fp16 && aicf__is_float(g->tensors[t].dtype)) {
+                int b = aicf__boundary_tensor(p, t, "in");
+                if (b < 0) goto oom;
+                p->in_boundary[i] = b;
+            }
+        }
+        for (i = 0; i < p->n_out; i++) {
+            int t = g->outputs[i];
+            p->out_tensor[i] = t;
+            p->out_boundary[i] = t;
+            if (fp16 && aicf__is_float(g->tensors[t].dtype) && !aicf__is_const(g, t)) {
+                int b = aicf__boundary_tensor(p, t, "out");
+                if (b < 0) goto oom;
+                p->out_boundary[i] = b;
+            }
+        }
+    }
+    /* steps */
+    for (i = 0; i < p->n_in; i++)
+        if (p->in_boundary[i] != p->in_tensor[i]) {
+            aicf__step st;
+            memset(&st, 0, sizeof st);
+            st.kind = AICF__STEP_CAST;
+            st.node = -1;
+            st.n_in = st.n_out = 1;
+            st.in[0] = p->in_boundary[i];
+            st.out[0] = p->in_tensor[i];
+            st.kernel_index = -1;
+            if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+        }
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* n = &g->nodes[i];
+        aicf__step st;
+        if (n->removed) continue;
+        if (n->n_in > AICF__STEP_MAX_IO || n->n_out > AICF__STEP_MAX_IO) {
+            r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than %d inputs or outputs", i, n->name,
+                          n->op_type, AICF__STEP_MAX_IO);
+            goto fail;
+        }
+        memset(&st, 0, sizeof st);
+        st.kind = AICF__STEP_NODE;
+        st.node = i;
+        st.n_in = n->n_in;
+        st.n_out = n->n_out;
+        for (j = 0; j < n->n_in; j++) st.in[j] = n->in[j];
+        for (j = 0; j < n->n_out; j++) st.out[j] = n->out[j];
+        st.kernel_index = -1;
+        if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+    }
+    for (i = 0; i < p->n_out; i++)
+        if (p->out_boundary[i] != p->out_tensor[i]) {
+            aicf__step st;
+            memset(&st, 0, sizeof st);
+            st.kind = AICF__STEP_CAST;
+            st.node = -1;
+            st.n_in = st.n_out = 1;
+            st.in[0] = p->out_tensor[i];
+            st.out[0] = p->out_boundary[i];
+            st.kernel_index = -1;
+            if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+        }
+    /* storage of every tensor */
+    p->loc = (aicf__loc*)aicf__calloc(ctx, (size_t)g->n_tensors + 1, sizeof(aicf__loc));
+    if (!p->loc) goto oom;
+    for (i = 0; i < g->n_tensors; i++) {
+        aicf__tensor* t = &g->tensors[i];
+        aicf__loc* l = &p->loc[i];
+        int ok;
+        l->alias_of = -1;
+        l->sdtype = t->dtype;
+        if (fp16 && t->dtype == AICF_DTYPE_FLOAT32) l->sdtype = AICF_DTYPE_FLOAT16;
+        if (!t->shape_known) continue;
+        l->bytes = aicf__shape_bytes(&t->shape, l->sdtype, &ok);
+        if (!ok) {
+            r = aicf__err(ctx, AICF_ERROR_LIMIT, "tensor '%s': size exceeds AICF_MAX_TENSOR_BYTES", t->name);
+            goto fail;
+        }
+    }
+    /* the API boundary keeps the graph's dtype */
+    for (i = 0; i < p->n_in; i++) {
+        int b = p->in_boundary[i], ok;
+        p->loc[b].sdtype = g->tensors[b].dtype;
+        p->loc[b].bytes = aicf__shape_bytes(&g->tensors[b].shape, g->tensors[b].dtype, &ok);
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int b = p->out_boundary[i], ok;
+        p->loc[b].sdtype = g->tensors[b].dtype;
+        p->loc[b].bytes = aicf__shape_bytes(&g->tensors[b].shape, g->tensors[b].dtype, &ok);
+    }
+    /* which tensors the steps touch decide their space */
+    for (i = 0; i < p->n_steps; i++) {
+        aicf__step* st = &p->steps[i];
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j];
+            if (t < 0) continue;
+            p->loc[t].space = aicf__is_const(g, t) ? AICF__SPACE_WEIGHTS : AICF__SPACE_ARENA;
+        }
+        for (j = 0; j < st->n_out; j++)
+            if (st->out[j] >= 0) p->loc[st->out[j]].space = AICF__SPACE_ARENA;
+    }
+    for (i = 0; i < p->n_in; i++) p->loc[p->in_boundary[i]].space = AICF__SPACE_ARENA;
+    for (i = 0; i < p->n_out; i++)
+        if (!aicf__is_const(g, p->out_boundary[i])) p->loc[p->out_boundary[i]].space = AICF__SPACE_ARENA;
+    /* aliasing ops share their input's storage */
+    for (i = 0; i < p->n_steps; i++) {
+        aicf__step* st = &p->steps[i];
+        aicf__node* n;
+        int src, dst;
+        if (st->kind != AICF__STEP_NODE) continue;
+        n = &g->nodes[st->node];
+        if (!aicf__op_is_alias(n->op) || st->n_in < 1 || st->in[0] < 0 || st->out[0] < 0) continue;
+        src = st->in[0];
+        dst = st->out[0];
+        if (p->loc[src].space != AICF__SPACE_ARENA || p->loc[src].bytes != p->loc[dst].bytes ||
+            p->loc[src].sdtype != p->loc[dst].sdtype)
+            continue;
+        p->loc[dst].alias_of = src;
+    }
+    /* weights */
+    {
+        size_t off = 0;
+        for (i = 0; i < g->n_tensors; i++) {
+            if (p->loc[i].space != AICF__SPACE_WEIGHTS) continue;
+            p->loc[i].offset = off;
+            if (!aicf__add_size(off, aicf__align_up(p->loc[i].bytes), &off)) {
+                r = aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: weights exceed the address space");
+                goto fail;
+            }
+        }
+        p->weights_bytes = off;
+    }
+    r = aicf__plan_memory(p);
+    if (r != AICF_SUCCESS) goto fail;
+    /* kernels */
+    if (p->target == AICF_BACKEND_CUDA) {
+        r = aicf__cuda_plan(p);
+        if (r != AICF_SUCCESS) goto fail;
+    } else {
+        for (i = 0; i < p->n_steps; i++) {
+            aicf__step* st = &p->steps[i];
+            snprintf(st->kernel, sizeof st->kernel, "cpu:%s",
+                     st->kind == AICF__STEP_CAST ? "Cast" : g->nodes[st->node].op_type);
+            snprintf(st->reason, sizeof st->reason, "%.190s",
+                     fallback_reason[0] ? fallback_reason : "CPU reference executor (float32)");
+        }
+    }
+    *out = p;
+    return AICF_SUCCESS;
+oom:
+    r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+fail:
+    aicf_plan_destroy(p);
+    return r;
+}
+
+aicf_result aicf_plan_stats_get(const aicf_plan* p, aicf_plan_stats* out) {
+    int i, live = 0;
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        if (st->kind == AICF__STEP_NODE && st->out[0] >= 0 && p->loc[st->out[0]].alias_of >= 0) continue;
+        out->num_steps++;
+    }
+    for (i = 0; i < p->g->n_nodes; i++) live += !p->g->nodes[i].removed;
+    out->num_nodes = live;
+    out->arena_bytes = p->arena_bytes;
+    out->arena_lower_bound = p->arena_lower_bound;
+    out->weights_bytes = p->weights_bytes;
+    out->backend = p->target;
+    out->precision = p->policy.precision;
+    return AICF_SUCCESS;
+}
+
+/* Appends printf-style text to a growing buffer (measures when it would overflow). */
+typedef struct aicf__sbuf {
+    char* buf;
+    size_t cap, len;
+} aicf__sbuf;
+
+static void aicf__sbuf_printf(aicf__sbuf* b, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void aicf__sbuf_printf(aicf__sbuf* b, const char* fmt, ...) {
+    va_list ap;
+    int n;
+    char* dst = b->len < b->cap ? b->buf + b->len : NULL;
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    va_start(ap, fmt);
+    n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) b->len += (size_t)n;
+}
+
+static const char* aicf__tname(const aicf_graph* g, int t) {
+    const char* n = g->tensors[t].name;
+    return n[0] == '\x01' ? n + 1 : n;
+}
+
+aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
+    aicf__sbuf b;
+    aicf_plan_stats stats;
+    int i, j;
+    char sh[160];
+    if (!p) return AICF_ERROR_INVALID_ARGUMENT;
+    b.buf = buf;
+    b.cap = buf ? cap : 0;
+    b.len = 0;
+    if (buf && cap) buf[0] = 0;
+    aicf_plan_stats_get(p, &stats);
+    aicf__sbuf_printf(&b, "plan: backend %s, precision %s, %d nodes, %d steps\n",
+                      p->target == AICF_BACKEND_CUDA ? "cuda" : "cpu", aicf__precision_name(p->policy.precision),
+                      stats.num_nodes, stats.num_steps);
+    for (i = 0; i < p->n_in; i++)
+        aicf__sbuf_printf(&b, "input  %d '%s' %s %s @arena+%zu (%zu B)\n", i, aicf__tname(p->g, p->in_tensor[i]),
+                          aicf_dtype_name(p->g->tensors[p->in_tensor[i]].dtype),
+                          aicf__shape_str(&p->g->tensors[p->in_tensor[i]].shape, sh, sizeof sh),
+                          p->loc[p->in_boundary[i]].offset, p->loc[p->in_boundary[i]].bytes);
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        const char* op = st->kind == AICF__STEP_CAST ? "Cast(boundary)" : p->g->nodes[st->node].op_type;
+        aicf__sbuf_printf(&b, "step %3d  %-18s %-28s", i, op, st->kernel);
+        if (st->block[0])
+            aicf__sbuf_printf(&b, " grid(%u,%u,%u) block(%u,%u,%u)", st->grid[0], st->grid[1], st->grid[2], st->block[0],
+                              st->block[1], st->block[2]);
+        if (st->kind == AICF__STEP_NODE) aicf__sbuf_printf(&b, " node '%s'", p->g->nodes[st->node].name);
+        aicf__sbuf_printf(&b, "\n          in:");
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j];
+            const aicf__loc* l;
+            if (t < 0) {
+                aicf__sbuf_printf(&b, " -");
+                continue;
+            }
+            l = &p->loc[t];
+            aicf__sbuf_printf(&b, " %s%s@%s+%zu(%zuB)", aicf__tname(p->g, t),
+                              aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh),
+                              l->space == AICF__SPACE_WEIGHTS ? "weights" : "arena", l->offset, l->bytes);
+        }
+        aicf__sbuf_printf(&b, "\n          out:");
+        for (j = 0; j < st->n_out; j++) {
+            int t = st->out[j];
+            if (t < 0) {
+                aicf__sbuf_printf(&b, " -");
+                continue;
+            }
+            aicf__sbuf_printf(&b, " %s%s@arena+%zu(%zuB)%s", aicf__tname(p->g, t),
+                              aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh), p->loc[t].offset, p->loc[t].bytes,
+                              p->loc[t].alias_of >= 0 ? " (alias of input)" : "");
+        }
+        aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int t = p->out_boundary[i];
+        if (aicf__is_const(p->g, t))
+            aicf__sbuf_printf(&b, "output %d '%s' %s (constant, folded at plan time)\n", i,
+                              aicf__tname(p->g, p->out_tensor[i]), aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh));
+        else
+            aicf__sbuf_printf(&b, "output %d '%s' %s @arena+%zu (%zu B)\n", i, aicf__tname(p->g, p->out_tensor[i]),
+                              aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh), p->loc[t].offset, p->loc[t].bytes);
+    }
+    aicf__sbuf_printf(&b, "arena: %zu bytes (lower bound %zu bytes, ratio %.3f); weights: %zu bytes\n", p->arena_bytes,
+                      p->arena_lower_bound,
+                      p->arena_lower_bound ? (double)p->arena_bytes / (double)p->arena_lower_bound : 1.0,
+                      p->weights_bytes);
+    if (needed) *needed = b.len + 1;
+    if (buf && cap && b.len >= cap) buf[cap - 1] = 0;
+    return AICF_SUCCESS;
+}
+
+int aicf_plan_num_inputs(const aicf_plan* p) { return p ? p->n_in : 0; }
+int aicf_plan_num_outputs(const aicf_plan* p) { return p ? p->n_out : 0; }
+
+aicf_result aicf_plan_input_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= p->n_in)
+        return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_input_info: index %d out of range (%d inputs)",
+                         index, p->n_in);
+    aicf__tensor_info(&p->g->tensors[p->in_tensor[index]], out);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_plan_output_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= p->n_out)
+        return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_output_info: index %d out of range (%d outputs)",
+                         index, p->n_out);
+    aicf__tensor_info(&p->g->tensors[p->out_tensor[index]], out);
+    return AICF_SUCCESS;
+}
+
+int aicf_plan_find_input(const aicf_plan* p, const char* name) {
+    int i;
+    if (!p || !name) return -1;
+    for (i = 0; i < p->n_in; i++)
+        if (strcmp(p->g->tensors[p->in_tensor[i]].name, name) == 0) return i;
+    return -1;
+}
+
+int aicf_plan_find_output(const aicf_plan* p, const char* name) {
+    int i;
+    if (!p || !name) return -1;
+    for (i = 0; i < p->n_out; i++)
+        if (strcmp(p->g->tensors[p->out_tensor[i]].name, name) == 0) return i;
+    return -1;
+}
+
+/* >>exec =================================================================================== */
+
+aicf_result aicf_exec_create(aicf_plan* p, const aicf_exec_desc* desc, aicf_exec** out) {
+    aicf_exec* e;
+    aicf_result r;
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    e = (aicf_exec*)aicf__calloc(p->ctx, 1, sizeof *e);
+    if (!e) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+    e->ctx = p->ctx;
+    e->plan = p;
+    if (desc) e->desc = *desc;
+    if (p->target == AICF_BACKEND_CUDA) {
+        r = aicf__cuda_exec_create(e);
+        if (r != AICF_SUCCESS) {
+            aicf__free(p->ctx, e);
+            return r;
+        }
+    } else {
+        e->host_arena = (unsigned char*)aicf__malloc(p->ctx, p->arena_bytes ? p->arena_bytes : 1);
+        if (!e->host_arena) {
+            aicf__free(p->ctx, e);
+            return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory (arena of %zu bytes)",
+                             p->arena_bytes);
+        }
+        /* poison: a read of memory nothing wrote shows up as NaN, not as a plausible number */
+        memset(e->host_arena, 0xff, p->arena_bytes ? p->arena_bytes : 1);
+    }
+    *out = e;
+    return AICF_SUCCESS;
+}
+
+void aicf_exec_destroy(aicf_exec* e) {
+    if (!e) return;
+    if (e->plan->target == AICF_BACKEND_CUDA) aicf__cuda_exec_destroy(e);
+    aicf__free(e->ctx, e->host_arena);
+    aicf__free(e->ctx, e);
+}
+
+static aicf_result aicf__exec_io_check(aicf_exec* e, int index, size_t bytes, int is_input, const char* fn) {
+    const aicf_plan* p = e->plan;
+    int n = is_input ? p->n_in : p->n_out;
+    int t;
+    size_t need;
+    int ok;
+    if (index < 0 || index >= n)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: index %d out of range (%d %s)", fn, index, n,
+                         is_input ? "inputs" : "outputs");
+    t = is_input ? p->in_tensor[index] : p->out_tensor[index];
+    need = aicf__shape_bytes(&p->g->tensors[t].shape, p->g->tensors[t].dtype, &ok);
+    if (bytes != need)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: %s %d '%s' has %zu bytes, got %zu", fn,
+                         is_input ? "input" : "output", index, p->g->tensors[t].name, need, bytes);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes) {
+    aicf_result r;
+    if (!e || (!data && bytes)) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__exec_io_check(e, index, bytes, 1, "aicf_exec_set_input");
+    if (r != AICF_SUCCESS) return r;
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_set_input(e, index, data, bytes, 0);
+    memcpy(e->host_arena + e->plan->loc[e->plan->in_boundary[index]].offset, data, bytes);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_set_input_device(aicf_exec* e, int index, uint64_t device_ptr, size_t bytes) {
+    aicf_result r;
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__exec_io_check(e, index, bytes, 1, "aicf_exec_set_input_device");
+    if (r != AICF_SUCCESS) return r;
+    if (e->plan->target != AICF_BACKEND_CUDA)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_set_input_device: the plan runs on the CPU backend");
+    return aicf__cuda_exec_set_input(e, index, (const void*)(uintptr_t)device_ptr, bytes, 1);
+}
+
+static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
+    aicf_plan* p = e->plan;
+    aicf_graph* g = p->g;
+    const void* in[AICF__STEP_MAX_IO];
+    void* outp[AICF__STEP_MAX_IO];
+    int s, j;
+    for (s = 0; s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        aicf_result r;
+        for (j = 0; j < AICF__STEP_MAX_IO; j++) in[j] = outp[j] = NULL;
+        if (st->kind != AICF__STEP_NODE)
+            return aicf__err(e->ctx, AICF_ERROR_STATE, "step %d: cast steps do not run on the CPU backend", s);
+        for (j = 0; j < st->n_in; j++) {
+            int t = st->in[j];
+            if (t < 0) in[j] = NULL;
+            else if (p->loc[t].space == AICF__SPACE_WEIGHTS) in[j] = g->tensors[t].data;
+            else in[j] = e->host_arena + p->loc[t].offset;
+        }
+        for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
+        r = aicf__cpu_run(g, st->node, in, outp);
+        if (r != AICF_SUCCESS) return r;
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_launch(aicf_exec* e) {
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_launch(e);
+    return aicf__cpu_exec_run(e);
+}
+
+aicf_result aicf_exec_wait(aicf_exec* e) {
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_wait(e);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_run(aicf_exec* e) {
+    aicf_result r = aicf_exec_launch(e);
+    if (r != AICF_SUCCESS) return r;
+    return aicf_exec_wait(e);
+}
+
+aicf_result aicf_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes) {
+    aicf_result r;
+    int t;
+    if (!e || (!data && bytes)) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__exec_io_check(e, index, bytes, 0, "aicf_exec_get_output");
+    if (r != AICF_SUCCESS) return r;
+    t = e->plan->out_boundary[index];
+    if (aicf__is_const(e->plan->g, t)) {
+        memcpy(data, e->plan->g->tensors[t].data, bytes);
+        return AICF_SUCCESS;
+    }
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_get_output(e, index, data, bytes);
+    memcpy(data, e->host_arena + e->plan->loc[t].offset, bytes);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_exec_input_device_ptr(aicf_exec* e, int index, uint64_t* out) {
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= e->plan->n_in)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_input_device_ptr: index %d out of range", index);
+    if (e->plan->target != AICF_BACKEND_CUDA)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_input_device_ptr: the plan runs on the CPU backend");
+    return aicf__cuda_exec_device_ptr(e, e->plan->in_boundary[index], out);
+}
+
+aicf_result aicf_exec_output_device_ptr(aicf_exec* e, int index, uint64_t* out) {
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= e->plan->n_out)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_output_device_ptr: index %d out of range", index);
+    if (e->plan->target != AICF_BACKEND_CUDA)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_output_device_ptr: the plan runs on the CPU backend");
+    if (aicf__is_const(e->plan->g, e->plan->out_boundary[index]))
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_output_device_ptr: output %d is a constant folded at plan time",
+                         index);
+    return aicf__cuda_exec_device_ptr(e, e->plan->out_boundary[index], out);
+}
+
+aicf_result aicf_exec_stats_get(const aicf_exec* e, aicf_exec_stats* out) {
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_stats(e, out);
+    return AICF_SUCCESS;
+}
+/* >>cuda ===================================================================================
+   The CUDA backend: driver API and cuBLASLt loaded at run time, kernel images, memory, and the
+   one CUDA graph an exec replays.
+
+   Loading (IREE's pattern). libcuda is dlopen'ed (ctx->driver_path, default "libcuda.so.1",
+   "nvcuda.dll" on Windows); only cuGetProcAddress_v2 (or, for drivers before 12.0,
+   cuGetProcAddress) is looked up with dlsym. Every other entry point is resolved through it from
+   the one table AICF__CUDA_API below, at the ABI version written next to it, into a struct of
+   function pointers inside struct aicf__cuda (one per context; no globals). The driver types
+   are re-declared here with an aicf__ prefix (values and layouts copied from cuda.h 13.0 and
+   checked against the real header by tests/test_cuda_fake.c), so aicf builds with no CUDA
+   headers installed. cuBLASLt is loaded the same way (ctx->cublaslt_path, else
+   libcublasLt.so.13, .so.12, .so); its absence is not an error: GEMMs then use generated
+   kernels.
+
+   Contexts. aicf uses the device's primary context (cuDevicePrimaryCtxRetain), pushed around
+   every piece of work and popped afterwards, so any thread may call and the caller's own
+   current context is left as it was. A stream passed in aicf_exec_desc.stream must belong to
+   that primary context (the CUDA runtime's streams do).
+
+   Kernel images. At exec creation, the modules the plan's steps use are loaded, each once per
+   exec (not cached per context: an exec owns everything it made, and no lock is needed).
+   The image for a module is chosen by aicf__cuda_choose_image: the cubin of exactly the
+   device's sm_XY, else the cubin of the same major with the highest lower minor, else the PTX
+   of the highest compute_XY not above the device (JIT-compiled by the driver), else
+   AICF_ERROR_NO_KERNEL naming the device's compute capability and the embedded targets. A
+   cubin the driver refuses falls back to the PTX when there is one.
+
+   Graph. An exec is one CUDA graph, a chain: copy-in memcpy nodes (pinned staging -> arena),
+   every step's nodes (aicf__cuda_emit_step, 81_cuda_ops.c), copy-out memcpy nodes (arena ->
+   pinned staging); with AICF_EXEC_DEVICE_IO there are no copy nodes. cuBLASLt calls are
+   captured on a private stream into a child graph node. The graph is instantiated once;
+   aicf_exec_launch is one cuGraphLaunch.
+
+   Thread safety: aicf__cuda_init may race on one context (a small atomic state machine makes
+   the first caller load, the others wait). Execs are independent; one exec must not be used
+   from two threads at once. */
+
+#if !defined(AICF_NO_CUDA)
+
+#if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+#  define AICF__CUDAAPI __stdcall
+#else
+#  include <dlfcn.h>
+#  include <sched.h>
+#  define AICF__CUDAAPI
+#endif
+
+/* snprintf for messages: truncation is accepted (through vsnprintf, so that the compiler's
+   -Wformat-truncation, which depends on the optimisation level, has nothing to say). */
+static void aicf__cu_fmt(char* buf, size_t cap, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void aicf__cu_fmt(char* buf, size_t cap, const char* fmt, ...) {
+    va_list ap;
+    if (!cap) return;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- dynamic loading ---- */
+#if defined(_WIN32)
+static void* aicf__cu_dl_open(const char* path, char* err, size_t cap) {
+    HMODULE h = LoadLibraryA(path);
+    if (!h) aicf__cu_fmt(err, cap, "LoadLibrary error %lu", (unsigned long)GetLastError());
+    return (void*)h;
+}
+static void* aicf__cu_dl_sym(void* h, const char* name) {
+    FARPROC f = GetProcAddress((HMODULE)h, name);
+    void* p;
+    memcpy(&p, &f, sizeof p);
+    return p;
+}
+static void aicf__cu_dl_close(void* h) {
+    if (h) FreeLibrary((HMODULE)h);
+}
+static void aicf__cu_yield(void) { SwitchToThread(); }
+#else
+static void* aicf__cu_dl_open(const char* path, char* err, size_t cap) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char* e = dlerror();
+        aicf__cu_fmt(err, cap, "%s", e ? e : "unknown error");
+    }
+    return h;
+}
+static void* aicf__cu_dl_sym(void* h, const char* name) { return dlsym(h, name); }
+static void aicf__cu_dl_close(void* h) {
+    if (h) dlclose(h);
+}
+static void aicf__cu_yield(void) { sched_yield(); }
+#endif
+
+/* ---- atomics for the once-per-context initialisation ---- */
+#if defined(__GNUC__) || defined(__clang__)
+#  define AICF__CAS_INT(p, o, n) __sync_bool_compare_and_swap((p), (o), (n))
+#  define AICF__LOAD_INT(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#  define AICF__STORE_INT(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#elif defined(_MSC_VER)
+#  define AICF__CAS_INT(p, o, n) (InterlockedCompareExchange((volatile long*)(p), (n), (o)) == (o))
+#  define AICF__LOAD_INT(p) ((int)InterlockedCompareExchange((volatile long*)(p), 0, 0))
+#  define AICF__STORE_INT(p, v) ((void)InterlockedExchange((volatile long*)(p), (v)))
+#else
+#  define AICF__CAS_INT(p, o, n) (*(p) == (o) ? (*(p) = (n), 1) : 0)
+#  define AICF__LOAD_INT(p) (*(p))
+#  define AICF__STORE_INT(p, v) ((void)(*(p) = (v)))
+#endif
+
+/* ---- CUDA driver types, re-declared (cuda.h 13.0; checked in tests/test_cuda_fake.c) ---- */
+typedef int aicf__CUresult;                     /* enum cudaError_enum */
+typedef int aicf__CUdevice;                     /* CUdevice_v1 */
+typedef unsigned long long aicf__CUdeviceptr;   /* CUdeviceptr_v2 */
+typedef struct aicf__CUctx_st* aicf__CUcontext;
+typedef struct aicf__CUmod_st* aicf__CUmodule;
+typedef struct aicf__CUfunc_st* aicf__CUfunction;
+typedef struct aicf__CUstream_st* aicf__CUstream;
+typedef struct aicf__CUgraph_st* aicf__CUgraph;
+typedef struct aicf__CUgraphNode_st* aicf__CUgraphNode;
+typedef struct aicf__CUgraphExec_st* aicf__CUgraphExec;
+typedef struct aicf__CUarray_st* aicf__CUarray;
+typedef int aicf__CUjit_option;                 /* enum CUjit_option_enum */
+typedef int aicf__CUdevice_attribute;
+typedef int aicf__CUfunction_attribute;
+typedef int aicf__CUstreamCaptureMode;
+typedef int aicf__CUgraphNodeType;
+typedef int aicf__CUmemorytype;
+typedef int aicf__CUdriverProcAddressQueryResult;
+typedef unsigned long long aicf__cuuint64_t;
+
+#define AICF__CUDA_SUCCESS 0
+#define AICF__CUDA_ERROR_INVALID_VALUE 1
+#define AICF__CUDA_ERROR_OUT_OF_MEMORY 2
+#define AICF__CUDA_ERROR_NOT_INITIALIZED 3
+#define AICF__CUDA_ERROR_STUB_LIBRARY 34
+#define AICF__CUDA_ERROR_NO_DEVICE 100
+#define AICF__CUDA_ERROR_INVALID_DEVICE 101
+#define AICF__CUDA_ERROR_INVALID_IMAGE 200
+#define AICF__CUDA_ERROR_NO_BINARY_FOR_GPU 209
+#define AICF__CUDA_ERROR_INVALID_PTX 218
+#define AICF__CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222
+#define AICF__CUDA_ERROR_NOT_FOUND 500
+
+#define AICF__CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+#define AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define AICF__CU_STREAM_NON_BLOCKING 0x1
+#define AICF__CU_STREAM_CAPTURE_MODE_RELAXED 2
+#define AICF__CU_MEMHOSTALLOC_PORTABLE 0x01
+#define AICF__CU_MEMORYTYPE_HOST 0x01
+#define AICF__CU_MEMORYTYPE_DEVICE 0x02
+#define AICF__CU_GRAPH_NODE_TYPE_KERNEL 0
+#define AICF__CU_GET_PROC_ADDRESS_DEFAULT 0
+#define AICF__CU_JIT_INFO_LOG_BUFFER 3
+#define AICF__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
+#define AICF__CU_JIT_ERROR_LOG_BUFFER 5
+#define AICF__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+
+typedef struct aicf__CUDA_KERNEL_NODE_PARAMS { /* CUDA_KERNEL_NODE_PARAMS_v1 */
+    aicf__CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void** kernelParams;
+    void** extra;
+} aicf__CUDA_KERNEL_NODE_PARAMS;
+
+typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    aicf__CUmemorytype srcMemoryType;
+    const void* srcHost;
+    aicf__CUdeviceptr srcDevice;
+    aicf__CUarray srcArray;
+    void* reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    aicf__CUmemorytype dstMemoryType;
+    void* dstHost;
+    aicf__CUdeviceptr dstDevice;
+    aicf__CUarray dstArray;
+    void* reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} aicf__CUDA_MEMCPY3D;
+
+/* The driver entry points aicf uses: (name, ABI version for cuGetProcAddress, parameters). */
+#define AICF__CUDA_API(X)                                                                         \
+    X(cuGetErrorName, 6000, (aicf__CUresult, const char**))                                       \
+    X(cuGetErrorString, 6000, (aicf__CUresult, const char**))                                     \
+    X(cuInit, 2000, (unsigned int))                                                               \
+    X(cuDriverGetVersion, 2020, (int*))                                                           \
+    X(cuDeviceGetCount, 2000, (int*))                                                             \
+    X(cuDeviceGet, 2000, (aicf__CUdevice*, int))                                                  \
+    X(cuDeviceGetName, 2000, (char*, int, aicf__CUdevice))                                        \
+    X(cuDeviceGetAttribute, 2000, (int*, aicf__CUdevice_attribute, aicf__CUdevice))               \
+    X(cuDeviceTotalMem, 3020, (size_t*, aicf__CUdevice))                                          \
+    X(cuDevicePrimaryCtxRetain, 7000, (aicf__CUcontext*, aicf__CUdevice))                         \
+    X(cuDevicePrimaryCtxRelease, 11000, (aicf__CUdevice))                                         \
+    X(cuCtxPushCurrent, 4000, (aicf__CUcontext))                                                  \
+    X(cuCtxPopCurrent, 4000, (aicf__CUcontext*))                                                  \
+    X(cuMemAlloc, 3020, (aicf__CUdeviceptr*, size_t))                                             \
+    X(cuMemFree, 3020, (aicf__CUdeviceptr))                                                       \
+    X(cuMemHostAlloc, 2020, (void**, size_t, unsigned int))                                       \
+    X(cuMemFreeHost, 2000, (void*))                                                               \
+    X(cuMemcpyHtoD, 3020, (aicf__CUdeviceptr, const void*, size_t))                               \
+    X(cuMemcpyHtoDAsync, 3020, (aicf__CUdeviceptr, const void*, size_t, aicf__CUstream))          \
+    X(cuMemcpyDtoHAsync, 3020, (void*, aicf__CUdeviceptr, size_t, aicf__CUstream))                \
+    X(cuMemcpyDtoDAsync, 3020, (aicf__CUdeviceptr, aicf__CUdeviceptr, size_t, aicf__CUstream))    \
+    X(cuModuleLoadDataEx, 2010,                                                                   \
+      (aicf__CUmodule*, const void*, unsigned int, aicf__CUjit_option*, void**))                  \
+    X(cuModuleUnload, 2000, (aicf__CUmodule))                                                     \
+    X(cuModuleGetFunction, 2000, (aicf__CUfunction*, aicf__CUmodule, const char*))                \
+    X(cuFuncSetAttribute, 9000, (aicf__CUfunction, aicf__CUfunction_attribute, int))              \
+    X(cuStreamCreate, 2000, (aicf__CUstream*, unsigned int))                                      \
+    X(cuStreamDestroy, 4000, (aicf__CUstream))                                                    \
+    X(cuStreamSynchronize, 2000, (aicf__CUstream))                                                \
+    X(cuStreamBeginCapture, 10010, (aicf__CUstream, aicf__CUstreamCaptureMode))                   \
+    X(cuStreamEndCapture, 10000, (aicf__CUstream, aicf__CUgraph*))                                \
+    X(cuGraphCreate, 10000, (aicf__CUgraph*, unsigned int))                                       \
+    X(cuGraphDestroy, 10000, (aicf__CUgraph))                                                     \
+    X(cuGraphAddKernelNode, 10000,                                                                \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t,                       \
+       const aicf__CUDA_KERNEL_NODE_PARAMS*))                                                     \
+    X(cuGraphAddMemcpyNode, 10000,                                                                \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t,                       \
+       const aicf__CUDA_MEMCPY3D*, aicf__CUcontext))                                              \
+    X(cuGraphAddChildGraphNode, 10000,                                                            \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t, aicf__CUgraph))       \
+    X(cuGraphAddEmptyNode, 10000, (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t)) \
+    X(cuGraphGetNodes, 10000, (aicf__CUgraph, aicf__CUgraphNode*, size_t*))                       \
+    X(cuGraphNodeGetType, 10000, (aicf__CUgraphNode, aicf__CUgraphNodeType*))                     \
+    X(cuGraphInstantiateWithFlags, 11040, (aicf__CUgraphExec*, aicf__CUgraph, unsigned long long)) \
+    X(cuGraphExecDestroy, 10000, (aicf__CUgraphExec))                                             \
+    X(cuGraphLaunch, 10000, (aicf__CUgraphExec, aicf__CUstream))
+
+typedef struct aicf__cuda_api {
+#define AICF__CUDA_API_FIELD(name, version, params) aicf__CUresult(AICF__CUDAAPI* name) params;
+    AICF__CUDA_API(AICF__CUDA_API_FIELD)
+#undef AICF__CUDA_API_FIELD
+} aicf__cuda_api;
+
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGetProcAddress_v2)(const char*, void**, int, aicf__cuuint64_t,
+                                                                     aicf__CUdriverProcAddressQueryResult*);
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGetProcAddress)(const char*, void**, int, aicf__cuuint64_t);
+
+/* ---- cuBLASLt types, re-declared (cublasLt.h / library_types.h 13.0) ---- */
+typedef int aicf__cublasStatus_t;
+#define AICF__CUBLAS_STATUS_SUCCESS 0
+#define AICF__CUDA_R_32F 0
+#define AICF__CUDA_R_16F 2
+#define AICF__CUBLAS_COMPUTE_32F 68
+#define AICF__CUBLAS_COMPUTE_32F_FAST_TF32 77
+#define AICF__CUBLAS_OP_N 0
+#define AICF__CUBLAS_OP_T 1
+#define AICF__CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 5
+#define AICF__CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET 6
+#define AICF__CUBLASLT_MATMUL_DESC_TRANSA 3
+#define AICF__CUBLASLT_MATMUL_DESC_TRANSB 4
+#define AICF__CUBLASLT_MATMUL_DESC_EPILOGUE 7
+#define AICF__CUBLASLT_MATMUL_DESC_BIAS_POINTER 8
+#define AICF__CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE 26
+#define AICF__CUBLASLT_EPILOGUE_DEFAULT 1
+#define AICF__CUBLASLT_EPILOGUE_RELU 2
+#define AICF__CUBLASLT_EPILOGUE_BIAS 4
+#define AICF__CUBLASLT_EPILOGUE_RELU_BIAS 6
+#define AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES 1
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES 5
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES 6
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES 7
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES 8
+
+typedef struct aicf__cublasLtMatmulAlgo_t {
+    uint64_t data[8];
+} aicf__cublasLtMatmulAlgo_t;
+
+typedef struct aicf__cublasLtMatmulHeuristicResult_t {
+    aicf__cublasLtMatmulAlgo_t algo;
+    size_t workspaceSize;
+    aicf__cublasStatus_t state;
+    float wavesCount;
+    int reserved[4];
+} aicf__cublasLtMatmulHeuristicResult_t;
+
+/* Handles and descriptors are pointers to opaque structs: void* here. Enum parameters are int. */
+#define AICF__CUBLASLT_API(X)                                                                     \
+    X(aicf__cublasStatus_t, cublasLtCreate, (void**))                                             \
+    X(aicf__cublasStatus_t, cublasLtDestroy, (void*))                                             \
+    X(size_t, cublasLtGetVersion, (void))                                                         \
+    X(aicf__cublasStatus_t, cublasLtMatmulDescCreate, (void**, int, int))                         \
+    X(aicf__cublasStatus_t, cublasLtMatmulDescDestroy, (void*))                                   \
+    X(aicf__cublasStatus_t, cublasLtMatmulDescSetAttribute, (void*, int, const void*, size_t))    \
+    X(aicf__cublasStatus_t, cublasLtMatrixLayoutCreate, (void**, int, uint64_t, uint64_t, int64_t)) \
+    X(aicf__cublasStatus_t, cublasLtMatrixLayoutDestroy, (void*))                                 \
+    X(aicf__cublasStatus_t, cublasLtMatrixLayoutSetAttribute, (void*, int, const void*, size_t))  \
+    X(aicf__cublasStatus_t, cublasLtMatmulPreferenceCreate, (void**))                             \
+    X(aicf__cublasStatus_t, cublasLtMatmulPreferenceDestroy, (void*))                             \
+    X(aicf__cublasStatus_t, cublasLtMatmulPreferenceSetAttribute, (void*, int, const void*, size_t)) \
+    X(aicf__cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,                                       \
+      (void*, void*, void*, void*, void*, void*, void*, int, aicf__cublasLtMatmulHeuristicResult_t*, int*)) \
+    X(aicf__cublasStatus_t, cublasLtMatmul,                                                       \
+      (void*, void*, const void*, const void*, void*, const void*, void*, const void*, const void*, \
+       void*, void*, void*, const aicf__cublasLtMatmulAlgo_t*, void*, size_t, aicf__CUstream))
+
+typedef struct aicf__cublaslt_api {
+#define AICF__CUBLASLT_API_FIELD(ret, name, params) ret(AICF__CUDAAPI* name) params;
+    AICF__CUBLASLT_API(AICF__CUBLASLT_API_FIELD)
+#undef AICF__CUBLASLT_API_FIELD
+    const char*(AICF__CUDAAPI* cublasLtGetStatusName)(aicf__cublasStatus_t); /* optional */
+} aicf__cublaslt_api;
+
+/* ---- the kernel table ---- */
+/* Where the table comes from: AICF_KERNEL_TABLE_FILE (a header path, e.g. a test's own table),
+   else kernels_gen/aicf_kernels.h next to aicf.h, unless AICF_NO_KERNEL_TABLE (an empty table:
+   every kernel lookup fails and plans use cuBLASLt or fail with AICF_ERROR_NO_KERNEL), or unless
+   the table was already included above (AICF__KT_NUM_KERNELS defined, as `make dist` does). */
+#if defined(AICF_KERNEL_TABLE_FILE) && !defined(AICF__KT_NUM_KERNELS)
+#  include AICF_KERNEL_TABLE_FILE
+#elif defined(AICF_NO_KERNEL_TABLE) && !defined(AICF__KT_NUM_KERNELS)
+#  define AICF__KT_NVRTC_VERSION "none"
+#  define AICF__KT_TARGETS ""
+#  define AICF__KT_NUM_MODULES 0
+#  define AICF__KT_NUM_IMAGES 0
+#  define AICF__KT_NUM_KERNELS 0
+static const aicf__kt_module aicf__kt_modules[1] = {{"", ""}};
+static const aicf__kt_image aicf__kt_images[1] = {{0, 0, 0, NULL, 0}};
+static const aicf__kt_kernel aicf__kt_kernels[1] = {{"", 0, "", "", "", 0}};
+#elif !defined(AICF__KT_NUM_KERNELS)
+#  include "kernels_gen/aicf_kernels.h"
+#endif
+
+/* ---- per-context state ----
+   Fields after `ready` are valid when ready == 1; 81_cuda_ops.c may read cc_major, cc_minor,
+   sm_count and max_smem_optin (through p->ctx->cuda). */
+struct aicf__cuda {
+    int ready;             /* 1: driver, device and primary context usable */
+    aicf_result status;    /* result of the initialisation */
+    char init_error[768];  /* its message when ready == 0 */
+    void* libcuda;
+    aicf__cuda_api api;
+    int driver_version;
+    aicf__CUdevice device;
+    aicf__CUcontext pctx;  /* the device's primary context (retained) */
+    int pctx_retained;
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_smem_optin;    /* bytes of shared memory per block with opt-in */
+    char name[256];
+    size_t total_memory;
+    /* cuBLASLt (optional) */
+    void* liblt;
+    aicf__cublaslt_api lt;
+    void* lt_handle;       /* cublasLtHandle_t, NULL when cuBLASLt is unavailable */
+    size_t lt_version;
+    char lt_path[512];     /* what was loaded */
+    char lt_error[512];    /* why cuBLASLt is unavailable */
+};
+
+/* Plan-level backend data (p->backend). */
+typedef struct aicf__cuda_plan_data {
+    size_t workspace_bytes; /* largest cuBLASLt workspace any algorithm of the plan needs */
+} aicf__cuda_plan_data;
+
+/* The cuBLASLt algorithm a plan recorded (the opaque *algo of aicf__cuda_matmul_plan). Plain
+   data with no pointers: it may be copied bytewise (81_cuda_ops.c keeps a copy in its step
+   block), saved and loaded; its allocation is sizeof rounded up to 16 bytes. */
+typedef struct aicf__cuda_algo {
+    aicf__cublasLtMatmulAlgo_t algo; /* the 8 x uint64 blob, heuristic result #0 */
+    size_t workspace_bytes;
+    size_t cublaslt_version;         /* cublasLtGetVersion() when recorded */
+    unsigned align_a, align_b, align_c, align_d; /* pointer alignment (bytes) the search assumed */
+    int n_results;                   /* heuristic results returned */
+} aicf__cuda_algo;
+
+/* Per-exec state (e->backend). */
+typedef struct aicf__cuda_exec {
+    aicf__CUstream stream;
+    int owns_stream;
+    aicf__CUstream capture_stream; /* for cuBLASLt capture during the build; then destroyed */
+    aicf__CUdeviceptr arena, weights, workspace;
+    size_t arena_bytes, weights_bytes, workspace_bytes;
+    unsigned char* staging;        /* pinned host memory: inputs then outputs */
+    size_t staging_bytes;
+    size_t* in_off;                /* per input: offset in staging */
+    size_t* out_off;
+    aicf__CUmodule* modules;       /* AICF__KT_NUM_MODULES entries, NULL until loaded */
+    aicf__CUfunction* functions;   /* AICF__KT_NUM_KERNELS entries, NULL until looked up */
+    aicf__CUgraph graph;
+    aicf__CUgraphExec graph_exec;
+    int graph_nodes, kernel_nodes;
+    int in_flight;                 /* launched and not yet waited for */
+} aicf__cuda_exec;
+
+struct aicf__cuda_emitter {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    aicf_plan* plan;
+    aicf__cuda_exec* x;
+    aicf__CUgraph graph;
+    aicf__CUgraphNode last; /* the previous node: every new node depends on it */
+    int has_last;
+    int step;               /* step being emitted, -1 outside steps (for messages) */
+};
+
+/* ---- errors ---- */
+static void aicf__cu_names(const struct aicf__cuda* cu, aicf__CUresult r, const char** name, const char** str) {
+    *name = NULL;
+    *str = NULL;
+    if (cu && cu->api.cuGetErrorName) cu->api.cuGetErrorName(r, name);
+    if (cu && cu->api.cuGetErrorString) cu->api.cuGetErrorString(r, str);
+    if (!*name) *name = "unknown CUresult";
+    if (!*str) *str = "no description";
+}
+
+/* Records "<fn> failed: CUDA_ERROR_X (text)[: what]" and returns code (AICF_ERROR_CUDA unless
+   given). */
+static aicf_result aicf__cu_fail(aicf_context* ctx, const struct aicf__cuda* cu, aicf_result code,
+                                 aicf__CUresult r, const char* fn, const char* what) {
+    const char *name, *str;
+    aicf__cu_names(cu, r, &name, &str);
+    return aicf__err(ctx, code, "%s failed: %s (%s)%s%s", fn, name, str, what && what[0] ? ": " : "",
+                     what ? what : "");
+}
+
+static const char* aicf__cublas_status_name(const struct aicf__cuda* cu, aicf__cublasStatus_t s, char* buf, size_t cap) {
+    const char* n = cu->lt.cublasLtGetStatusName ? cu->lt.cublasLtGetStatusName(s) : NULL;
+    if (n) return n;
+    aicf__cu_fmt(buf, cap, "cublasStatus_t %d", s);
+    return buf;
+}
+
+static aicf_result aicf__lt_fail(aicf_context* ctx, const struct aicf__cuda* cu, aicf__cublasStatus_t s,
+                                 const char* fn, const char* what) {
+    char buf[48];
+    return aicf__err(ctx, AICF_ERROR_CUBLAS, "%s failed: %s%s%s", fn, aicf__cublas_status_name(cu, s, buf, sizeof buf),
+                     what && what[0] ? ": " : "", what ? what : "");
+}
+
+/* ---- context current-ness ---- */
+static aicf_result aicf__cuda_push(aicf_context* ctx, struct aicf__cuda* cu) {
+    aicf__CUresult r = cu->api.cuCtxPushCurrent(cu->pctx);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuCtxPushCurrent", "primary context");
+    return AICF_SUCCESS;
+}
+
+static void aicf__cuda_pop(struct aicf__cuda* cu) {
+    aicf__CUcontext c;
+    cu->api.cuCtxPopCurrent(&c);
+}
+
+/* ---- the image choice (pure: tested on the CPU) ---- */
+
+/* Returns the index in images[0..n_images) of the image to load for `module` on a device of
+   compute capability cc_major.cc_minor, or -1 if none fits:
+     1. the cubin of exactly sm_XY;
+     2. else the cubin of the same major with the highest minor below the device's;
+     3. else the PTX of the highest compute_XY not above the device's (driver JIT).
+   allow_cubin = 0 skips 1 and 2 (used when the driver refused the chosen cubin). */
+static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_image* images, int n_images,
+                                   int module, int allow_cubin) {
+    int dev = cc_major * 10 + cc_minor;
+    int i, best = -1;
+    if (allow_cubin) {
+        for (i = 0; i < n_images; ++i)
+            if (images[i].module == module && !images[i].is_ptx && images[i].sm == dev) return i;
+        for (i = 0; i < n_images; ++i) {
+            const aicf__kt_image* im = &images[i];
+            if (im->module != module || im->is_ptx) continue;
+            if (im->sm / 10 == cc_major && im->sm < dev && (best < 0 || im->sm > images[best].sm)) best = i;
+        }
+        if (best >= 0) return best;
+    }
+    for (i = 0; i < n_images; ++i) {
+        const aicf__kt_image* im = &images[i];
+        if (im->module != module || !im->is_ptx) continue;
+        if (im->sm <= dev && (best < 0 || im->sm > images[best].sm)) best = i;
+    }
+    return best;
+}
+
+/* Writes the targets embedded for `module`, e.g. "sm_80 sm_86 sm_90 compute_90". */
+static const char* aicf__cuda_targets_str(const aicf__kt_image* images, int n_images, int module, char* buf, size_t cap) {
+    size_t len = 0;
+    int i;
+    if (cap == 0) return buf;
+    buf[0] = '\0';
+    for (i = 0; i < n_images; ++i) {
+        int w;
+        if (images[i].module != module) continue;
+        w = snprintf(buf + len, cap - len, "%s%s_%d", len ? " " : "", images[i].is_ptx ? "compute" : "sm", images[i].sm);
+        if (w < 0 || (size_t)w >= cap - len) break;
+        len += (size_t)w;
+    }
+    if (len == 0) aicf__cu_fmt(buf, cap, "(none)");
+    return buf;
+}
+
+/* The message of a failed choice: "module 'm': device compute capability 7.5 has no kernel image:
+   embedded targets sm_80 sm_90 compute_90". */
+static aicf_result aicf__cuda_no_image(aicf_context* ctx, int cc_major, int cc_minor, const aicf__kt_image* images,
+                                       int n_images, int module, const char* module_name) {
+    char targets[512];
+    aicf__cuda_targets_str(images, n_images, module, targets, sizeof targets);
+    return aicf__err(ctx, AICF_ERROR_NO_KERNEL,
+                     "module '%s': device compute capability %d.%d has no kernel image: embedded targets %s",
+                     module_name ? module_name : "?", cc_major, cc_minor, targets);
+}
+
+int aicf__cuda_kernel_find(const char* name) {
+    int i;
+    if (!name) return -1;
+    for (i = 0; i < AICF__KT_NUM_KERNELS; ++i)
+        if (aicf__kt_kernels[i].name && strcmp(aicf__kt_kernels[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* ---- initialisation ---- */
+static aicf_result aicf__cuda_init_fail(struct aicf__cuda* cu, aicf_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static aicf_result aicf__cuda_init_fail(struct aicf__cuda* cu, aicf_result code, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cu->init_error, sizeof cu->init_error, fmt, ap);
+    va_end(ap);
+    cu->status = code;
+    return code;
+}
+
+static aicf_result aicf__cuda_init_fail_cu(struct aicf__cuda* cu, aicf_result code, aicf__CUresult r, const char* fn,
+                                           const char* what) {
+    const char *name, *str;
+    aicf__cu_names(cu, r, &name, &str);
+    return aicf__cuda_init_fail(cu, code, "%s failed: %s (%s)%s%s", fn, name, str, what && what[0] ? ": " : "",
+                                what ? what : "");
+}
+
+static void aicf__cuda_load_cublaslt(aicf_context* ctx, struct aicf__cuda* cu) {
+    static const char* const defaults[] = {
+#if defined(_WIN32)
+        "cublasLt64_13.dll", "cublasLt64_12.dll",
+#else
+        "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+        "/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.12",
+#endif
+    };
+    char err[512], tried[512];
+    size_t tlen = 0;
+    int i, n = (int)(sizeof defaults / sizeof defaults[0]);
+    void* h = NULL;
+    void* sym;
+    aicf__cublasStatus_t s;
+    tried[0] = '\0';
+    err[0] = '\0';
+    if (ctx->cublaslt_path[0]) {
+        h = aicf__cu_dl_open(ctx->cublaslt_path, err, sizeof err);
+        if (h) aicf__cu_fmt(cu->lt_path, sizeof cu->lt_path, "%s", ctx->cublaslt_path);
+        else aicf__cu_fmt(tried, sizeof tried, "%.250s (%.250s)", ctx->cublaslt_path, err);
+    } else {
+        for (i = 0; i < n && !h; ++i) {
+            h = aicf__cu_dl_open(defaults[i], err, sizeof err);
+            if (h) aicf__cu_fmt(cu->lt_path, sizeof cu->lt_path, "%s", defaults[i]);
+            else if (tlen < sizeof tried) {
+                int w = snprintf(tried + tlen, sizeof tried - tlen, "%s%s", tlen ? ", " : "", defaults[i]);
+                if (w > 0) tlen += (size_t)w;
+            }
+        }
+    }
+    if (!h) {
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "cuBLASLt not found (tried %.480s)", tried);
+        return;
+    }
+    cu->liblt = h;
+#define AICF__CUBLASLT_RESOLVE(ret, name, params)                                                 \
+    sym = aicf__cu_dl_sym(h, #name);                                                                 \
+    if (!sym) {                                                                                   \
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.400s lacks %s", cu->lt_path, #name);           \
+        goto fail;                                                                                \
+    }                                                                                             \
+    memcpy(&cu->lt.name, &sym, sizeof sym);
+    AICF__CUBLASLT_API(AICF__CUBLASLT_RESOLVE)
+#undef AICF__CUBLASLT_RESOLVE
+    sym = aicf__cu_dl_sym(h, "cublasLtGetStatusName");
+    if (sym) memcpy(&cu->lt.cublasLtGetStatusName, &sym, sizeof sym);
+    cu->lt_version = cu->lt.cublasLtGetVersion();
+    if (aicf__cuda_push(ctx, cu) != AICF_SUCCESS) {
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.500s", ctx->last_error);
+        goto fail;
+    }
+    s = cu->lt.cublasLtCreate(&cu->lt_handle);
+    aicf__cuda_pop(cu);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        char buf[48];
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.400s: cublasLtCreate failed: %.60s", cu->lt_path,
+                 aicf__cublas_status_name(cu, s, buf, sizeof buf));
+        cu->lt_handle = NULL;
+        goto fail;
+    }
+    return;
+fail:
+    aicf__cu_dl_close(cu->liblt);
+    cu->liblt = NULL;
+    cu->lt_handle = NULL;
+    cu->lt_version = 0;
+    memset(&cu->lt, 0, sizeof cu->lt);
+}
+
+/* Releases what a (possibly partial) initialisation made; keeps init_error and status. */
+static void aicf__cuda_release(aicf_context* ctx, struct aicf__cuda* cu) {
+    if (cu->lt_handle && cu->pctx_retained && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
+        cu->lt.cublasLtDestroy(cu->lt_handle);
+        aicf__cuda_pop(cu);
+    }
+    cu->lt_handle = NULL;
+    aicf__cu_dl_close(cu->liblt);
+    cu->liblt = NULL;
+    if (cu->pctx_retained) cu->api.cuDevicePrimaryCtxRelease(cu->device);
+    cu->pctx_retained = 0;
+    aicf__cu_dl_close(cu->libcuda);
+    cu->libcuda = NULL;
+    memset(&cu->api, 0, sizeof cu->api);
+    memset(&cu->lt, 0, sizeof cu->lt);
+    cu->ready = 0;
+}
+
+static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
+    const char* path = ctx->driver_path[0] ? ctx->driver_path : "libcuda.so.1";
+    char err[512];
+    void* sym;
+    aicf__PFN_cuGetProcAddress_v2 gpa2 = NULL;
+    aicf__PFN_cuGetProcAddress gpa1 = NULL;
+    aicf__CUresult r;
+    int count = 0, v = 0;
+#if defined(_WIN32)
+    if (strcmp(path, "libcuda.so.1") == 0) path = "nvcuda.dll";
+#endif
+    cu->libcuda = aicf__cu_dl_open(path, err, sizeof err);
+    if (!cu->libcuda) return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE, "CUDA driver %s not found (dlopen: %s)", path, err);
+    sym = aicf__cu_dl_sym(cu->libcuda, "cuGetProcAddress_v2");
+    if (sym) memcpy(&gpa2, &sym, sizeof sym);
+    else {
+        sym = aicf__cu_dl_sym(cu->libcuda, "cuGetProcAddress");
+        if (sym) memcpy(&gpa1, &sym, sizeof sym);
+    }
+    if (!gpa2 && !gpa1)
+        return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE,
+                                    "CUDA driver %s exports neither cuGetProcAddress_v2 nor cuGetProcAddress (driver older than CUDA 11.3)",
+                                    path);
+#define AICF__CUDA_RESOLVE(name, version, params)                                                 \
+    {                                                                                             \
+        void* p_ = NULL;                                                                          \
+        aicf__CUdriverProcAddressQueryResult q_ = 0;                                              \
+        r = gpa2 ? gpa2(#name, &p_, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q_)              \
+                 : gpa1(#name, &p_, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT);                  \
+        if (r != AICF__CUDA_SUCCESS || !p_)                                                       \
+            return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE,                                 \
+                                        "CUDA driver %s lacks %s (ABI of CUDA %d.%d; cuGetProcAddress returned %d, status %d)", \
+                                        path, #name, (version) / 1000, ((version) % 1000) / 10, r, q_); \
+        memcpy(&cu->api.name, &p_, sizeof p_);                                                    \
+    }
+    AICF__CUDA_API(AICF__CUDA_RESOLVE)
+#undef AICF__CUDA_RESOLVE
+    r = cu->api.cuInit(0);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
+    r = cu->api.cuDriverGetVersion(&v);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDriverGetVersion", NULL);
+    cu->driver_version = v;
+    r = cu->api.cuDeviceGetCount(&count);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuDeviceGetCount", NULL);
+    if (count <= 0) return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE, "no CUDA device (cuDeviceGetCount returned 0)");
+    if (ctx->device_ordinal < 0 || ctx->device_ordinal >= count)
+        return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE, "device_ordinal %d out of range: %d CUDA device(s)",
+                                    ctx->device_ordinal, count);
+    r = cu->api.cuDeviceGet(&cu->device, ctx->device_ordinal);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuDeviceGet", NULL);
+    r = cu->api.cuDeviceGetAttribute(&cu->cc_major, AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu->device);
+    if (r == AICF__CUDA_SUCCESS)
+        r = cu->api.cuDeviceGetAttribute(&cu->cc_minor, AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu->device);
+    if (r == AICF__CUDA_SUCCESS)
+        r = cu->api.cuDeviceGetAttribute(&cu->sm_count, AICF__CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu->device);
+    if (r == AICF__CUDA_SUCCESS)
+        r = cu->api.cuDeviceGetAttribute(&cu->max_smem_optin, AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                         cu->device);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceGetAttribute", NULL);
+    r = cu->api.cuDeviceGetName(cu->name, (int)sizeof cu->name, cu->device);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceGetName", NULL);
+    cu->name[sizeof cu->name - 1] = '\0';
+    r = cu->api.cuDeviceTotalMem(&cu->total_memory, cu->device);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceTotalMem", NULL);
+    r = cu->api.cuDevicePrimaryCtxRetain(&cu->pctx, cu->device);
+    if (r != AICF__CUDA_SUCCESS)
+        return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuDevicePrimaryCtxRetain", cu->name);
+    cu->pctx_retained = 1;
+    aicf__cuda_load_cublaslt(ctx, cu);
+    cu->ready = 1;
+    cu->status = AICF_SUCCESS;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_init(aicf_context* ctx) {
+    struct aicf__cuda* cu;
+    aicf_result r;
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (ctx->flags & AICF_CONTEXT_NO_CUDA)
+        return aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA disabled by AICF_CONTEXT_NO_CUDA");
+    /* cuda_tried: 0 = never, 1 = being loaded by some thread, 2 = done (cuda_status holds the result) */
+    if (!AICF__CAS_INT(&ctx->cuda_tried, 0, 1)) {
+        while (AICF__LOAD_INT(&ctx->cuda_tried) != 2) aicf__cu_yield();
+        if (ctx->cuda_status == AICF_SUCCESS) return AICF_SUCCESS;
+        if (ctx->cuda) return aicf__err(ctx, ctx->cuda_status, "%s", ctx->cuda->init_error);
+        return aicf__err(ctx, ctx->cuda_status, "CUDA initialisation failed earlier: %s", aicf_result_str(ctx->cuda_status));
+    }
+    cu = (struct aicf__cuda*)aicf__calloc(ctx, 1, sizeof *cu);
+    if (!cu) {
+        ctx->cuda_status = AICF_ERROR_OUT_OF_MEMORY;
+        AICF__STORE_INT(&ctx->cuda_tried, 2);
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory initialising CUDA");
+    }
+    r = aicf__cuda_load(ctx, cu);
+    if (r != AICF_SUCCESS) {
+        /* keep cu (ready == 0) for its message; release what was made */
+        aicf__cuda_release(ctx, cu);
+        cu->status = r;
+    }
+    ctx->cuda = cu;
+    ctx->cuda_status = r;
+    AICF__STORE_INT(&ctx->cuda_tried, 2);
+    if (r != AICF_SUCCESS) return aicf__err(ctx, r, "%s", cu->init_error);
+    return AICF_SUCCESS;
+}
+
+void aicf__cuda_shutdown(aicf_context* ctx) {
+    if (!ctx || !ctx->cuda) return;
+    aicf__cuda_release(ctx, ctx->cuda);
+    aicf__free(ctx, ctx->cuda);
+    ctx->cuda = NULL;
+    ctx->cuda_tried = 0;
+    ctx->cuda_status = AICF_SUCCESS;
+}
+
+/* The ready CUDA state of a context, or NULL with an error recorded. */
+static struct aicf__cuda* aicf__cuda_ready(aicf_context* ctx, aicf_result* res) {
+    *res = aicf__cuda_init(ctx);
+    if (*res != AICF_SUCCESS) return NULL;
+    if (!ctx->cuda || !ctx->cuda->ready) {
+        *res = aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA is not initialised");
+        return NULL;
+    }
+    return ctx->cuda;
+}
+
+aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
+    struct aicf__cuda* cu;
+    aicf_result r;
+    if (!ctx || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    cu = aicf__cuda_ready(ctx, &r);
+    if (!cu) return r;
+    out->cuda_available = 1;
+    aicf__cu_fmt(out->name, sizeof out->name, "%s", cu->name);
+    out->cc_major = cu->cc_major;
+    out->cc_minor = cu->cc_minor;
+    out->total_memory = (uint64_t)cu->total_memory;
+    out->driver_version = cu->driver_version;
+    out->cublaslt_available = cu->lt_handle ? 1 : 0;
+    out->cublaslt_version = cu->lt_handle ? cu->lt_version : 0;
+    return AICF_SUCCESS;
+}
+
+/* ---- plan ---- */
+aicf_result aicf__cuda_plan(aicf_plan* p) {
+    struct aicf__cuda* cu;
+    aicf__cuda_plan_data* pd;
+    aicf_result r;
+    int si;
+    if (!p || !p->ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    cu = aicf__cuda_ready(p->ctx, &r);
+    if (!cu) return r;
+    if (!p->backend) {
+        pd = (aicf__cuda_plan_data*)aicf__calloc(p->ctx, 1, sizeof *pd);
+        if (!pd) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+        p->backend = pd;
+    }
+    for (si = 0; si < p->n_steps; ++si) {
+        aicf__step* st = &p->steps[si];
+        r = aicf__cuda_select_step(p, si);
+        if (r != AICF_SUCCESS) return r;
+        if (st->kernel_index >= AICF__KT_NUM_KERNELS)
+            return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "step %d: kernel_index %d out of range (%d kernels)", si,
+                             st->kernel_index, AICF__KT_NUM_KERNELS);
+        if (st->kernel_index >= 0) {
+            int m = aicf__kt_kernels[st->kernel_index].module;
+            if (aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 1) < 0) {
+                const aicf__node* n = (p->g && st->node >= 0 && st->node < p->g->n_nodes) ? &p->g->nodes[st->node] : NULL;
+                char msg[sizeof p->ctx->last_error];
+                aicf__cuda_no_image(p->ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m,
+                                    aicf__kt_modules[m].name);
+                aicf__cu_fmt(msg, sizeof msg, "%s", p->ctx->last_error);
+                return aicf__err(p->ctx, AICF_ERROR_NO_KERNEL, "node %d '%s' (%s): kernel %s: %s", st->node,
+                                 n && n->name ? n->name : "", n && n->op_type ? n->op_type : "step",
+                                 aicf__kt_kernels[st->kernel_index].name, msg);
+            }
+        }
+    }
+    return AICF_SUCCESS;
+}
+
+void aicf__cuda_plan_free(aicf_plan* p) {
+    int si;
+    if (!p) return;
+    for (si = 0; si < p->n_steps; ++si) {
+        aicf__free(p->ctx, p->steps[si].backend);
+        p->steps[si].backend = NULL;
+    }
+    aicf__free(p->ctx, p->backend);
+    p->backend = NULL;
+}
+
+/* ---- cuBLASLt ---- */
+#define AICF__CUDA_DEFAULT_WORKSPACE ((size_t)32 << 20)
+
+/* Largest power of two <= 256 dividing `bytes` (256 for 0). */
+static unsigned aicf__cu_align_of(uint64_t bytes) {
+    unsigned a = 256;
+    if (bytes == 0) return a;
+    while (a > 1 && (bytes % a) != 0) a >>= 1;
+    return a;
+}
+
+static aicf_result aicf__cu_matmul_check(aicf_context* ctx, const aicf__matmul_desc* d, const char* who) {
+    int64_t rows_a, cols_a, rows_b, cols_b;
+    if (d->dtype != AICF_DTYPE_FLOAT32 && d->dtype != AICF_DTYPE_FLOAT16)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: dtype %s not supported by the cuBLASLt path", who,
+                         aicf_dtype_name(d->dtype));
+    if (d->M <= 0 || d->N <= 0 || d->K <= 0 || d->batch <= 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: M=%lld N=%lld K=%lld batch=%lld must be positive", who,
+                         (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
+    rows_a = d->trans_a ? d->K : d->M; /* stored row-major */
+    cols_a = d->trans_a ? d->M : d->K;
+    rows_b = d->trans_b ? d->N : d->K;
+    cols_b = d->trans_b ? d->K : d->N;
+    (void)rows_a;
+    (void)rows_b;
+    if (d->lda < cols_a || d->ldb < cols_b || d->ldc < d->N)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "%s: leading dimensions lda=%lld ldb=%lld ldc=%lld smaller than rows of %lld, %lld, %lld elements", who,
+                         (long long)d->lda, (long long)d->ldb, (long long)d->ldc, (long long)cols_a, (long long)cols_b,
+                         (long long)d->N);
+    if (d->stride_a < 0 || d->stride_b < 0 || d->stride_c < 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: negative batch stride", who);
+    return AICF_SUCCESS;
+}
+
+/* The cuBLASLt objects of one matmul (column-major view: D^T = op(B)^T op(A)^T). */
+typedef struct aicf__lt_objs {
+    void* desc;
+    void* la; /* cuBLASLt's A = our B */
+    void* lb; /* cuBLASLt's B = our A */
+    void* lc;
+    void* ld;
+} aicf__lt_objs;
+
+static void aicf__lt_objs_free(struct aicf__cuda* cu, aicf__lt_objs* o) {
+    if (o->desc) cu->lt.cublasLtMatmulDescDestroy(o->desc);
+    if (o->la) cu->lt.cublasLtMatrixLayoutDestroy(o->la);
+    if (o->lb) cu->lt.cublasLtMatrixLayoutDestroy(o->lb);
+    if (o->lc) cu->lt.cublasLtMatrixLayoutDestroy(o->lc);
+    if (o->ld) cu->lt.cublasLtMatrixLayoutDestroy(o->ld);
+    memset(o, 0, sizeof *o);
+}
+
+static aicf_result aicf__lt_layout(aicf_context* ctx, struct aicf__cuda* cu, void** out, int dtype, int64_t rows,
+                                   int64_t cols, int64_t ld, int64_t batch, int64_t stride, const char* which) {
+    aicf__cublasStatus_t s = cu->lt.cublasLtMatrixLayoutCreate(out, dtype, (uint64_t)rows, (uint64_t)cols, ld);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        *out = NULL;
+        return aicf__lt_fail(ctx, cu, s, "cublasLtMatrixLayoutCreate", which);
+    }
+    if (batch > 1) {
+        int32_t b = (int32_t)batch;
+        s = cu->lt.cublasLtMatrixLayoutSetAttribute(*out, AICF__CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &b, sizeof b);
+        if (s == AICF__CUBLAS_STATUS_SUCCESS)
+            s = cu->lt.cublasLtMatrixLayoutSetAttribute(*out, AICF__CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                        sizeof stride);
+        if (s != AICF__CUBLAS_STATUS_SUCCESS) return aicf__lt_fail(ctx, cu, s, "cublasLtMatrixLayoutSetAttribute", which);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Batch stride of D: stride_c when C is strided, else M * ldc (D never broadcasts). */
+static int64_t aicf__cu_matmul_stride_d(const aicf__matmul_desc* d) {
+    return d->stride_c ? d->stride_c : d->M * d->ldc;
+}
+
+static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, const aicf__matmul_desc* d, aicf__lt_objs* o) {
+    int dt = d->dtype == AICF_DTYPE_FLOAT16 ? AICF__CUDA_R_16F : AICF__CUDA_R_32F;
+    int compute = (d->dtype == AICF_DTYPE_FLOAT32 && d->tf32) ? AICF__CUBLAS_COMPUTE_32F_FAST_TF32 : AICF__CUBLAS_COMPUTE_32F;
+    int32_t ta = d->trans_b ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N; /* cuBLASLt's A is our B */
+    int32_t tb = d->trans_a ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N;
+    uint32_t epi = AICF__CUBLASLT_EPILOGUE_DEFAULT;
+    aicf__cublasStatus_t s;
+    aicf_result r;
+    memset(o, 0, sizeof *o);
+    if (d->bias && d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU_BIAS;
+    else if (d->bias) epi = AICF__CUBLASLT_EPILOGUE_BIAS;
+    else if (d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU;
+    s = cu->lt.cublasLtMatmulDescCreate(&o->desc, compute, AICF__CUDA_R_32F);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        o->desc = NULL;
+        return aicf__lt_fail(ctx, cu, s, "cublasLtMatmulDescCreate", NULL);
+    }
+    s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS && epi != AICF__CUBLASLT_EPILOGUE_DEFAULT)
+        s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS && d->bias) {
+        int32_t bt = dt;
+        s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt);
+        if (s == AICF__CUBLAS_STATUS_SUCCESS && d->bias_ptr) {
+            void* bp = (void*)(uintptr_t)d->bias_ptr;
+            s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp);
+        }
+    }
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) return aicf__lt_fail(ctx, cu, s, "cublasLtMatmulDescSetAttribute", NULL);
+    /* column-major: our row-major X[r, c] (ld) is X^T[c, r] with the same ld */
+    r = aicf__lt_layout(ctx, cu, &o->la, dt, d->trans_b ? d->K : d->N, d->trans_b ? d->N : d->K, d->ldb, d->batch,
+                        d->stride_b, "B");
+    if (r == AICF_SUCCESS)
+        r = aicf__lt_layout(ctx, cu, &o->lb, dt, d->trans_a ? d->M : d->K, d->trans_a ? d->K : d->M, d->lda, d->batch,
+                            d->stride_a, "A");
+    if (r == AICF_SUCCESS) r = aicf__lt_layout(ctx, cu, &o->lc, dt, d->N, d->M, d->ldc, d->batch, d->stride_c, "C");
+    if (r == AICF_SUCCESS)
+        r = aicf__lt_layout(ctx, cu, &o->ld, dt, d->N, d->M, d->ldc, d->batch, aicf__cu_matmul_stride_d(d), "D");
+    return r;
+}
+
+/* Alignment (bytes) the algorithm may assume for one operand: 256 for the planner's arena and
+   weights offsets, narrowed by the batch stride and, when nonzero at plan time, by the operand's
+   address field taken as a byte offset. */
+static unsigned aicf__cu_operand_align(uint64_t addr, int64_t stride, int64_t batch, size_t esize) {
+    unsigned a = aicf__cu_align_of(addr);
+    if (batch > 1) {
+        unsigned s = aicf__cu_align_of((uint64_t)stride * (uint64_t)esize);
+        if (s < a) a = s;
+    }
+    return a;
+}
+
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    aicf__cuda_algo* rec;
+    aicf__lt_objs o;
+    void* pref = NULL;
+    aicf__cublasLtMatmulHeuristicResult_t res[8];
+    int nres = 0;
+    uint64_t ws_limit;
+    size_t es;
+    aicf__cublasStatus_t s;
+    aicf_result r;
+    unsigned al[4];
+    if (!p || !p->ctx || !d || !algo) return AICF_ERROR_INVALID_ARGUMENT;
+    ctx = p->ctx;
+    *algo = NULL;
+    cu = aicf__cuda_ready(ctx, &r);
+    if (!cu) return r;
+    if (!cu->lt_handle) return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "matmul: %s", cu->lt_error[0] ? cu->lt_error : "cuBLASLt not loaded");
+    r = aicf__cu_matmul_check(ctx, d, "matmul");
+    if (r != AICF_SUCCESS) return r;
+    es = d->dtype == AICF_DTYPE_FLOAT16 ? 2 : 4;
+    ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
+    al[0] = aicf__cu_operand_align(d->a, d->stride_a, d->batch, es);
+    al[1] = aicf__cu_operand_align(d->b, d->stride_b, d->batch, es);
+    al[2] = aicf__cu_operand_align(d->c, d->stride_c, d->batch, es);
+    al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, es);
+    r = aicf__cuda_push(ctx, cu);
+    if (r != AICF_SUCCESS) return r;
+    r = aicf__lt_build(ctx, cu, d, &o);
+    if (r != AICF_SUCCESS) goto done;
+    s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        pref = NULL;
+        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceCreate", NULL);
+        goto done;
+    }
+    s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit);
+    /* operand roles are swapped: cuBLASLt's A is our B */
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[1], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[0], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceSetAttribute", NULL);
+        goto done;
+    }
+    memset(res, 0, sizeof res);
+    s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o.desc, o.la, o.lb, o.lc, o.ld, pref, 8, res, &nres);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS || nres <= 0) {
+        char buf[48];
+        r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED,
+                      "matmul M=%lld N=%lld K=%lld batch=%lld %s: cuBLASLt has no algorithm (cublasLtMatmulAlgoGetHeuristic: %s, %d results)",
+                      (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch, aicf_dtype_name(d->dtype),
+                      aicf__cublas_status_name(cu, s, buf, sizeof buf), nres);
+        goto done;
+    }
+    /* rounded up to 16 bytes: callers may copy the record in 16-byte units */
+    rec = (aicf__cuda_algo*)aicf__calloc(ctx, 1, (sizeof *rec + 15u) & ~(size_t)15u);
+    if (!rec) {
+        r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "matmul: out of memory");
+        goto done;
+    }
+    rec->algo = res[0].algo;
+    rec->workspace_bytes = res[0].workspaceSize;
+    rec->cublaslt_version = cu->lt_version;
+    rec->align_a = al[0];
+    rec->align_b = al[1];
+    rec->align_c = al[2];
+    rec->align_d = al[3];
+    rec->n_results = nres;
+    *algo = rec;
+    if (p->backend) {
+        aicf__cuda_plan_data* pd = (aicf__cuda_plan_data*)p->backend;
+        if (rec->workspace_bytes > pd->workspace_bytes) pd->workspace_bytes = rec->workspace_bytes;
+    }
+    if (reason && reason_cap)
+        aicf__cu_fmt(reason, reason_cap, "cuBLASLt heuristic #0 of %d, workspace %llu B, align %u B", nres,
+                 (unsigned long long)rec->workspace_bytes, AICF__MIN(AICF__MIN(al[0], al[1]), AICF__MIN(al[2], al[3])));
+    r = AICF_SUCCESS;
+done:
+    if (pref) cu->lt.cublasLtMatmulPreferenceDestroy(pref);
+    aicf__lt_objs_free(cu, &o);
+    aicf__cuda_pop(cu);
+    return r;
+}
+
+/* ---- the emitter ---- */
+static aicf_result aicf__em_chain(aicf__cuda_emitter* em, aicf__CUgraphNode node) {
+    em->last = node;
+    em->has_last = 1;
+    em->x->graph_nodes++;
+    return AICF_SUCCESS;
+}
+
+uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) {
+    const aicf_plan* p;
+    int hops;
+    if (!em || !em->plan || !em->plan->g || !em->plan->loc) return 0;
+    p = em->plan;
+    for (hops = 0; hops <= p->g->n_tensors; ++hops) {
+        const aicf__loc* l;
+        if (t < 0 || t >= p->g->n_tensors) return 0;
+        l = &p->loc[t];
+        if (l->space == AICF__SPACE_ARENA) {
+            if (l->offset > em->x->arena_bytes || l->bytes > em->x->arena_bytes - l->offset || !em->x->arena) return 0;
+            return (uint64_t)em->x->arena + l->offset;
+        }
+        if (l->space == AICF__SPACE_WEIGHTS) {
+            if (l->offset > em->x->weights_bytes || l->bytes > em->x->weights_bytes - l->offset || !em->x->weights) return 0;
+            return (uint64_t)em->x->weights + l->offset;
+        }
+        if (l->alias_of < 0) return 0;
+        t = l->alias_of;
+    }
+    return 0;
+}
+
+/* "step 3 (node 12 'conv1', Conv)" or "graph build" into buf. */
+static const char* aicf__em_where(const aicf__cuda_emitter* em, char* buf, size_t cap) {
+    const aicf_plan* p = em->plan;
+    if (em->step >= 0 && p && em->step < p->n_steps) {
+        const aicf__step* st = &p->steps[em->step];
+        const aicf__node* n = (p->g && st->node >= 0 && st->node < p->g->n_nodes) ? &p->g->nodes[st->node] : NULL;
+        if (n) aicf__cu_fmt(buf, cap, "step %d (node %d '%s', %s)", em->step, st->node, n->name ? n->name : "", n->op_type ? n->op_type : "");
+        else aicf__cu_fmt(buf, cap, "step %d", em->step);
+    } else {
+        aicf__cu_fmt(buf, cap, "graph build");
+    }
+    return buf;
+}
+
+/* Loads the module of table kernel k (once per exec) and finds its function. */
+static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunction* out) {
+    aicf__cuda_exec* x = em->x;
+    struct aicf__cuda* cu = em->cu;
+    aicf_context* ctx = em->ctx;
+    int m = aicf__kt_kernels[k].module;
+    aicf__CUresult r;
+    char where[400], what[600];
+    if (x->functions[k]) {
+        *out = x->functions[k];
+        return AICF_SUCCESS;
+    }
+    if (m < 0 || m >= AICF__KT_NUM_MODULES)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "kernel table: kernel '%s' names module %d of %d", aicf__kt_kernels[k].name, m,
+                         AICF__KT_NUM_MODULES);
+    if (!x->modules[m]) {
+        int idx = aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 1);
+        char log[2048];
+        aicf__CUjit_option opts[2];
+        void* vals[2];
+        if (idx < 0) {
+            char msg[sizeof ctx->last_error];
+            aicf__cuda_no_image(ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, aicf__kt_modules[m].name);
+            aicf__cu_fmt(msg, sizeof msg, "%s", ctx->last_error);
+            return aicf__err(ctx, AICF_ERROR_NO_KERNEL, "%s: kernel '%s': %s", aicf__em_where(em, where, sizeof where),
+                             aicf__kt_kernels[k].name, msg);
+        }
+        for (;;) {
+            const aicf__kt_image* im = &aicf__kt_images[idx];
+            log[0] = '\0';
+            opts[0] = AICF__CU_JIT_ERROR_LOG_BUFFER;
+            vals[0] = log;
+            opts[1] = AICF__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+            vals[1] = (void*)(uintptr_t)sizeof log;
+            r = cu->api.cuModuleLoadDataEx(&x->modules[m], im->data, 2, opts, vals);
+            if (r == AICF__CUDA_SUCCESS) break;
+            x->modules[m] = NULL;
+            log[sizeof log - 1] = '\0';
+            if (!im->is_ptx && (r == AICF__CUDA_ERROR_NO_BINARY_FOR_GPU || r == AICF__CUDA_ERROR_INVALID_IMAGE)) {
+                int alt = aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 0);
+                if (alt >= 0) {
+                    idx = alt;
+                    continue;
+                }
+            }
+            aicf__cu_fmt(what, sizeof what, "module '%s' %s_%d for device %d.%d (%s)%s%s", aicf__kt_modules[m].name,
+                     im->is_ptx ? "compute" : "sm", im->sm, cu->cc_major, cu->cc_minor, aicf__em_where(em, where, sizeof where),
+                     log[0] ? "; JIT log: " : "", log);
+            if (im->is_ptx && r == AICF__CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+                const char *name, *str;
+                aicf__cu_names(cu, r, &name, &str);
+                return aicf__err(ctx, AICF_ERROR_NO_KERNEL,
+                                 "cuModuleLoadDataEx failed: %s: %s: the PTX of NVRTC %s is newer than driver %d.%d accepts",
+                                 name, what, AICF__KT_NVRTC_VERSION, cu->driver_version / 1000, (cu->driver_version % 1000) / 10);
+            }
+            return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuModuleLoadDataEx", what);
+        }
+    }
+    r = cu->api.cuModuleGetFunction(&x->functions[k], x->modules[m], aicf__kt_kernels[k].name);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->functions[k] = NULL;
+        aicf__cu_fmt(what, sizeof what, "kernel '%s' in module '%s'", aicf__kt_kernels[k].name, aicf__kt_modules[m].name);
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuModuleGetFunction", what);
+    }
+    *out = x->functions[k];
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
+                                   unsigned shared_bytes, const void* args, size_t args_size) {
+    aicf__CUDA_KERNEL_NODE_PARAMS kp;
+    aicf__CUfunction fn = NULL;
+    aicf__CUgraphNode node;
+    aicf__CUresult r;
+    aicf_result res;
+    union {
+        uint64_t u[512];
+        double d;
+        void* p;
+    } argbuf; /* 4 KiB, the classic kernel parameter limit; 16-byte alignment is not needed
+                 beyond 8 for the struct ABI used by the templates */
+    void* params[1];
+    char where[400], what[600];
+    if (!em || !grid || !block) return AICF_ERROR_INVALID_ARGUMENT;
+    if (kernel_index < 0 || kernel_index >= AICF__KT_NUM_KERNELS)
+        return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: kernel index %d out of range (%d kernels in the table)",
+                         aicf__em_where(em, where, sizeof where), kernel_index, AICF__KT_NUM_KERNELS);
+    if (args_size > sizeof argbuf || (args_size && !args))
+        return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: kernel '%s': argument block of %zu bytes (limit %zu)",
+                         aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, args_size, sizeof argbuf);
+    if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2] ||
+        (uint64_t)block[0] * block[1] * block[2] > 1024u)
+        return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: kernel '%s': invalid launch grid [%u,%u,%u] block [%u,%u,%u]",
+                         aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, grid[0], grid[1], grid[2],
+                         block[0], block[1], block[2]);
+    res = aicf__em_function(em, kernel_index, &fn);
+    if (res != AICF_SUCCESS) return res;
+    if (shared_bytes > 48u * 1024u) {
+        r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+        if (r != AICF__CUDA_SUCCESS) {
+            aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' dynamic shared memory %u bytes (device opt-in limit %d)",
+                     aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, shared_bytes, em->cu->max_smem_optin);
+            return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuFuncSetAttribute", what);
+        }
+    }
+    memset(&argbuf, 0, sizeof argbuf);
+    if (args_size) memcpy(&argbuf, args, args_size);
+    params[0] = &argbuf;
+    memset(&kp, 0, sizeof kp);
+    kp.func = fn;
+    kp.gridDimX = grid[0];
+    kp.gridDimY = grid[1];
+    kp.gridDimZ = grid[2];
+    kp.blockDimX = block[0];
+    kp.blockDimY = block[1];
+    kp.blockDimZ = block[2];
+    kp.sharedMemBytes = shared_bytes;
+    kp.kernelParams = args_size ? params : NULL;
+    kp.extra = NULL;
+    r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, &kp);
+    if (r != AICF__CUDA_SUCCESS) {
+        aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' grid [%u,%u,%u] block [%u,%u,%u] shared %u B", aicf__em_where(em, where, sizeof where),
+                 aicf__kt_kernels[kernel_index].name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes);
+        return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuGraphAddKernelNode", what);
+    }
+    em->x->kernel_nodes++;
+    return aicf__em_chain(em, node);
+}
+
+/* A 1-D memcpy node; src_host/dst_host non-NULL select host memory. */
+static aicf_result aicf__em_memcpy(aicf__cuda_emitter* em, aicf__CUdeviceptr dst, void* dst_host, aicf__CUdeviceptr src,
+                                   const void* src_host, size_t bytes, const char* what) {
+    aicf__CUDA_MEMCPY3D c;
+    aicf__CUgraphNode node;
+    aicf__CUresult r;
+    if (bytes == 0) return AICF_SUCCESS;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = src_host ? AICF__CU_MEMORYTYPE_HOST : AICF__CU_MEMORYTYPE_DEVICE;
+    c.srcHost = src_host;
+    c.srcDevice = src_host ? 0 : src;
+    c.srcPitch = bytes;
+    c.srcHeight = 1;
+    c.dstMemoryType = dst_host ? AICF__CU_MEMORYTYPE_HOST : AICF__CU_MEMORYTYPE_DEVICE;
+    c.dstHost = dst_host;
+    c.dstDevice = dst_host ? 0 : dst;
+    c.dstPitch = bytes;
+    c.dstHeight = 1;
+    c.WidthInBytes = bytes;
+    c.Height = 1;
+    c.Depth = 1;
+    r = em->cu->api.cuGraphAddMemcpyNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, &c, em->cu->pctx);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuGraphAddMemcpyNode", what);
+    return aicf__em_chain(em, node);
+}
+
+aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes) {
+    char where[400], what[600];
+    if (!em) return AICF_ERROR_INVALID_ARGUMENT;
+    if (bytes == 0) return AICF_SUCCESS;
+    aicf__em_where(em, where, sizeof where);
+    if (!dst || !src) return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: copy of %zu bytes with a null address", where, bytes);
+    aicf__cu_fmt(what, sizeof what, "%s: device copy of %zu bytes", where, bytes);
+    return aicf__em_memcpy(em, (aicf__CUdeviceptr)dst, NULL, (aicf__CUdeviceptr)src, NULL, bytes, what);
+}
+
+/* Counts the kernel nodes of a captured graph. */
+static int aicf__cu_count_kernels(struct aicf__cuda* cu, aicf_context* ctx, aicf__CUgraph g) {
+    size_t n = 0, i;
+    int k = 0;
+    aicf__CUgraphNode* nodes;
+    if (cu->api.cuGraphGetNodes(g, NULL, &n) != AICF__CUDA_SUCCESS || n == 0) return 0;
+    nodes = (aicf__CUgraphNode*)aicf__calloc(ctx, n, sizeof *nodes);
+    if (!nodes) return 0;
+    if (cu->api.cuGraphGetNodes(g, nodes, &n) == AICF__CUDA_SUCCESS) {
+        for (i = 0; i < n; ++i) {
+            aicf__CUgraphNodeType t = -1;
+            if (cu->api.cuGraphNodeGetType(nodes[i], &t) == AICF__CUDA_SUCCESS && t == AICF__CU_GRAPH_NODE_TYPE_KERNEL) k++;
+        }
+    }
+    aicf__free(ctx, nodes);
+    return k;
+}
+
+aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo) {
+    const aicf__cuda_algo* rec = (const aicf__cuda_algo*)algo;
+    struct aicf__cuda* cu;
+    aicf_context* ctx;
+    aicf__lt_objs o;
+    aicf__CUgraph child = NULL;
+    aicf__CUgraphNode node;
+    aicf__CUresult r;
+    aicf__cublasStatus_t s;
+    aicf_result res;
+    char where[400], what[600];
+    uint64_t cptr;
+    if (!em || !d || !rec) return AICF_ERROR_INVALID_ARGUMENT;
+    cu = em->cu;
+    ctx = em->ctx;
+    aicf__em_where(em, where, sizeof where);
+    if (!cu->lt_handle)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: matmul: %s", where, cu->lt_error[0] ? cu->lt_error : "cuBLASLt not loaded");
+    if (rec->cublaslt_version != cu->lt_version)
+        return aicf__err(ctx, AICF_ERROR_CUBLAS, "%s: the plan's cuBLASLt algorithm was recorded with cuBLASLt %llu, loaded is %llu", where,
+                         (unsigned long long)rec->cublaslt_version, (unsigned long long)cu->lt_version);
+    res = aicf__cu_matmul_check(ctx, d, where);
+    if (res != AICF_SUCCESS) return res;
+    if (!d->a || !d->b || !d->d || (d->bias && !d->bias_ptr) || (d->beta != 0.0f && !d->c))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: matmul: null operand address (A %s, B %s, C %s, D %s, bias %s)", where,
+                         d->a ? "ok" : "null", d->b ? "ok" : "null", d->c ? "ok" : (d->beta != 0.0f ? "null with beta != 0" : "unused"),
+                         d->d ? "ok" : "null", d->bias ? (d->bias_ptr ? "ok" : "null") : "unused");
+    cptr = d->c ? d->c : d->d;
+    if ((d->a % rec->align_a) || (d->b % rec->align_b) || (cptr % rec->align_c) || (d->d % rec->align_d))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "%s: matmul: operand addresses A 0x%llx B 0x%llx C 0x%llx D 0x%llx break the alignment %u/%u/%u/%u B the plan's cuBLASLt algorithm assumed",
+                         where, (unsigned long long)d->a, (unsigned long long)d->b, (unsigned long long)cptr, (unsigned long long)d->d,
+                         rec->align_a, rec->align_b, rec->align_c, rec->align_d);
+    if (rec->workspace_bytes > em->x->workspace_bytes)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "%s: matmul: algorithm needs %zu B of workspace, the exec has %zu B (algorithm recorded by another plan?)", where,
+                         rec->workspace_bytes, em->x->workspace_bytes);
+    if (!em->x->capture_stream) {
+        r = cu->api.cuStreamCreate(&em->x->capture_stream, AICF__CU_STREAM_NON_BLOCKING);
+        if (r != AICF__CUDA_SUCCESS) {
+            em->x->capture_stream = NULL;
+            return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamCreate", "capture stream");
+        }
+    }
+    res = aicf__lt_build(ctx, cu, d, &o);
+    if (res != AICF_SUCCESS) {
+        aicf__lt_objs_free(cu, &o);
+        return res;
+    }
+    r = cu->api.cuStreamBeginCapture(em->x->capture_stream, AICF__CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (r != AICF__CUDA_SUCCESS) {
+        aicf__lt_objs_free(cu, &o);
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamBeginCapture", where);
+    }
+    s = cu->lt.cublasLtMatmul(cu->lt_handle, o.desc, &d->alpha, (const void*)(uintptr_t)d->b, o.la, (const void*)(uintptr_t)d->a, o.lb,
+                              &d->beta, (const void*)(uintptr_t)cptr, o.lc, (void*)(uintptr_t)d->d, o.ld, &rec->algo,
+                              rec->workspace_bytes ? (void*)(uintptr_t)em->x->workspace : NULL, rec->workspace_bytes,
+                              em->x->capture_stream);
+    r = cu->api.cuStreamEndCapture(em->x->capture_stream, &child);
+    aicf__lt_objs_free(cu, &o);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        if (r == AICF__CUDA_SUCCESS && child) cu->api.cuGraphDestroy(child);
+        aicf__cu_fmt(what, sizeof what, "%s: M=%lld N=%lld K=%lld batch=%lld %s", where, (long long)d->M, (long long)d->N, (long long)d->K,
+                 (long long)d->batch, aicf_dtype_name(d->dtype));
+        return aicf__lt_fail(ctx, cu, s, "cublasLtMatmul (stream capture)", what);
+    }
+    if (r != AICF__CUDA_SUCCESS || !child) {
+        if (r == AICF__CUDA_SUCCESS) r = AICF__CUDA_ERROR_INVALID_VALUE;
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamEndCapture", where);
+    }
+    r = cu->api.cuGraphAddChildGraphNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, child);
+    if (r == AICF__CUDA_SUCCESS) em->x->kernel_nodes += aicf__cu_count_kernels(cu, ctx, child);
+    cu->api.cuGraphDestroy(child); /* the child node holds its own copy */
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphAddChildGraphNode", where);
+    return aicf__em_chain(em, node);
+}
+
+/* ---- exec ---- */
+typedef aicf_result (*aicf__cuda_emit_fn)(aicf__cuda_emitter* em, aicf_plan* p, int si);
+
+/* Frees everything of x (safe on a partially built one). The context must be current. */
+static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, aicf__cuda_exec* x) {
+    int i;
+    if (!x) return;
+    if (x->in_flight && x->stream) cu->api.cuStreamSynchronize(x->stream);
+    if (x->graph_exec) cu->api.cuGraphExecDestroy(x->graph_exec);
+    if (x->graph) cu->api.cuGraphDestroy(x->graph);
+    if (x->modules)
+        for (i = 0; i < AICF__KT_NUM_MODULES; ++i)
+            if (x->modules[i]) cu->api.cuModuleUnload(x->modules[i]);
+    if (x->arena) cu->api.cuMemFree(x->arena);
+    if (x->weights) cu->api.cuMemFree(x->weights);
+    if (x->workspace) cu->api.cuMemFree(x->workspace);
+    if (x->staging) cu->api.cuMemFreeHost(x->staging);
+    if (x->capture_stream) cu->api.cuStreamDestroy(x->capture_stream);
+    if (x->stream && x->owns_stream) cu->api.cuStreamDestroy(x->stream);
+    aicf__free(ctx, x->modules);
+    aicf__free(ctx, x->functions);
+    aicf__free(ctx, x->in_off);
+    aicf__free(ctx, x->out_off);
+    aicf__free(ctx, x);
+}
+
+static aicf_result aicf__cuda_alloc(aicf_context* ctx, struct aicf__cuda* cu, aicf__CUdeviceptr* out, size_t bytes, const char* what) {
+    aicf__CUresult r;
+    char msg[512];
+    *out = 0;
+    if (bytes == 0) return AICF_SUCCESS;
+    r = cu->api.cuMemAlloc(out, bytes);
+    if (r == AICF__CUDA_SUCCESS) return AICF_SUCCESS;
+    *out = 0;
+    aicf__cu_fmt(msg, sizeof msg, "%.100s of %zu bytes on %.255s (%zu bytes total)", what, bytes, cu->name, cu->total_memory);
+    return aicf__cu_fail(ctx, cu, r == AICF__CUDA_ERROR_OUT_OF_MEMORY ? AICF_ERROR_DEVICE_OUT_OF_MEMORY : AICF_ERROR_CUDA, r, "cuMemAlloc",
+                         msg);
+}
+
+static const char* aicf__cu_tname(const aicf_plan* p, int t) {
+    if (p->g && t >= 0 && t < p->g->n_tensors && p->g->tensors[t].name) return p->g->tensors[t].name;
+    return "";
+}
+
+/* Uploads the constants that live in the weights space, converting float32 <-> float16 where
+   the storage dtype asks. */
+static aicf_result aicf__cuda_upload_weights(aicf_context* ctx, struct aicf__cuda* cu, const aicf_plan* p, aicf__cuda_exec* x) {
+    int t;
+    unsigned char* chunk = NULL;
+    const size_t chunk_bytes = (size_t)1 << 20;
+    aicf_result res = AICF_SUCCESS;
+    char what[600];
+    if (!p->g || !p->loc) return AICF_SUCCESS;
+    for (t = 0; t < p->g->n_tensors && res == AICF_SUCCESS; ++t) {
+        const aicf__loc* l = &p->loc[t];
+        const aicf__tensor* tt = &p->g->tensors[t];
+        aicf__CUresult r;
+        int ok = 1;
+        int64_t numel;
+        if (l->space != AICF__SPACE_WEIGHTS || l->alias_of >= 0) continue;
+        if (l->offset > x->weights_bytes || l->bytes > x->weights_bytes - l->offset) {
+            res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s': weights range [%zu, +%zu) outside %zu bytes", t,
+                            aicf__cu_tname(p, t), l->offset, l->bytes, x->weights_bytes);
+            break;
+        }
+        if (l->bytes == 0) continue;
+        if (!tt->data) {
+            res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s' in the weights space has no data", t, aicf__cu_tname(p, t));
+            break;
+        }
+        aicf__cu_fmt(what, sizeof what, "uploading constant %d '%s' (%zu bytes)", t, aicf__cu_tname(p, t), l->bytes);
+        numel = aicf__shape_numel(&tt->shape);
+        if (l->sdtype == tt->dtype || l->sdtype == AICF_DTYPE_INVALID) {
+            if (tt->data_bytes != l->bytes) {
+                res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s': %zu bytes of data, %zu bytes of storage", t,
+                                aicf__cu_tname(p, t), tt->data_bytes, l->bytes);
+                break;
+            }
+            r = cu->api.cuMemcpyHtoD(x->weights + l->offset, tt->data, l->bytes);
+            if (r != AICF__CUDA_SUCCESS) res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", what);
+            continue;
+        }
+        if (!((tt->dtype == AICF_DTYPE_FLOAT32 && l->sdtype == AICF_DTYPE_FLOAT16) ||
+              (tt->dtype == AICF_DTYPE_FLOAT16 && l->sdtype == AICF_DTYPE_FLOAT32))) {
+            res = aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "plan: constant %d '%s': no conversion from %s to storage %s", t, aicf__cu_tname(p, t),
+                            aicf_dtype_name(tt->dtype), aicf_dtype_name(l->sdtype));
+            break;
+        }
+        if (numel < 0 || (size_t)numel * aicf_dtype_size(tt->dtype) != tt->data_bytes ||
+            (size_t)numel * aicf_dtype_size(l->sdtype) != l->bytes)
+            ok = 0;
+        if (!ok) {
+            res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s': %zu bytes of %s data and %zu bytes of %s storage disagree",
+                            t, aicf__cu_tname(p, t), tt->data_bytes, aicf_dtype_name(tt->dtype), l->bytes, aicf_dtype_name(l->sdtype));
+            break;
+        }
+        if (!chunk) {
+            chunk = (unsigned char*)aicf__malloc(ctx, chunk_bytes);
+            if (!chunk) {
+                res = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory %s", what);
+                break;
+            }
+        }
+        {
+            size_t es_dst = aicf_dtype_size(l->sdtype), per = chunk_bytes / 4, done = 0, n = (size_t)numel;
+            while (done < n && res == AICF_SUCCESS) {
+                size_t k = AICF__MIN(per, n - done), i;
+                if (l->sdtype == AICF_DTYPE_FLOAT16) {
+                    const float* src = (const float*)tt->data + done;
+                    uint16_t* dst = (uint16_t*)chunk;
+                    for (i = 0; i < k; ++i) {
+                        float f;
+                        memcpy(&f, src + i, 4);
+                        dst[i] = aicf__f32_to_f16(f);
+                    }
+                } else {
+                    const uint16_t* src = (const uint16_t*)tt->data + done;
+                    float* dst = (float*)chunk;
+                    for (i = 0; i < k; ++i) {
+                        uint16_t h;
+                        memcpy(&h, src + i, 2);
+                        dst[i] = aicf__f16_to_f32(h);
+                    }
+                }
+                r = cu->api.cuMemcpyHtoD(x->weights + l->offset + done * es_dst, chunk, k * es_dst);
+                if (r != AICF__CUDA_SUCCESS) res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", what);
+                done += k;
+            }
+        }
+    }
+    aicf__free(ctx, chunk);
+    return res;
+}
+
+/* Checks the boundary tensor of input/output i and returns its arena range. */
+static aicf_result aicf__cuda_boundary(aicf_context* ctx, const aicf_plan* p, int is_out, int i, size_t* bytes) {
+    int t = is_out ? (p->out_boundary ? p->out_boundary[i] : p->out_tensor[i]) : (p->in_boundary ? p->in_boundary[i] : p->in_tensor[i]);
+    int hops = 0;
+    const aicf__loc* l;
+    if (!p->g || !p->loc || t < 0 || t >= p->g->n_tensors)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: %s %d: boundary tensor %d out of range", is_out ? "output" : "input", i, t);
+    l = &p->loc[t];
+    while (l->space == AICF__SPACE_NONE && l->alias_of >= 0 && l->alias_of < p->g->n_tensors && hops++ < p->g->n_tensors) l = &p->loc[l->alias_of];
+    if (l->space == AICF__SPACE_NONE || (!is_out && l->space != AICF__SPACE_ARENA))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: %s %d '%s' has no %s storage", is_out ? "output" : "input", i,
+                         aicf__cu_tname(p, t), is_out ? "device" : "arena");
+    *bytes = l->bytes;
+    return AICF_SUCCESS;
+}
+
+static int aicf__cu_bnd_tensor(const aicf_plan* p, int is_out, int i) {
+    return is_out ? (p->out_boundary ? p->out_boundary[i] : p->out_tensor[i]) : (p->in_boundary ? p->in_boundary[i] : p->in_tensor[i]);
+}
+
+static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, aicf__cuda_exec* x, aicf__cuda_emit_fn emit) {
+    aicf_context* ctx = e->ctx;
+    aicf_plan* p = e->plan;
+    aicf__cuda_emitter em;
+    aicf__CUresult r;
+    aicf_result res;
+    int i, device_io = (e->desc.flags & AICF_EXEC_DEVICE_IO) ? 1 : 0;
+    size_t off = 0, ws = 0;
+    char what[600];
+    /* stream */
+    if (e->desc.stream) {
+        x->stream = (aicf__CUstream)e->desc.stream;
+        x->owns_stream = 0;
+    } else {
+        r = cu->api.cuStreamCreate(&x->stream, AICF__CU_STREAM_NON_BLOCKING);
+        if (r != AICF__CUDA_SUCCESS) {
+            x->stream = NULL;
+            return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamCreate", "exec stream");
+        }
+        x->owns_stream = 1;
+    }
+    /* device memory */
+    x->arena_bytes = p->arena_bytes;
+    x->weights_bytes = p->weights_bytes;
+    if (p->backend) ws = ((const aicf__cuda_plan_data*)p->backend)->workspace_bytes;
+    x->workspace_bytes = ws;
+    res = aicf__cuda_alloc(ctx, cu, &x->arena, x->arena_bytes, "activation arena");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_upload_weights(ctx, cu, p, x);
+    if (res != AICF_SUCCESS) return res;
+    /* pinned staging for every input and output */
+    x->in_off = (size_t*)aicf__calloc(ctx, (size_t)(p->n_in > 0 ? p->n_in : 1), sizeof(size_t));
+    x->out_off = (size_t*)aicf__calloc(ctx, (size_t)(p->n_out > 0 ? p->n_out : 1), sizeof(size_t));
+    x->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES > 0 ? (size_t)AICF__KT_NUM_MODULES : 1u, sizeof(aicf__CUmodule));
+    x->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS > 0 ? (size_t)AICF__KT_NUM_KERNELS : 1u, sizeof(aicf__CUfunction));
+    if (!x->in_off || !x->out_off || !x->modules || !x->functions) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+    for (i = 0; i < p->n_in + p->n_out; ++i) {
+        int is_out = i >= p->n_in, k = is_out ? i - p->n_in : i;
+        if (device_io) break; /* no staging: inputs and outputs stay on the device */
+        size_t bytes = 0;
+        res = aicf__cuda_boundary(ctx, p, is_out, k, &bytes);
+        if (res != AICF_SUCCESS) return res;
+        if (is_out) x->out_off[k] = off;
+        else x->in_off[k] = off;
+        if (bytes > SIZE_MAX - 255u || !aicf__add_size(off, (bytes + 255u) & ~(size_t)255u, &off))
+            return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_exec_create: staging size overflows");
+    }
+    x->staging_bytes = off;
+    if (off) {
+        void* h = NULL;
+        r = cu->api.cuMemHostAlloc(&h, off, AICF__CU_MEMHOSTALLOC_PORTABLE);
+        if (r != AICF__CUDA_SUCCESS) {
+            aicf__cu_fmt(what, sizeof what, "pinned staging buffers of %zu bytes", off);
+            return aicf__cu_fail(ctx, cu, r == AICF__CUDA_ERROR_OUT_OF_MEMORY ? AICF_ERROR_OUT_OF_MEMORY : AICF_ERROR_CUDA, r, "cuMemHostAlloc", what);
+        }
+        x->staging = (unsigned char*)h;
+    }
+    /* the graph: a chain */
+    r = cu->api.cuGraphCreate(&x->graph, 0);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->graph = NULL;
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphCreate", NULL);
+    }
+    memset(&em, 0, sizeof em);
+    em.ctx = ctx;
+    em.cu = cu;
+    em.plan = p;
+    em.x = x;
+    em.graph = x->graph;
+    em.step = -1;
+    if (!device_io) {
+        for (i = 0; i < p->n_in; ++i) {
+            size_t bytes = 0;
+            int t = aicf__cu_bnd_tensor(p, 0, i);
+            aicf__cuda_boundary(ctx, p, 0, i, &bytes);
+            aicf__cu_fmt(what, sizeof what, "copy-in of input %d '%s' (%zu bytes)", i, aicf__cu_tname(p, t), bytes);
+            res = aicf__em_memcpy(&em, (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), NULL, 0, x->staging + x->in_off[i], bytes, what);
+            if (res != AICF_SUCCESS) return res;
+        }
+    }
+    for (i = 0; i < p->n_steps; ++i) {
+        em.step = i;
+        res = emit(&em, p, i);
+        if (res != AICF_SUCCESS) return res;
+    }
+    em.step = -1;
+    if (!device_io) {
+        for (i = 0; i < p->n_out; ++i) {
+            size_t bytes = 0;
+            int t = aicf__cu_bnd_tensor(p, 1, i);
+            aicf__cuda_boundary(ctx, p, 1, i, &bytes);
+            aicf__cu_fmt(what, sizeof what, "copy-out of output %d '%s' (%zu bytes)", i, aicf__cu_tname(p, t), bytes);
+            res = aicf__em_memcpy(&em, 0, x->staging + x->out_off[i], (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), NULL, bytes, what);
+            if (res != AICF_SUCCESS) return res;
+        }
+    }
+    if (!em.has_last) { /* an empty plan still gets a launchable graph */
+        aicf__CUgraphNode node;
+        r = cu->api.cuGraphAddEmptyNode(&node, x->graph, NULL, 0);
+        if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphAddEmptyNode", NULL);
+        aicf__em_chain(&em, node);
+    }
+    if (x->capture_stream) {
+        cu->api.cuStreamDestroy(x->capture_stream);
+        x->capture_stream = NULL;
+    }
+    r = cu->api.cuGraphInstantiateWithFlags(&x->graph_exec, x->graph, 0);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->graph_exec = NULL;
+        aicf__cu_fmt(what, sizeof what, "graph of %d nodes (%d kernel nodes)", x->graph_nodes, x->kernel_nodes);
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphInstantiateWithFlags", what);
+    }
+    return AICF_SUCCESS;
+}
+
+/* aicf__cuda_exec_create with the step emitter as a parameter (tests pass their own). */
+static aicf_result aicf__cuda_exec_create_with(aicf_exec* e, aicf__cuda_emit_fn emit) {
+    struct aicf__cuda* cu;
+    aicf__cuda_exec* x;
+    aicf_result res;
+    if (!e || !e->ctx || !e->plan || !emit) return AICF_ERROR_INVALID_ARGUMENT;
+    cu = aicf__cuda_ready(e->ctx, &res);
+    if (!cu) return res;
+    if (e->plan->n_in < 0 || e->plan->n_out < 0 || (e->plan->n_in && !e->plan->in_tensor) || (e->plan->n_out && !e->plan->out_tensor))
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_create: plan has inconsistent inputs/outputs");
+    x = (aicf__cuda_exec*)aicf__calloc(e->ctx, 1, sizeof *x);
+    if (!x) return aicf__err(e->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) {
+        aicf__free(e->ctx, x);
+        return res;
+    }
+    res = aicf__cuda_exec_build(e, cu, x, emit);
+    if (res != AICF_SUCCESS) {
+        aicf__cuda_exec_free(e->ctx, cu, x);
+        aicf__cuda_pop(cu);
+        return res;
+    }
+    aicf__cuda_pop(cu);
+    e->backend = x;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_exec_create_with(e, aicf__cuda_emit_step); }
+
+void aicf__cuda_exec_destroy(aicf_exec* e) {
+    struct aicf__cuda* cu;
+    aicf__cuda_exec* x;
+    if (!e || !e->backend) return;
+    x = (aicf__cuda_exec*)e->backend;
+    cu = e->ctx ? e->ctx->cuda : NULL;
+    e->backend = NULL;
+    if (!cu || !cu->ready) return; /* cannot happen: an exec holds a ready context */
+    if (aicf__cuda_push(e->ctx, cu) != AICF_SUCCESS) {
+        aicf__cuda_exec_free(e->ctx, cu, x); /* best effort without a current context */
+        return;
+    }
+    aicf__cuda_exec_free(e->ctx, cu, x);
+    aicf__cuda_pop(cu);
+}
+
+static aicf__cuda_exec* aicf__cuda_x(aicf_exec* e, struct aicf__cuda** cu, const char* who) {
+    if (!e || !e->backend || !e->ctx || !e->ctx->cuda || !e->ctx->cuda->ready) {
+        if (e && e->ctx) aicf__err(e->ctx, AICF_ERROR_STATE, "%s: exec has no CUDA state", who);
+        return NULL;
+    }
+    *cu = e->ctx->cuda;
+    return (aicf__cuda_exec*)e->backend;
+}
+
+/* Waits for a launched graph before host staging is touched. Context must be current. */
+static aicf_result aicf__cuda_settle(aicf_exec* e, struct aicf__cuda* cu, aicf__cuda_exec* x) {
+    aicf__CUresult r;
+    if (!x->in_flight) return AICF_SUCCESS;
+    r = cu->api.cuStreamSynchronize(x->stream);
+    x->in_flight = 0;
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuStreamSynchronize", "waiting for the exec's graph");
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes, int device) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_set_input");
+    aicf__cuda_emitter em;
+    aicf_result res;
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    size_t need = 0;
+    int t;
+    const char* fn = "";
+    if (!x) return AICF_ERROR_STATE;
+    if (index < 0 || index >= e->plan->n_in)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_set_input: index %d out of range (%d inputs)", index, e->plan->n_in);
+    res = aicf__cuda_boundary(e->ctx, e->plan, 0, index, &need);
+    if (res != AICF_SUCCESS) return res;
+    t = aicf__cu_bnd_tensor(e->plan, 0, index);
+    if (bytes != need)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_set_input: input %d '%s' takes %zu bytes, got %zu", index,
+                         aicf__cu_tname(e->plan, t), need, bytes);
+    if (bytes && !data) return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_set_input: input %d: data is NULL", index);
+    if (bytes == 0) return AICF_SUCCESS;
+    memset(&em, 0, sizeof em);
+    em.plan = e->plan;
+    em.x = x;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    if (!(e->desc.flags & AICF_EXEC_DEVICE_IO)) {
+        /* into pinned staging; the graph's copy-in node moves it */
+        res = aicf__cuda_settle(e, cu, x);
+        if (res == AICF_SUCCESS) {
+            if (device) {
+                fn = "cuMemcpyDtoHAsync";
+                r = cu->api.cuMemcpyDtoHAsync(x->staging + x->in_off[index], (aicf__CUdeviceptr)(uintptr_t)data, bytes, x->stream);
+            } else {
+                memcpy(x->staging + x->in_off[index], data, bytes);
+            }
+        }
+    } else {
+        aicf__CUdeviceptr dst = (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t);
+        if (device) {
+            fn = "cuMemcpyDtoDAsync";
+            r = cu->api.cuMemcpyDtoDAsync(dst, (aicf__CUdeviceptr)(uintptr_t)data, bytes, x->stream);
+        } else {
+            fn = "cuMemcpyHtoDAsync"; /* from pageable memory: returns once the source is consumed */
+            r = cu->api.cuMemcpyHtoDAsync(dst, data, bytes, x->stream);
+        }
+    }
+    aicf__cuda_pop(cu);
+    if (res != AICF_SUCCESS) return res;
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[300];
+        aicf__cu_fmt(what, sizeof what, "input %d '%s' (%zu bytes)", index, aicf__cu_tname(e->plan, t), bytes);
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_launch(aicf_exec* e) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_launch");
+    aicf__CUresult r;
+    aicf_result res;
+    if (!x) return AICF_ERROR_STATE;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    r = cu->api.cuGraphLaunch(x->graph_exec, x->stream);
+    aicf__cuda_pop(cu);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuGraphLaunch", NULL);
+    x->in_flight = 1;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_wait(aicf_exec* e) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_wait");
+    aicf__CUresult r;
+    aicf_result res;
+    if (!x) return AICF_ERROR_STATE;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    r = cu->api.cuStreamSynchronize(x->stream);
+    aicf__cuda_pop(cu);
+    x->in_flight = 0;
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuStreamSynchronize", "waiting for the exec's graph");
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_get_output");
+    aicf__cuda_emitter em;
+    aicf_result res;
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    size_t need = 0;
+    int t;
+    const char* fn = "cuStreamSynchronize";
+    if (!x) return AICF_ERROR_STATE;
+    if (index < 0 || index >= e->plan->n_out)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: index %d out of range (%d outputs)", index, e->plan->n_out);
+    res = aicf__cuda_boundary(e->ctx, e->plan, 1, index, &need);
+    if (res != AICF_SUCCESS) return res;
+    t = aicf__cu_bnd_tensor(e->plan, 1, index);
+    if (bytes != need)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: output %d '%s' has %zu bytes, buffer is %zu", index,
+                         aicf__cu_tname(e->plan, t), need, bytes);
+    if (bytes && !data) return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: output %d: data is NULL", index);
+    if (bytes == 0) return AICF_SUCCESS;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_settle(e, cu, x);
+    if (res == AICF_SUCCESS) {
+        if (!(e->desc.flags & AICF_EXEC_DEVICE_IO)) {
+            memcpy(data, x->staging + x->out_off[index], bytes);
+        } else {
+            memset(&em, 0, sizeof em);
+            em.plan = e->plan;
+            em.x = x;
+            fn = "cuMemcpyDtoHAsync";
+            r = cu->api.cuMemcpyDtoHAsync(data, (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), bytes, x->stream);
+            if (r == AICF__CUDA_SUCCESS) {
+                fn = "cuStreamSynchronize";
+                r = cu->api.cuStreamSynchronize(x->stream);
+            }
+        }
+    }
+    aicf__cuda_pop(cu);
+    if (res != AICF_SUCCESS) return res;
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[300];
+        aicf__cu_fmt(what, sizeof what, "output %d '%s' (%zu bytes)", index, aicf__cu_tname(e->plan, t), bytes);
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_device_ptr");
+    aicf__cuda_emitter em;
+    if (!out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = 0;
+    if (!x) return AICF_ERROR_STATE;
+    memset(&em, 0, sizeof em);
+    em.plan = e->plan;
+    em.x = x;
+    *out = aicf__cuda_tensor_ptr(&em, tensor);
+    if (!*out)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "tensor %d '%s' has no device storage", tensor, aicf__cu_tname(e->plan, tensor));
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
+    const aicf__cuda_exec* x;
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    x = (const aicf__cuda_exec*)e->backend;
+    if (!x) return AICF_ERROR_STATE;
+    out->graph_nodes = x->graph_nodes;
+    out->kernel_nodes = x->kernel_nodes;
+    out->device_bytes = x->arena_bytes + x->weights_bytes + x->workspace_bytes + x->staging_bytes;
+    return AICF_SUCCESS;
+}
+
+#else /* AICF_NO_CUDA: the backend compiled out; every entry reports it */
+
+struct aicf__cuda {
+    int ready;
+};
+struct aicf__cuda_emitter {
+    int unused;
+};
+
+aicf_result aicf__cuda_init(aicf_context* ctx) {
+    return aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA backend compiled out (AICF_NO_CUDA)");
+}
+void aicf__cuda_shutdown(aicf_context* ctx) { AICF__UNUSED(ctx); }
+aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
+    if (out) memset(out, 0, sizeof *out);
+    return aicf__cuda_init(ctx);
+}
+aicf_result aicf__cuda_plan(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
+void aicf__cuda_plan_free(aicf_plan* p) { AICF__UNUSED(p); }
+aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
+void aicf__cuda_exec_destroy(aicf_exec* e) { AICF__UNUSED(e); }
+aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes, int device) {
+    AICF__UNUSED(index); AICF__UNUSED(data); AICF__UNUSED(bytes); AICF__UNUSED(device);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+aicf_result aicf__cuda_exec_launch(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
+aicf_result aicf__cuda_exec_wait(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
+aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes) {
+    AICF__UNUSED(index); AICF__UNUSED(data); AICF__UNUSED(bytes);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out) {
+    AICF__UNUSED(tensor);
+    if (out) *out = 0;
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
+    AICF__UNUSED(e);
+    if (out) memset(out, 0, sizeof *out);
+    return AICF_ERROR_NO_DEVICE;
+}
+uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
+aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
+                                   unsigned shared_bytes, const void* args, size_t args_size) {
+    AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);
+    AICF__UNUSED(shared_bytes); AICF__UNUSED(args); AICF__UNUSED(args_size);
+    return AICF_ERROR_NO_DEVICE;
+}
+aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes) {
+    AICF__UNUSED(em); AICF__UNUSED(dst); AICF__UNUSED(src); AICF__UNUSED(bytes);
+    return AICF_ERROR_NO_DEVICE;
+}
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
+    AICF__UNUSED(d); AICF__UNUSED(reason); AICF__UNUSED(reason_cap);
+    if (algo) *algo = NULL;
+    return aicf__cuda_init(p ? p->ctx : NULL);
+}
+aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo) {
+    AICF__UNUSED(em); AICF__UNUSED(d); AICF__UNUSED(algo);
+    return AICF_ERROR_NO_DEVICE;
+}
+int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
+
+#endif /* AICF_NO_CUDA */
+/* >>cuda_ops ================================================================================= */
+/* The op lowering of the CUDA backend: what every plan step becomes on the GPU.
+
+   aicf__cuda_select_step (plan time) decides everything: which generated kernel variant (or
+   cuBLASLt algorithm, or device-to-device copy) runs, its launch dimensions, and its argument
+   struct with every field filled except the device addresses, which are recorded as "patches"
+   (tensor index + byte offset). The result is one flat block in step->backend (no nested
+   allocations; cuBLASLt algorithm records are the exception, see aicf__cuo_prog).
+   aicf__cuda_emit_step (exec creation) only resolves the addresses and hands each launch to
+   the emit functions of 80_cuda.c. Nothing is decided at run time.
+
+   Kernel ABI: each generated kernel takes one struct by value. The aicf__k_* structs below
+   mirror the structs of templates/{unary,binary,conv,gemm,pool,softmax,layout}.cu.j2 field for
+   field (uint64_t device addresses, int64_t sizes and strides, float scalars; 8-byte aligned,
+   no implicit padding). Kernel names are those of codegen/variants.py.
+
+   Assumption recorded here: the arena and weight buffers start on 256-byte boundaries
+   (cuMemAlloc gives at least that), so the alignment of a tensor's address is the alignment of
+   its plan offset; the 4-wide variants are chosen from it. */
+
+#define AICF__CUO_MAX_OPS 64     /* launches (kernels, copies, GEMMs) of one step */
+#define AICF__CUO_MAX_PATCH 6    /* device addresses in one launch */
+#define AICF__CUO_ARGS_WORDS 40  /* 320 bytes: largest argument struct / aicf__matmul_desc */
+#define AICF__CUO_MAX_ALGO 2     /* cuBLASLt algorithm records of one step */
+#define AICF__CUO_MAX_GRID ((int64_t)1 << 20) /* blocks of a grid-stride launch */
+#define AICF__CUO_BLOCK 256u     /* threads per block of every op kernel (variants.py) */
+
+/* ---- kernel argument structs (mirrors of the templates) ---- */
+typedef struct aicf__k_unary {
+    uint64_t x, y;
+    int64_t n;
+    float alpha, beta;
+} aicf__k_unary;
+
+typedef struct aicf__k_cast {
+    uint64_t x, y;
+    int64_t n;
+} aicf__k_cast;
+
+typedef struct aicf__k_binflat {
+    uint64_t a, b, y;
+    int64_t n, sa, sb;
+} aicf__k_binflat;
+
+typedef struct aicf__k_binbc {
+    uint64_t a, b, y;
+    int64_t n, rank;
+    int64_t shape[AICF_MAX_RANK], sa[AICF_MAX_RANK], sb[AICF_MAX_RANK];
+} aicf__k_binbc;
+
+typedef struct aicf__k_conv2d {
+    uint64_t x, w, bias, y;
+    int64_t N, C, H, W, M, OH, OW, KH, KW, group;
+    int64_t pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t relu;
+} aicf__k_conv2d;
+
+typedef struct aicf__k_batchnorm {
+    uint64_t x, scale, bias, mean, var, y;
+    int64_t N, C, HW, per_act;
+    float epsilon, pad_;
+} aicf__k_batchnorm;
+
+typedef struct aicf__k_gemm {
+    uint64_t a, b, c, d;
+    int64_t M, N, K, lda, ldb, ldd, trans_a, trans_b, batch;
+    int64_t stride_a, stride_b, stride_c, stride_d, c_rs, c_cs, relu;
+    float alpha, beta;
+} aicf__k_gemm;
+
+typedef struct aicf__k_pool2d {
+    uint64_t x, y;
+    int64_t NC, H, W, OH, OW, KH, KW, pad_h, pad_w, pad_h_end, pad_w_end;
+    int64_t stride_h, stride_w, dil_h, dil_w, count_include_pad;
+} aicf__k_pool2d;
+
+typedef struct aicf__k_rowmean {
+    uint64_t x, y;
+    int64_t rows, n;
+} aicf__k_rowmean;
+
+typedef struct aicf__k_lrn {
+    uint64_t x, y;
+    int64_t N, C, HW, size;
+    float alpha, beta, bias, pad_;
+} aicf__k_lrn;
+
+typedef struct aicf__k_softmax {
+    uint64_t x, y;
+    int64_t outer, n, inner;
+} aicf__k_softmax;
+
+typedef struct aicf__k_permute {
+    uint64_t x, y;
+    int64_t n, rank;
+    int64_t shape[AICF_MAX_RANK], sx[AICF_MAX_RANK];
+} aicf__k_permute;
+
+typedef struct aicf__k_transpose2d {
+    uint64_t x, y;
+    int64_t batch, rows, cols;
+} aicf__k_transpose2d;
+
+typedef struct aicf__k_copy2d {
+    uint64_t x, y;
+    int64_t rows, cols, ldx, ldy;
+} aicf__k_copy2d;
+
+/* Sizes the templates assume (a mismatch here fails to compile). */
+/* Sizes the templates assert too (static_assert in each .cu.j2): a layout change on one side
+   only fails to compile. */
+typedef char aicf__k_check_unary[sizeof(aicf__k_unary) == 32 ? 1 : -1];
+typedef char aicf__k_check_cast[sizeof(aicf__k_cast) == 24 ? 1 : -1];
+typedef char aicf__k_check_binflat[sizeof(aicf__k_binflat) == 48 ? 1 : -1];
+typedef char aicf__k_check_binbc[sizeof(aicf__k_binbc) == 232 ? 1 : -1];
+typedef char aicf__k_check_conv[sizeof(aicf__k_conv2d) == 168 ? 1 : -1];
+typedef char aicf__k_check_bn[sizeof(aicf__k_batchnorm) == 88 ? 1 : -1];
+typedef char aicf__k_check_gemm[sizeof(aicf__k_gemm) == 168 ? 1 : -1];
+typedef char aicf__k_check_pool[sizeof(aicf__k_pool2d) == 144 ? 1 : -1];
+typedef char aicf__k_check_rowmean[sizeof(aicf__k_rowmean) == 32 ? 1 : -1];
+typedef char aicf__k_check_lrn[sizeof(aicf__k_lrn) == 64 ? 1 : -1];
+typedef char aicf__k_check_softmax[sizeof(aicf__k_softmax) == 40 ? 1 : -1];
+typedef char aicf__k_check_perm[sizeof(aicf__k_permute) == 160 ? 1 : -1];
+typedef char aicf__k_check_tr2d[sizeof(aicf__k_transpose2d) == 40 ? 1 : -1];
+typedef char aicf__k_check_copy2d[sizeof(aicf__k_copy2d) == 48 ? 1 : -1];
+typedef char aicf__k_check_args[sizeof(aicf__matmul_desc) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
+
+/* ---- the per-step program kept in step->backend ---- */
+enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
+
+typedef struct aicf__cuo_fix {
+    uint32_t field; /* byte offset of a uint64_t device address inside args */
+    int tensor;     /* tensor whose address goes there */
+    uint64_t add;   /* bytes added to that address */
+} aicf__cuo_fix;
+
+typedef struct aicf__cuo_op {
+    int kind;                /* AICF__CUO_* */
+    int kernel_index;        /* KERNEL: index in the kernel table */
+    unsigned grid[3], block[3], shared_bytes;
+    uint32_t args_size;      /* KERNEL: bytes of the argument struct */
+    int n_patch;
+    int algo;                /* MATMUL: index into aicf__cuo_prog.algo */
+    uint64_t copy_bytes;     /* COPY: bytes; patch[0] is the destination, patch[1] the source */
+    aicf__cuo_fix patch[AICF__CUO_MAX_PATCH];
+    uint64_t args[AICF__CUO_ARGS_WORDS]; /* KERNEL: argument struct; MATMUL: aicf__matmul_desc */
+} aicf__cuo_op;
+
+/* The record aicf__cuda_matmul_plan returns is plain data (aicf__cuda_algo of 80_cuda.c: the
+   8 x u64 cuBLASLt blob, workspace size, cuBLASLt version, alignments), so it is copied into
+   the step's block and the original freed: step->backend stays one allocation. */
+#if !defined(AICF_NO_CUDA)
+#  define AICF__CUO_ALGO_BYTES ((sizeof(aicf__cuda_algo) + 15u) & ~(size_t)15u)
+#else
+#  define AICF__CUO_ALGO_BYTES ((size_t)16)
+#endif
+
+/* step->backend: this header, then n_ops aicf__cuo_op, then n_algo algorithm records, in one
+   aicf__malloc block (freed by aicf__cuda_plan_free with aicf__free). */
+typedef struct aicf__cuo_prog {
+    int n_ops;
+    int n_algo;
+} aicf__cuo_prog;
+
+#define AICF__CUO_HDR ((sizeof(aicf__cuo_prog) + 15u) & ~(size_t)15u)
+
+static void* aicf__cuo_prog_algo(aicf__cuo_prog* pr, int k) {
+    return (unsigned char*)pr + AICF__CUO_HDR + (size_t)pr->n_ops * sizeof(aicf__cuo_op) + (size_t)k * AICF__CUO_ALGO_BYTES;
+}
+
+static aicf__cuo_op* aicf__cuo_prog_ops(aicf__cuo_prog* pr) {
+    return (aicf__cuo_op*)(void*)((unsigned char*)pr + AICF__CUO_HDR);
+}
+
+/* ---- the lowering context of one step ---- */
+typedef struct aicf__cuo {
+    aicf_plan* p;
+    aicf_context* ctx;
+    aicf_graph* g;
+    int si;
+    aicf__step* st;
+    const aicf__node* nd; /* NULL for CAST steps */
+    int f16;              /* the step's float tensors are stored as float16 */
+    size_t es;            /* bytes per element of that storage */
+    aicf__cuo_op* ops;    /* AICF__CUO_MAX_OPS scratch entries */
+    int n_ops;
+    void* algo[AICF__CUO_MAX_ALGO];
+    int n_algo;
+    char kernel[96];      /* step name when not a table kernel ("cublasLt:matmul", "memcpy") */
+    char first_name[96];  /* name of the first table kernel launched */
+    char reason[192];
+} aicf__cuo;
+
+static aicf_result aicf__cuo_fail(aicf__cuo* c, aicf_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static aicf_result aicf__cuo_fail(aicf__cuo* c, aicf_result code, const char* fmt, ...) {
+    char msg[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->nd)
+        return aicf__err(c->ctx, code, "aicf_plan_create: node %d '%.200s' (%.64s): %s", c->st->node,
+                         c->nd->name ? c->nd->name : "", c->nd->op_type ? c->nd->op_type : "?", msg);
+    return aicf__err(c->ctx, code, "aicf_plan_create: step %d (boundary Cast): %s", c->si, msg);
+}
+
+static void aicf__cuo_reason(aicf__cuo* c, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void aicf__cuo_reason(aicf__cuo* c, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* Input i of the step (-1 when absent or omitted). */
+static int aicf__cuo_in(const aicf__cuo* c, int i) {
+    return i >= 0 && i < c->st->n_in ? c->st->in[i] : -1;
+}
+
+static int aicf__cuo_out(const aicf__cuo* c, int i) {
+    return i >= 0 && i < c->st->n_out ? c->st->out[i] : -1;
+}
+
+static const aicf__shape* aicf__cuo_shape(const aicf__cuo* c, int t) {
+    return &c->g->tensors[t].shape;
+}
+
+static int64_t aicf__cuo_numel(const aicf__cuo* c, int t) {
+    return aicf__shape_numel(&c->g->tensors[t].shape);
+}
+
+static int64_t aicf__cuo_prod(const aicf__shape* s, int from, int to) {
+    int64_t r = 1;
+    int i;
+    for (i = from; i < to; i++) r *= s->d[i];
+    return r;
+}
+
+static const char* aicf__cuo_sstr(const aicf__shape* s, char* buf, size_t cap) {
+    return aicf__shape_str(s, buf, cap);
+}
+
+/* Checks that tensor t (input or output `what` of the step) is stored as float32 or float16
+   and, for the first tensor checked, fixes the step's storage type; later ones must match. */
+static aicf_result aicf__cuo_float(aicf__cuo* c, int t, const char* what, int first) {
+    aicf_dtype dt = c->p->loc[t].sdtype;
+    const char* name = c->g->tensors[t].name ? c->g->tensors[t].name : "";
+    if (dt != AICF_DTYPE_FLOAT32 && dt != AICF_DTYPE_FLOAT16)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "%s '%.200s' has element type %s; the device kernels handle float32 and float16 only",
+                              what, name, aicf_dtype_name(dt));
+    if (first) {
+        c->f16 = dt == AICF_DTYPE_FLOAT16;
+        c->es = c->f16 ? 2 : 4;
+    } else if ((dt == AICF_DTYPE_FLOAT16) != c->f16) {
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "%s '%.200s' is stored as %s but the step computes in %s storage",
+                              what, name, aicf_dtype_name(dt), c->f16 ? "float16" : "float32");
+    }
+    return AICF_SUCCESS;
+}
+
+/* Checks inputs [0, n_in) that are present and output 0 (the usual case). */
+static aicf_result aicf__cuo_floats(aicf__cuo* c, int n_in) {
+    int i;
+    aicf_result r;
+    char what[32];
+    if ((r = aicf__cuo_float(c, aicf__cuo_out(c, 0), "output 0", 1)) != AICF_SUCCESS) return r;
+    for (i = 0; i < n_in; i++) {
+        int t = aicf__cuo_in(c, i);
+        if (t < 0) continue;
+        snprintf(what, sizeof what, "input %d", i);
+        if ((r = aicf__cuo_float(c, t, what, 0)) != AICF_SUCCESS) return r;
+    }
+    return AICF_SUCCESS;
+}
+
+/* Alignment in bytes (a power of two, at most 256) of tensor t's device address + add. */
+static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) {
+    int guard = 0;
+    uint64_t a;
+    while (c->p->loc[t].alias_of >= 0 && guard++ < 64) t = c->p->loc[t].alias_of;
+    if (c->p->loc[t].space == AICF__SPACE_NONE) return 1;
+    a = (uint64_t)c->p->loc[t].offset + add;
+    if (a == 0) return 256;
+    a &= ~a + 1;
+    return a > 256 ? 256 : a;
+}
+
+/* ---- building the op list ---- */
+
+static aicf_result aicf__cuo_push(aicf__cuo* c, int kind, aicf__cuo_op** out) {
+    aicf__cuo_op* op;
+    if (c->n_ops >= AICF__CUO_MAX_OPS)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "needs more than %d device launches", AICF__CUO_MAX_OPS);
+    op = &c->ops[c->n_ops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->kernel_index = -1;
+    op->algo = -1;
+    *out = op;
+    return AICF_SUCCESS;
+}
+
+static void aicf__cuo_patch(aicf__cuo_op* op, size_t field, int tensor, uint64_t add) {
+    aicf__cuo_fix* pt;
+    AICF_ASSERT(op->n_patch < AICF__CUO_MAX_PATCH);
+    pt = &op->patch[op->n_patch++];
+    pt->field = (uint32_t)field;
+    pt->tensor = tensor;
+    pt->add = add;
+}
+
+/* 1-D launch over `work` items (grid-stride kernels). */
+static void aicf__cuo_dims1(int64_t work, unsigned grid[3], unsigned block[3]) {
+    int64_t b = (work + (int64_t)AICF__CUO_BLOCK - 1) / (int64_t)AICF__CUO_BLOCK;
+    if (b < 1) b = 1;
+    if (b > AICF__CUO_MAX_GRID) b = AICF__CUO_MAX_GRID;
+    grid[0] = (unsigned)b;
+    grid[1] = grid[2] = 1;
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+}
+
+/* Adds a launch of table kernel `name` with the argument struct `args`. */
+static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* args, size_t size, const unsigned grid[3],
+                                    const unsigned block[3], unsigned shared, aicf__cuo_op** out) {
+    aicf__cuo_op* op;
+    aicf_result r;
+    int k = aicf__cuda_kernel_find(name);
+    if (k < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_NO_KERNEL,
+                              "kernel '%s' is not in the generated kernel table (regenerate kernels_gen with codegen/gen.py)", name);
+    AICF_ASSERT(size <= sizeof op->args);
+    if ((r = aicf__cuo_push(c, AICF__CUO_KERNEL, &op)) != AICF_SUCCESS) return r;
+    if (!c->first_name[0]) snprintf(c->first_name, sizeof c->first_name, "%s", name);
+    op->kernel_index = k;
+    memcpy(op->grid, grid, sizeof op->grid);
+    memcpy(op->block, block, sizeof op->block);
+    op->shared_bytes = shared;
+    op->args_size = (uint32_t)size;
+    memcpy(op->args, args, size);
+    *out = op;
+    return AICF_SUCCESS;
+}
+
+/* Adds a device-to-device copy of `bytes` from tensor src (+ src_add) to dst (+ dst_add). */
+static aicf_result aicf__cuo_copy(aicf__cuo* c, int dst, uint64_t dst_add, int src, uint64_t src_add, uint64_t bytes) {
+    aicf__cuo_op* op;
+    aicf_result r;
+    if (bytes == 0) return AICF_SUCCESS;
+    if ((r = aicf__cuo_push(c, AICF__CUO_COPY, &op)) != AICF_SUCCESS) return r;
+    op->copy_bytes = bytes;
+    aicf__cuo_patch(op, 0, dst, dst_add);
+    aicf__cuo_patch(op, 0, src, src_add);
+    return AICF_SUCCESS;
+}
+
+/* ---- elementwise: unary ---- */
+
+static const char* aicf__cuo_dtn(const aicf__cuo* c) { return c->f16 ? "f16" : "f32"; }
+
+/* Whether the 4-wide variant applies to n elements at these tensors (+ byte offsets). */
+static int aicf__cuo_vec4(const aicf__cuo* c, int64_t n, const int* ts, const uint64_t* adds, int count) {
+    int i;
+    if (n % 4 != 0) return 0;
+    for (i = 0; i < count; i++)
+        if (ts[i] >= 0 && aicf__cuo_align(c, ts[i], adds ? adds[i] : 0) < 4 * c->es) return 0;
+    return 1;
+}
+
+static aicf_result aicf__cuo_unary_launch(aicf__cuo* c, const char* fn, int x, int y, float alpha, float beta) {
+    aicf__k_unary a;
+    aicf__cuo_op* op;
+    unsigned grid[3], block[3];
+    int ts[2];
+    int vec;
+    char name[96];
+    aicf_result r;
+    int64_t n = aicf__cuo_numel(c, y);
+    ts[0] = x;
+    ts[1] = y;
+    vec = aicf__cuo_vec4(c, n, ts, NULL, 2) ? 4 : 1;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.alpha = alpha;
+    a.beta = beta;
+    snprintf(name, sizeof name, "aicf_unary_%s_%s_v%d", fn, aicf__cuo_dtn(c), vec);
+    aicf__cuo_dims1(n / vec, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_unary, x), x, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_unary, y), y, 0);
+    if (vec == 4)
+        aicf__cuo_reason(c, "vec4: %lld elements divisible by 4, %u-byte aligned", (long long)n, (unsigned)(4 * c->es));
+    else
+        aicf__cuo_reason(c, "scalar: %lld elements%s", (long long)n,
+                         n % 4 ? " not divisible by 4" : ", addresses not aligned for vec4");
+    return AICF_SUCCESS;
+}
+
+/* The value of a scalar constant input (Clip min/max). */
+static aicf_result aicf__cuo_const_scalar(aicf__cuo* c, int i, const char* what, float* v) {
+    int t = aicf__cuo_in(c, i);
+    const aicf__tensor* tt;
+    if (t < 0) return AICF_SUCCESS;
+    tt = &c->g->tensors[t];
+    if (!(tt->flags & AICF__T_CONST) || !tt->data)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "input %d '%.200s' (%s) is computed at run time; the device lowering needs it constant", i,
+                              tt->name ? tt->name : "", what);
+    if (tt->dtype == AICF_DTYPE_FLOAT32 && tt->data_bytes >= 4) memcpy(v, tt->data, 4);
+    else if (tt->dtype == AICF_DTYPE_FLOAT16 && tt->data_bytes >= 2) {
+        uint16_t h;
+        memcpy(&h, tt->data, 2);
+        *v = aicf__f16_to_f32(h);
+    } else if (tt->dtype == AICF_DTYPE_FLOAT64 && tt->data_bytes >= 8) {
+        double d;
+        memcpy(&d, tt->data, 8);
+        *v = (float)d;
+    } else {
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' (%s) has element type %s", i,
+                              tt->name ? tt->name : "", what, aicf_dtype_name(tt->dtype));
+    }
+    return AICF_SUCCESS;
+}
+
+static int64_t aicf__cuo_opset(const aicf__cuo* c) {
+    return c->g->opset > 0 ? c->g->opset : ((int64_t)1 << 30);
+}
+
+static aicf_result aicf__cuo_lower_unary(aicf__cuo* c) {
+    const aicf__node* n = c->nd;
+    float alpha = 0.0f, beta = 0.0f;
+    const char* fn = "relu";
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    switch (n->op) {
+    case AICF__OP_Relu: fn = "relu"; break;
+    case AICF__OP_Tanh: fn = "tanh"; break;
+    case AICF__OP_Sigmoid: fn = "sigmoid"; break;
+    case AICF__OP_Exp: fn = "exp"; break;
+    case AICF__OP_Log: fn = "log"; break;
+    case AICF__OP_Sqrt: fn = "sqrt"; break;
+    case AICF__OP_Neg: fn = "neg"; break;
+    case AICF__OP_Abs: fn = "abs"; break;
+    case AICF__OP_Reciprocal: fn = "reciprocal"; break;
+    case AICF__OP_Erf: fn = "erf"; break;
+    case AICF__OP_LeakyRelu:
+        fn = "leaky_relu";
+        alpha = aicf__attr_f(n, "alpha", 0.01f);
+        break;
+    case AICF__OP_Elu:
+        fn = "elu";
+        alpha = aicf__attr_f(n, "alpha", 1.0f);
+        break;
+    case AICF__OP_HardSigmoid:
+        fn = "hard_sigmoid";
+        alpha = aicf__attr_f(n, "alpha", 0.2f);
+        beta = aicf__attr_f(n, "beta", 0.5f);
+        break;
+    case AICF__OP_HardSwish:
+        fn = "hard_swish";
+        alpha = 1.0f / 6.0f;
+        beta = 0.5f;
+        break;
+    case AICF__OP_Clip:
+        fn = "clip";
+        if (aicf__cuo_opset(c) < 11) {
+            alpha = aicf__attr_f(n, "min", -3.402823466e+38f);
+            beta = aicf__attr_f(n, "max", 3.402823466e+38f);
+        } else {
+            alpha = -INFINITY;
+            beta = INFINITY;
+            if ((r = aicf__cuo_const_scalar(c, 1, "min", &alpha)) != AICF_SUCCESS) return r;
+            if ((r = aicf__cuo_const_scalar(c, 2, "max", &beta)) != AICF_SUCCESS) return r;
+        }
+        break;
+    default: return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "not a unary op");
+    }
+    return aicf__cuo_unary_launch(c, fn, aicf__cuo_in(c, 0), aicf__cuo_out(c, 0), alpha, beta);
+}
+
+/* ---- elementwise: binary with broadcasting ---- */
+
+/* Element strides of a tensor of shape `in` read as the broadcast shape `out` (0 on
+   broadcast dims), as numpy aligns them (trailing dims). */
+static void aicf__cuo_bstrides(const aicf__shape* in, const aicf__shape* out, int64_t* st) {
+    int i, r = out->rank;
+    int64_t s = 1;
+    for (i = r - 1; i >= 0; i--) {
+        int ii = in->rank - r + i;
+        st[i] = (ii < 0 || in->d[ii] == 1) ? 0 : s;
+        if (ii >= 0) s *= in->d[ii];
+    }
+}
+
+/* Drops size-1 dims and merges neighbours that are contiguous for every operand. st[k] points
+   to k stride arrays (rank entries each), rewritten in place; returns the new rank. */
+static int aicf__cuo_collapse(int64_t* shape, int rank, int64_t** st, int k) {
+    int i, j, o = 0;
+    for (i = 0; i < rank; i++) {
+        if (shape[i] == 1) continue;
+        if (o > 0) {
+            int merge = 1;
+            for (j = 0; j < k; j++)
+                if (st[j][o - 1] != st[j][i] * shape[i]) merge = 0;
+            if (merge) {
+                shape[o - 1] *= shape[i];
+                for (j = 0; j < k; j++) st[j][o - 1] = st[j][i];
+                continue;
+            }
+        }
+        shape[o] = shape[i];
+        for (j = 0; j < k; j++) st[j][o] = st[j][i];
+        o++;
+    }
+    return o;
+}
+
+/* y = fn(a, b) over y's shape sy; a and b have shapes sa, sb (broadcast to sy). y may be a or b
+   (same shape: each element read then written by one thread). */
+static aicf_result aicf__cuo_binary(aicf__cuo* c, const char* fn, int ta, const aicf__shape* sa, int tb,
+                                    const aicf__shape* sb, int ty, const aicf__shape* sy) {
+    int64_t n = aicf__shape_numel(sy), na = aicf__shape_numel(sa), nb = aicf__shape_numel(sb);
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96], b1[160];
+    aicf_result r;
+    if ((na == n || na == 1) && (nb == n || nb == 1)) {
+        aicf__k_binflat a;
+        int ts[3];
+        int vec;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.sa = na == n ? 1 : 0;
+        a.sb = nb == n ? 1 : 0;
+        if (n == 1) a.sa = a.sb = 1;
+        ts[0] = a.sa ? ta : -1;
+        ts[1] = a.sb ? tb : -1;
+        ts[2] = ty;
+        vec = aicf__cuo_vec4(c, n, ts, NULL, 3) ? 4 : 1;
+        snprintf(name, sizeof name, "aicf_binary_%s_%s_flat_v%d", fn, aicf__cuo_dtn(c), vec);
+        aicf__cuo_dims1(n / vec, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_binflat, a), ta, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binflat, b), tb, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binflat, y), ty, 0);
+        aicf__cuo_reason(c, "flat%s: %lld elements%s%s%s", vec == 4 ? " vec4" : "", (long long)n,
+                         vec == 4 ? " divisible by 4, aligned" : (n % 4 ? " (not divisible by 4)" : " (unaligned for vec4)"),
+                         !a.sa ? ", A is one element" : "", !a.sb ? ", B is one element" : "");
+    } else {
+        aicf__k_binbc a;
+        int64_t* st[2];
+        int rank;
+        memset(&a, 0, sizeof a);
+        aicf__cuo_bstrides(sa, sy, a.sa);
+        aicf__cuo_bstrides(sb, sy, a.sb);
+        memcpy(a.shape, sy->d, sizeof(int64_t) * (size_t)sy->rank);
+        st[0] = a.sa;
+        st[1] = a.sb;
+        rank = aicf__cuo_collapse(a.shape, sy->rank, st, 2);
+        if (rank == 0) {
+            rank = 1;
+            a.shape[0] = 1;
+            a.sa[0] = a.sb[0] = 0;
+        }
+        a.rank = rank;
+        a.n = n;
+        snprintf(name, sizeof name, "aicf_binary_%s_%s_bcast", fn, aicf__cuo_dtn(c));
+        aicf__cuo_dims1(n, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_binbc, a), ta, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binbc, b), tb, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binbc, y), ty, 0);
+        aicf__cuo_reason(c, "broadcast: output %s collapsed to rank %d with per-input strides",
+                         aicf__cuo_sstr(sy, b1, sizeof b1), rank);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Shape of input i as it takes part in the broadcast (before opset 7, Add/Sub/Mul/Div/Pow
+   align B at `axis` when broadcast = 1), as the CPU reference does. */
+static void aicf__cuo_bin_shape(const aicf__cuo* c, int i, aicf__shape* s) {
+    const aicf__node* n = c->nd;
+    *s = *aicf__cuo_shape(c, aicf__cuo_in(c, i));
+    if (aicf__cuo_opset(c) < 7 && i == 1 && n->op != AICF__OP_Sum && n->op != AICF__OP_Max && n->op != AICF__OP_Min &&
+        aicf__attr_i(n, "broadcast", 0) && aicf__attr(n, "axis")) {
+        const aicf__shape* a = aicf__cuo_shape(c, aicf__cuo_in(c, 0));
+        int64_t axis = aicf__attr_i(n, "axis", 0);
+        aicf__shape t = *s;
+        int k;
+        if (axis < 0) axis += a->rank;
+        if (axis < 0 || axis + t.rank > a->rank) return; /* rejected by shape inference */
+        memset(s, 0, sizeof *s);
+        s->rank = a->rank;
+        for (k = 0; k < s->rank; k++) s->d[k] = 1;
+        for (k = 0; k < t.rank; k++) s->d[axis + k] = t.d[k];
+    }
+}
+
+static const char* aicf__cuo_binfn(aicf__op op) {
+    switch (op) {
+    case AICF__OP_Add:
+    case AICF__OP_Sum: return "add";
+    case AICF__OP_Sub: return "sub";
+    case AICF__OP_Mul: return "mul";
+    case AICF__OP_Div: return "div";
+    case AICF__OP_Pow: return "pow";
+    case AICF__OP_Max: return "max";
+    case AICF__OP_Min: return "min";
+    default: return NULL;
+    }
+}
+
+static aicf_result aicf__cuo_lower_binary(aicf__cuo* c) {
+    const char* fn = aicf__cuo_binfn(c->nd->op);
+    int nin = c->st->n_in, y = aicf__cuo_out(c, 0), i;
+    aicf__shape sa, sb;
+    const aicf__shape* sy = aicf__cuo_shape(c, y);
+    aicf_result r;
+    char keep[192];
+    while (nin > 0 && aicf__cuo_in(c, nin - 1) < 0) nin--;
+    if ((r = aicf__cuo_floats(c, nin)) != AICF_SUCCESS) return r;
+    for (i = 0; i < nin; i++)
+        if (aicf__cuo_in(c, i) < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+    if (nin == 1) { /* Sum/Max/Min of one input: a copy */
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "one input: device-to-device copy");
+        return aicf__cuo_copy(c, y, 0, aicf__cuo_in(c, 0), 0, c->p->loc[y].bytes);
+    }
+    aicf__cuo_bin_shape(c, 0, &sa);
+    aicf__cuo_bin_shape(c, 1, &sb);
+    if ((r = aicf__cuo_binary(c, fn, aicf__cuo_in(c, 0), &sa, aicf__cuo_in(c, 1), &sb, y, sy)) != AICF_SUCCESS) return r;
+    memcpy(keep, c->reason, sizeof keep);
+    /* Sum/Max/Min of n > 2 inputs: y = fn(y, input k) in input order */
+    for (i = 2; i < nin; i++) {
+        aicf__cuo_bin_shape(c, i, &sb);
+        if ((r = aicf__cuo_binary(c, fn, y, sy, aicf__cuo_in(c, i), &sb, y, sy)) != AICF_SUCCESS) return r;
+    }
+    if (nin > 2) aicf__cuo_reason(c, "%d inputs as a chain of %d binary kernels; first: %.140s", nin, nin - 1, keep);
+    return AICF_SUCCESS;
+}
+
+/* ---- data movement: permute (Transpose, broadcast copies), Concat, Cast ---- */
+
+/* y (shape[rank], row-major) = x read with element strides sx[] (any strides, 0 to broadcast).
+   Picks: a copy when the collapsed view is the identity, the tiled 2-D transpose when it is a
+   (batched) matrix transpose, else the generic permute kernel. add_x/add_y: byte offsets. */
+static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y, uint64_t add_y, const int64_t* shape_in,
+                                     int rank_in, const int64_t* sx_in) {
+    int64_t shape[AICF_MAX_RANK], sx[AICF_MAX_RANK], n = 1;
+    int64_t* st[1];
+    int rank, i;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    for (i = 0; i < rank_in; i++) {
+        shape[i] = shape_in[i];
+        sx[i] = sx_in[i];
+        n *= shape[i];
+    }
+    if (n == 0) return AICF_SUCCESS;
+    st[0] = sx;
+    rank = aicf__cuo_collapse(shape, rank_in, st, 1);
+    if (rank == 0 || (rank == 1 && sx[0] == 1)) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "the permutation keeps memory order: device-to-device copy");
+        return aicf__cuo_copy(c, y, add_y, x, add_x, (uint64_t)n * c->es);
+    }
+    /* [B,] R x C -> C x R: output dims (..., C, R) read with strides (..., 1, C) */
+    if ((rank == 2 && sx[1] == shape[0] && sx[0] == 1) ||
+        (rank == 3 && sx[1] == 1 && sx[2] == shape[1] && sx[0] == shape[1] * shape[2])) {
+        aicf__k_transpose2d a;
+        int64_t rows = shape[rank - 1], cols = shape[rank - 2], batch = rank == 3 ? shape[0] : 1;
+        if (rows >= 8 && cols >= 8 && (cols + 31) / 32 <= 0x7fffffff && (rows + 31) / 32 <= 65535) {
+            memset(&a, 0, sizeof a);
+            a.batch = batch;
+            a.rows = rows;
+            a.cols = cols;
+            grid[0] = (unsigned)((cols + 31) / 32);
+            grid[1] = (unsigned)((rows + 31) / 32);
+            grid[2] = (unsigned)AICF__MIN(batch, 65535);
+            block[0] = 32;
+            block[1] = 8;
+            block[2] = 1;
+            snprintf(name, sizeof name, "aicf_transpose2d_%s", aicf__cuo_dtn(c));
+            if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+            aicf__cuo_patch(op, offsetof(aicf__k_transpose2d, x), x, add_x);
+            aicf__cuo_patch(op, offsetof(aicf__k_transpose2d, y), y, add_y);
+            aicf__cuo_reason(c, "tiled 32x32 transpose: collapses to %lld x [%lld,%lld] -> [%lld,%lld]", (long long)batch,
+                             (long long)rows, (long long)cols, (long long)cols, (long long)rows);
+            return AICF_SUCCESS;
+        }
+    }
+    {
+        aicf__k_permute a;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.rank = rank;
+        for (i = 0; i < rank; i++) {
+            a.shape[i] = shape[i];
+            a.sx[i] = sx[i];
+        }
+        snprintf(name, sizeof name, "aicf_permute_%s", aicf__cuo_dtn(c));
+        aicf__cuo_dims1(n, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_permute, x), x, add_x);
+        aicf__cuo_patch(op, offsetof(aicf__k_permute, y), y, add_y);
+        aicf__cuo_reason(c, "strided gather: %lld elements over %d collapsed dims", (long long)n, rank);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_transpose(aicf__cuo* c) {
+    const aicf__shape* xs;
+    int64_t xst[AICF_MAX_RANK], sx[AICF_MAX_RANK], shape[AICF_MAX_RANK];
+    const int64_t* pv = NULL;
+    int perm[AICF_MAX_RANK], r, i, cnt;
+    aicf_result res;
+    if ((res = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return res;
+    xs = aicf__cuo_shape(c, aicf__cuo_in(c, 0));
+    r = xs->rank;
+    cnt = aicf__attr_ints(c->nd, "perm", &pv);
+    for (i = 0; i < r; i++) {
+        int64_t a = cnt == r ? pv[i] : r - 1 - i;
+        if (a < 0) a += r;
+        if (a < 0 || a >= r) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'perm' entry %d is out of range", i);
+        perm[i] = (int)a;
+    }
+    if (r == 0) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "rank 0: device-to-device copy");
+        return aicf__cuo_copy(c, aicf__cuo_out(c, 0), 0, aicf__cuo_in(c, 0), 0, c->es);
+    }
+    xst[r - 1] = 1;
+    for (i = r - 2; i >= 0; i--) xst[i] = xst[i + 1] * xs->d[i + 1];
+    for (i = 0; i < r; i++) {
+        sx[i] = xst[perm[i]];
+        shape[i] = xs->d[perm[i]];
+    }
+    return aicf__cuo_permute(c, aicf__cuo_in(c, 0), 0, aicf__cuo_out(c, 0), 0, shape, r, sx);
+}
+
+static aicf_result aicf__cuo_lower_concat(aicf__cuo* c) {
+    int y = aicf__cuo_out(c, 0), nin = c->st->n_in, i, ax, launches = 0, vec4 = 0;
+    const aicf__shape* ys = aicf__cuo_shape(c, y);
+    int64_t axis = aicf__attr_i(c->nd, "axis", 1), outer, inner, ycols, pos = 0;
+    aicf_result r;
+    while (nin > 0 && aicf__cuo_in(c, nin - 1) < 0) nin--;
+    if ((r = aicf__cuo_floats(c, nin)) != AICF_SUCCESS) return r;
+    if (ys->rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "output is a scalar");
+    if (axis < 0) axis += ys->rank;
+    if (axis < 0 || axis >= ys->rank) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'axis' is out of range");
+    ax = (int)axis;
+    outer = aicf__cuo_prod(ys, 0, ax);
+    inner = aicf__cuo_prod(ys, ax + 1, ys->rank);
+    ycols = ys->d[ax] * inner;
+    for (i = 0; i < nin; i++) {
+        int x = aicf__cuo_in(c, i);
+        int64_t cols;
+        if (x < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+        cols = aicf__cuo_shape(c, x)->d[ax] * inner;
+        if (cols > 0 && outer > 0) {
+            if (outer == 1) {
+                if ((r = aicf__cuo_copy(c, y, (uint64_t)pos * c->es, x, 0, (uint64_t)cols * c->es)) != AICF_SUCCESS) return r;
+            } else {
+                aicf__k_copy2d a;
+                unsigned grid[3], block[3];
+                aicf__cuo_op* op;
+                char name[96];
+                int v = cols % 4 == 0 && ycols % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * c->es &&
+                                aicf__cuo_align(c, y, (uint64_t)pos * c->es) >= 4 * c->es
+                            ? 4
+                            : 1;
+                memset(&a, 0, sizeof a);
+                a.rows = outer;
+                a.cols = cols;
+                a.ldx = cols;
+                a.ldy = ycols;
+                snprintf(name, sizeof name, "aicf_copy2d_%s_v%d", aicf__cuo_dtn(c), v);
+                aicf__cuo_dims1(outer * cols / v, grid, block);
+                if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+                aicf__cuo_patch(op, offsetof(aicf__k_copy2d, x), x, 0);
+                aicf__cuo_patch(op, offsetof(aicf__k_copy2d, y), y, (uint64_t)pos * c->es);
+                if (v == 4) vec4++;
+            }
+            launches++;
+        }
+        pos += cols;
+    }
+    if (outer == 1) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "%d inputs, outer size 1: one device-to-device copy each", launches);
+    } else {
+        aicf__cuo_reason(c, "%d strided 2-D copies (%lld rows each), %d of them vec4", launches, (long long)outer, vec4);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Converts tensor x (storage sdx) into y (storage sdy) elementwise. */
+static aicf_result aicf__cuo_convert(aicf__cuo* c, int x, int y) {
+    aicf_dtype sx = c->p->loc[x].sdtype, sy = c->p->loc[y].sdtype;
+    int64_t n = aicf__cuo_numel(c, y);
+    int fx = sx == AICF_DTYPE_FLOAT32 || sx == AICF_DTYPE_FLOAT16, fy = sy == AICF_DTYPE_FLOAT32 || sy == AICF_DTYPE_FLOAT16;
+    if (sx == sy) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "same storage type (%s): device-to-device copy", aicf_dtype_name(sx));
+        return aicf__cuo_copy(c, y, 0, x, 0, c->p->loc[y].bytes);
+    }
+    if (!fx || !fy)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "conversion %s -> %s is not supported on the device (float32 <-> float16 only)",
+                              aicf_dtype_name(sx), aicf_dtype_name(sy));
+    {
+        aicf__k_cast a;
+        unsigned grid[3], block[3];
+        aicf__cuo_op* op;
+        char name[96];
+        const char* src = sx == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
+        const char* dst = sy == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
+        int v = n % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * aicf_dtype_size(sx) &&
+                        aicf__cuo_align(c, y, 0) >= 4 * aicf_dtype_size(sy)
+                    ? 4
+                    : 1;
+        aicf_result r;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        snprintf(name, sizeof name, "aicf_cast_%s_%s_v%d", src, dst, v);
+        aicf__cuo_dims1(n / v, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_cast, x), x, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_cast, y), y, 0);
+        aicf__cuo_reason(c, "%s -> %s, %lld elements%s", src, dst, (long long)n, v == 4 ? ", vec4" : "");
+    }
+    return AICF_SUCCESS;
+}
+
+/* Identity, Dropout, Reshape, Flatten, Squeeze, Unsqueeze. */
+static aicf_result aicf__cuo_lower_alias(aicf__cuo* c) {
+    int x = aicf__cuo_in(c, 0), y = aicf__cuo_out(c, 0);
+    if (c->nd->op == AICF__OP_Dropout && aicf__cuo_out(c, 1) >= 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "output 1 '%.200s' (mask) is not produced on the device",
+                              c->g->tensors[aicf__cuo_out(c, 1)].name ? c->g->tensors[aicf__cuo_out(c, 1)].name : "");
+    if (c->p->loc[y].alias_of >= 0) {
+        snprintf(c->kernel, sizeof c->kernel, "alias");
+        aicf__cuo_reason(c, "output aliases input storage");
+        return AICF_SUCCESS;
+    }
+    if (c->p->loc[x].sdtype != c->p->loc[y].sdtype || c->p->loc[x].bytes != c->p->loc[y].bytes)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "output storage (%s, %zu bytes) differs from input storage (%s, %zu bytes)",
+                              aicf_dtype_name(c->p->loc[y].sdtype), c->p->loc[y].bytes, aicf_dtype_name(c->p->loc[x].sdtype),
+                              c->p->loc[x].bytes);
+    snprintf(c->kernel, sizeof c->kernel, "memcpy");
+    aicf__cuo_reason(c, "output has its own storage (input in %s): device-to-device copy",
+                     c->p->loc[x].space == AICF__SPACE_WEIGHTS ? "weights" : "arena");
+    return aicf__cuo_copy(c, y, 0, x, 0, c->p->loc[y].bytes);
+}
+
+/* ---- GEMM: cuBLASLt or the generated tiled kernel ---- */
+
+/* Asks cuBLASLt for an algorithm. *slot = the record's index, or -1 when the caller must use a
+   generated kernel (why[] then says why). Only out-of-memory is an error. */
+static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, int* slot, char* why, size_t cap) {
+    void* algo = NULL;
+    aicf_result r;
+    char saved[sizeof c->ctx->last_error];
+    *slot = -1;
+    why[0] = 0;
+    if (c->n_algo >= AICF__CUO_MAX_ALGO) {
+        snprintf(why, cap, "more than %d cuBLASLt algorithms in one step", AICF__CUO_MAX_ALGO);
+        return AICF_SUCCESS;
+    }
+    memcpy(saved, c->ctx->last_error, sizeof saved);
+    r = aicf__cuda_matmul_plan(c->p, md, &algo, why, cap);
+    if (r == AICF_SUCCESS) {
+        c->algo[c->n_algo] = algo;
+        *slot = c->n_algo++;
+        return AICF_SUCCESS;
+    }
+    if (algo) aicf__free(c->ctx, algo);
+    if (r == AICF_ERROR_OUT_OF_MEMORY) return r;
+    snprintf(why, cap, "%.150s", c->ctx->last_error[0] ? c->ctx->last_error : aicf_result_str(r));
+    memcpy(c->ctx->last_error, saved, sizeof saved); /* falling back is not an error */
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_mm_push(aicf__cuo* c, const aicf__matmul_desc* md, int slot, int ta, uint64_t oa, int tb,
+                                     uint64_t ob, int tc, uint64_t oc, int td, uint64_t od, int tbias) {
+    aicf__cuo_op* op;
+    aicf_result r;
+    if ((r = aicf__cuo_push(c, AICF__CUO_MATMUL, &op)) != AICF_SUCCESS) return r;
+    op->algo = slot;
+    op->args_size = (uint32_t)sizeof *md;
+    memcpy(op->args, md, sizeof *md);
+    aicf__cuo_patch(op, offsetof(aicf__matmul_desc, a), ta, oa);
+    aicf__cuo_patch(op, offsetof(aicf__matmul_desc, b), tb, ob);
+    aicf__cuo_patch(op, offsetof(aicf__matmul_desc, d), td, od);
+    if (tc >= 0) aicf__cuo_patch(op, offsetof(aicf__matmul_desc, c), tc, oc);
+    if (tbias >= 0) aicf__cuo_patch(op, offsetof(aicf__matmul_desc, bias_ptr), tbias, 0);
+    snprintf(c->kernel, sizeof c->kernel, "cublasLt:matmul");
+    return AICF_SUCCESS;
+}
+
+/* Launches the generated GEMM for args g (addresses patched from the tensors + byte offsets).
+   *variant receives "t64" or "t16". */
+static aicf_result aicf__cuo_gemm_kernel(aicf__cuo* c, const aicf__k_gemm* g, int ta, uint64_t oa, int tb, uint64_t ob,
+                                         int tc, uint64_t oc, int td, uint64_t od, const char** variant) {
+    int64_t t64 = ((g->M + 63) / 64) * ((g->N + 63) / 64) * g->batch;
+    int use64 = t64 >= 128 || (g->M + 15) / 16 > 65535;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    int64_t tile = use64 ? 64 : 16;
+    if ((g->M + tile - 1) / tile > 65535 || (g->N + tile - 1) / tile > 0x7fffffff)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "GEMM M = %lld N = %lld exceeds the generated kernel's grid", (long long)g->M,
+                              (long long)g->N);
+    grid[0] = (unsigned)((g->N + tile - 1) / tile);
+    grid[1] = (unsigned)((g->M + tile - 1) / tile);
+    grid[2] = (unsigned)AICF__MIN(g->batch, 65535);
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    *variant = use64 ? "t64" : "t16";
+    snprintf(name, sizeof name, "aicf_gemm_%s_%s", *variant, aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, g, sizeof *g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm, a), ta, oa);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm, b), tb, ob);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm, d), td, od);
+    if (tc >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm, c), tc, oc);
+    return AICF_SUCCESS;
+}
+
+static void aicf__cuo_mm_desc(aicf__cuo* c, aicf__matmul_desc* md) {
+    memset(md, 0, sizeof *md);
+    md->batch = 1;
+    md->alpha = 1.0f;
+    md->dtype = c->f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
+    md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32;
+}
+
+/* Plan time: cuBLASLt's search reads the address fields as byte offsets to decide the alignment
+   it may assume; give it each operand's alignment (a power of two, itself that aligned). */
+static void aicf__cuo_mm_align(const aicf__cuo* c, aicf__matmul_desc* md, int ta, int tb, int tc, int td) {
+    md->a = ta >= 0 ? aicf__cuo_align(c, ta, 0) : 0;
+    md->b = tb >= 0 ? aicf__cuo_align(c, tb, 0) : 0;
+    md->c = tc >= 0 ? aicf__cuo_align(c, tc, 0) : 0;
+    md->d = td >= 0 ? aicf__cuo_align(c, td, 0) : 0;
+}
+
+static void aicf__cuo_gemm_from_desc(const aicf__matmul_desc* md, aicf__k_gemm* g) {
+    memset(g, 0, sizeof *g);
+    g->M = md->M;
+    g->N = md->N;
+    g->K = md->K;
+    g->lda = md->lda;
+    g->ldb = md->ldb;
+    g->ldd = md->ldc;
+    g->trans_a = md->trans_a;
+    g->trans_b = md->trans_b;
+    g->batch = md->batch;
+    g->stride_a = md->stride_a;
+    g->stride_b = md->stride_b;
+    g->stride_c = md->stride_c;
+    g->stride_d = md->stride_c;
+    g->alpha = md->alpha;
+    g->beta = md->beta;
+    g->relu = md->relu;
+}
+
+static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
+    const aicf__node* n = c->nd;
+    int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), C = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    const aicf__shape* as = aicf__cuo_shape(c, A);
+    const aicf__shape* bs = aicf__cuo_shape(c, B);
+    int64_t ta = aicf__attr_i(n, "transA", 0), tb = aicf__attr_i(n, "transB", 0);
+    float alpha = aicf__attr_f(n, "alpha", 1.0f), beta = aicf__attr_f(n, "beta", 1.0f);
+    int64_t cm = 1, cn = 1, c_rs = 0, c_cs = 0;
+    int has_c, mode = 0; /* cuBLASLt C term: 0 none, 1 C is [M,N], 2 bias epilogue, 3 broadcast copy */
+    aicf__matmul_desc md;
+    char why[192], b1[160];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (as->rank != 2 || bs->rank != 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "inputs A and B must be 2-D");
+    aicf__cuo_mm_desc(c, &md);
+    md.trans_a = ta != 0;
+    md.trans_b = tb != 0;
+    md.M = ta ? as->d[1] : as->d[0];
+    md.K = ta ? as->d[0] : as->d[1];
+    md.N = tb ? bs->d[0] : bs->d[1];
+    md.lda = as->d[1];
+    md.ldb = bs->d[1];
+    md.ldc = md.N;
+    md.alpha = alpha;
+    has_c = C >= 0 && beta != 0.0f;
+    if (has_c) {
+        const aicf__shape* cs = aicf__cuo_shape(c, C);
+        if (cs->rank > 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 2 (C) has rank %d", cs->rank);
+        if (cs->rank == 2) cm = cs->d[0];
+        if (cs->rank >= 1) cn = cs->d[cs->rank - 1];
+        c_rs = cm == 1 ? 0 : cn;
+        c_cs = cn == 1 ? 0 : 1;
+        if (cm == md.M && cn == md.N) mode = 1;
+        else if (cm == 1 && cn == md.N && beta == 1.0f) mode = 2;
+        else mode = 3;
+        if (mode == 1 || mode == 3) md.beta = beta;
+        if (mode == 2) md.bias = 1;
+    }
+    aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : -1), Y);
+    if (md.K > 0) {
+        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+    } else {
+        snprintf(why, sizeof why, "K = 0");
+    }
+    if (slot >= 0) {
+        if (mode == 3) { /* C broadcast into Y, then Y = alpha A B + beta Y */
+            int64_t shape[2], sx[2];
+            shape[0] = md.M;
+            shape[1] = md.N;
+            sx[0] = c_rs;
+            sx[1] = c_cs;
+            if ((r = aicf__cuo_permute(c, C, 0, Y, 0, shape, 2, sx)) != AICF_SUCCESS) return r;
+        }
+        if ((r = aicf__cuo_mm_push(c, &md, slot, A, 0, B, 0, mode == 1 ? C : (mode == 3 ? Y : -1), 0, Y, 0,
+                                   mode == 2 ? C : -1)) != AICF_SUCCESS)
+            return r;
+        aicf__cuo_reason(c, "%.110s; M=%lld N=%lld K=%lld%s", why, (long long)md.M, (long long)md.N, (long long)md.K,
+                         mode == 2 ? ", C as bias epilogue" : (mode == 3 ? ", C broadcast-copied into Y first" : ""));
+    } else {
+        aicf__k_gemm g;
+        const char* v;
+        aicf__cuo_gemm_from_desc(&md, &g);
+        g.beta = has_c ? beta : 0.0f;
+        g.c_rs = c_rs;
+        g.c_cs = c_cs;
+        if ((r = aicf__cuo_gemm_kernel(c, &g, A, 0, B, 0, has_c ? C : -1, 0, Y, 0, &v)) != AICF_SUCCESS) return r;
+        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld%s (cuBLASLt: %.80s)", v, (long long)md.M, (long long)md.N,
+                         (long long)md.K, has_c ? ", C strided" : "", why);
+    }
+    AICF__UNUSED(b1);
+    return AICF_SUCCESS;
+}
+
+/* MatMul (numpy semantics): one GEMM when B has no batch (A's batch folds into M), else a
+   strided-batched GEMM over the innermost collapsed batch dim, repeated over the outer ones. */
+static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
+    int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), Y = aicf__cuo_out(c, 0), slot = -1, i, R, k;
+    const aicf__shape* as = aicf__cuo_shape(c, A);
+    const aicf__shape* bs = aicf__cuo_shape(c, B);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    int ra = as->rank, rb = bs->rank;
+    int64_t M, N, K, nbB, nrep = 1, inner_count = 1, sa_in = 0, sb_in = 0;
+    aicf__shape ba, bb, ob;
+    int64_t sta[AICF_MAX_RANK], stb[AICF_MAX_RANK], std_[AICF_MAX_RANK], shape[AICF_MAX_RANK];
+    int64_t* st[3];
+    int64_t idx[AICF_MAX_RANK];
+    aicf__matmul_desc md;
+    char why[192];
+    const char* v = "";
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
+    if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
+    M = ra >= 2 ? as->d[ra - 2] : 1;
+    K = as->d[ra - 1];
+    N = rb >= 2 ? bs->d[rb - 1] : 1;
+    memset(&ba, 0, sizeof ba);
+    memset(&bb, 0, sizeof bb);
+    memset(&ob, 0, sizeof ob);
+    ba.rank = ra >= 2 ? ra - 2 : 0;
+    for (i = 0; i < ba.rank; i++) ba.d[i] = as->d[i];
+    bb.rank = rb >= 2 ? rb - 2 : 0;
+    for (i = 0; i < bb.rank; i++) bb.d[i] = bs->d[i];
+    ob.rank = ys->rank - (ra >= 2) - (rb >= 2);
+    if (ob.rank < 0) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "output rank %d does not fit the inputs", ys->rank);
+    for (i = 0; i < ob.rank; i++) ob.d[i] = ys->d[i];
+    nbB = aicf__shape_numel(&bb);
+    aicf__cuo_mm_desc(c, &md);
+    md.N = N;
+    md.K = K;
+    md.lda = K;
+    md.ldb = N;
+    md.ldc = N;
+    R = 0;
+    if (nbB == 1) { /* fold A's batch into M */
+        md.M = M * aicf__shape_numel(&ob);
+    } else {
+        aicf__cuo_bstrides(&ba, &ob, sta);
+        aicf__cuo_bstrides(&bb, &ob, stb);
+        {
+            int64_t s = M * N;
+            for (i = ob.rank - 1; i >= 0; i--) {
+                std_[i] = s;
+                s *= ob.d[i];
+            }
+        }
+        for (i = 0; i < ob.rank; i++) {
+            sta[i] *= M * K;
+            stb[i] *= K * N;
+            shape[i] = ob.d[i];
+        }
+        st[0] = sta;
+        st[1] = stb;
+        st[2] = std_;
+        R = aicf__cuo_collapse(shape, ob.rank, st, 3);
+        md.M = M;
+        if (R > 0) {
+            inner_count = shape[R - 1];
+            sa_in = sta[R - 1];
+            sb_in = stb[R - 1];
+            for (i = 0; i < R - 1; i++) nrep *= shape[i];
+        }
+        if (nrep > AICF__CUO_MAX_OPS)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                                  "batch broadcasting needs %lld separate GEMMs (limit %d)", (long long)nrep, AICF__CUO_MAX_OPS);
+        md.batch = inner_count;
+        md.stride_a = sa_in;
+        md.stride_b = sb_in;
+        md.stride_c = M * N;
+    }
+    aicf__cuo_mm_align(c, &md, A, B, -1, Y);
+    memset(idx, 0, sizeof idx);
+    for (k = 0; k < nrep; k++) { /* the alignment must hold for every repetition */
+        uint64_t oa = 0, obb = 0, od = 0, al;
+        for (i = 0; i < R - 1; i++) {
+            oa += (uint64_t)(idx[i] * sta[i]);
+            obb += (uint64_t)(idx[i] * stb[i]);
+            od += (uint64_t)(idx[i] * std_[i]);
+        }
+        if ((al = aicf__cuo_align(c, A, oa * c->es)) < md.a) md.a = al;
+        if ((al = aicf__cuo_align(c, B, obb * c->es)) < md.b) md.b = al;
+        if ((al = aicf__cuo_align(c, Y, od * c->es)) < md.d) md.d = al;
+        for (i = R - 2; i >= 0; i--) {
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    if (K > 0) {
+        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+    } else {
+        snprintf(why, sizeof why, "K = 0");
+    }
+    memset(idx, 0, sizeof idx);
+    for (k = 0; k < nrep; k++) {
+        uint64_t oa = 0, obb = 0, od = 0;
+        for (i = 0; i < R - 1; i++) {
+            oa += (uint64_t)(idx[i] * sta[i]);
+            obb += (uint64_t)(idx[i] * stb[i]);
+            od += (uint64_t)(idx[i] * std_[i]);
+        }
+        oa *= c->es;
+        obb *= c->es;
+        od *= c->es;
+        if (slot >= 0) {
+            if ((r = aicf__cuo_mm_push(c, &md, slot, A, oa, B, obb, -1, 0, Y, od, -1)) != AICF_SUCCESS) return r;
+        } else {
+            aicf__k_gemm g;
+            aicf__cuo_gemm_from_desc(&md, &g);
+            g.beta = 0.0f;
+            if ((r = aicf__cuo_gemm_kernel(c, &g, A, oa, B, obb, -1, 0, Y, od, &v)) != AICF_SUCCESS) return r;
+        }
+        for (i = R - 2; i >= 0; i--) {
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    if (slot >= 0)
+        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)md.M, (long long)N, (long long)K,
+                         (long long)md.batch, nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "");
+    else
+        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld (cuBLASLt: %.70s)", v, (long long)md.M,
+                         (long long)N, (long long)K, (long long)md.batch, (long long)nrep, why);
+    return AICF_SUCCESS;
+}
+
+/* ---- sliding windows: Conv, MaxPool, AveragePool (1-D as 2-D with H = 1) ---- */
+
+typedef struct aicf__cuo_win {
+    int64_t N, C, H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw, phe, pwe;
+} aicf__cuo_win;
+
+/* Geometry of x -> y with kernel dims k[nsp], as the ONNX attributes (auto_pad, pads, strides,
+   dilations) give it; y's spatial size is already inferred. */
+static aicf_result aicf__cuo_window(aicf__cuo* c, const aicf__shape* x, const aicf__shape* y, const int64_t* k,
+                                    aicf__cuo_win* w) {
+    int nsp = x->rank - 2, i, cnt;
+    int64_t in[2], out[2], kk[2], s[2], d[2], pb[2], pe[2];
+    const int64_t* v = NULL;
+    const char* ap = aicf__attr_s(c->nd, "auto_pad", "NOTSET");
+    if (nsp == 3)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "3-D (rank 5) data is not supported on the device yet");
+    if (nsp < 1 || nsp > 2 || y->rank != x->rank)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input rank %d is not supported on the device (1-D or 2-D NCHW)",
+                              x->rank);
+    for (i = 0; i < 2; i++) {
+        in[i] = out[i] = kk[i] = s[i] = d[i] = 1;
+        pb[i] = pe[i] = 0;
+    }
+    for (i = 0; i < nsp; i++) {
+        in[2 - nsp + i] = x->d[2 + i];
+        out[2 - nsp + i] = y->d[2 + i];
+        kk[2 - nsp + i] = k[i];
+    }
+    cnt = aicf__attr_ints(c->nd, "strides", &v);
+    if (cnt == nsp)
+        for (i = 0; i < nsp; i++) s[2 - nsp + i] = v[i];
+    cnt = aicf__attr_ints(c->nd, "dilations", &v);
+    if (cnt == nsp)
+        for (i = 0; i < nsp; i++) d[2 - nsp + i] = v[i];
+    if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        for (i = 2 - nsp; i < 2; i++) {
+            int64_t dk = (kk[i] - 1) * d[i] + 1, total = (out[i] - 1) * s[i] + dk - in[i];
+            if (total < 0) total = 0;
+            pb[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+            pe[i] = total - pb[i];
+        }
+    } else if (strcmp(ap, "VALID") != 0) {
+        cnt = aicf__attr_ints(c->nd, "pads", &v);
+        if (cnt == 2 * nsp)
+            for (i = 0; i < nsp; i++) {
+                pb[2 - nsp + i] = v[i];
+                pe[2 - nsp + i] = v[nsp + i];
+            }
+    }
+    w->N = x->d[0];
+    w->C = x->d[1];
+    w->H = in[0];
+    w->W = in[1];
+    w->OH = out[0];
+    w->OW = out[1];
+    w->KH = kk[0];
+    w->KW = kk[1];
+    w->sh = s[0];
+    w->sw = s[1];
+    w->dh = d[0];
+    w->dw = d[1];
+    w->ph = pb[0];
+    w->pw = pb[1];
+    w->phe = pe[0];
+    w->pwe = pe[1];
+    /* the kernels index rows and columns with 32-bit ints */
+    if (w->H > 0x3fffffff || w->W > 0x3fffffff || w->OH * w->sh > 0x3fffffff || w->OW * w->sw > 0x3fffffff ||
+        (w->KH - 1) * w->dh > 0x3fffffff || (w->KW - 1) * w->dw > 0x3fffffff)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "spatial sizes beyond 2^30 are not supported on the device");
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ws = aicf__cuo_shape(c, Wt);
+    int64_t group = aicf__attr_i(c->nd, "group", 1), M, Cg, Mg, Kg, NP;
+    aicf__cuo_win w;
+    aicf__k_conv2d a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96], why[192];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (xs->rank == 5) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "3-D convolution is not supported on the device yet");
+    if ((r = aicf__cuo_window(c, xs, aicf__cuo_shape(c, Y), ws->d + 2, &w)) != AICF_SUCCESS) return r;
+    M = ws->d[0];
+    if (group < 1 || w.C % group || M % group) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "group %lld does not divide C and M", (long long)group);
+    Cg = w.C / group;
+    Mg = M / group;
+    Kg = Cg * w.KH * w.KW;
+    NP = w.N * w.OH * w.OW;
+    memset(&a, 0, sizeof a);
+    a.N = w.N;
+    a.C = w.C;
+    a.H = w.H;
+    a.W = w.W;
+    a.M = M;
+    a.OH = w.OH;
+    a.OW = w.OW;
+    a.KH = w.KH;
+    a.KW = w.KW;
+    a.group = group;
+    a.pad_h = w.ph;
+    a.pad_w = w.pw;
+    a.stride_h = w.sh;
+    a.stride_w = w.sw;
+    a.dil_h = w.dh;
+    a.dil_w = w.dw;
+    /* pointwise convolution = a GEMM per image: Y[n] (M x HW) = W (M x C) X[n] (C x HW) */
+    if (group == 1 && w.KH == 1 && w.KW == 1 && w.sh == 1 && w.sw == 1 && w.ph == 0 && w.pw == 0 && w.phe == 0 &&
+        w.pwe == 0 && w.C > 0) {
+        aicf__matmul_desc md;
+        int64_t HW = w.H * w.W;
+        aicf__cuo_mm_desc(c, &md);
+        md.M = M;
+        md.N = HW;
+        md.K = w.C;
+        md.lda = w.C;
+        md.ldb = HW;
+        md.ldc = HW;
+        md.batch = w.N;
+        md.stride_a = 0;
+        md.stride_b = w.C * HW;
+        md.stride_c = M * HW;
+        aicf__cuo_mm_align(c, &md, Wt, X, -1, Y);
+        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+        if (slot >= 0) {
+            if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS) return r;
+            if (Bi >= 0) { /* Y += B[1,M,1] */
+                aicf__shape ys3, bs3;
+                memset(&ys3, 0, sizeof ys3);
+                memset(&bs3, 0, sizeof bs3);
+                ys3.rank = bs3.rank = 3;
+                ys3.d[0] = w.N;
+                ys3.d[1] = M;
+                ys3.d[2] = HW;
+                bs3.d[0] = 1;
+                bs3.d[1] = M;
+                bs3.d[2] = 1;
+                if ((r = aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3)) != AICF_SUCCESS) return r;
+                snprintf(c->kernel, sizeof c->kernel, "cublasLt:matmul");
+            }
+            aicf__cuo_reason(c, "1x1 conv as GEMM: %.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)M,
+                             (long long)HW, (long long)w.C, (long long)w.N, Bi >= 0 ? ", bias kernel after" : "");
+            return AICF_SUCCESS;
+        }
+    } else {
+        snprintf(why, sizeof why, "no cuBLASLt path for a %s conv",
+                 group > 1 ? "grouped" : (w.KH * w.KW > 1 ? "spatial" : "strided or padded"));
+    }
+    if (Mg >= 16 && Kg >= 16 && NP >= 64 && group <= 65535 && (Mg + 63) / 64 <= 65535 && (NP + 63) / 64 <= 0x7fffffff) {
+        grid[0] = (unsigned)((NP + 63) / 64);
+        grid[1] = (unsigned)((Mg + 63) / 64);
+        grid[2] = (unsigned)group;
+        block[0] = AICF__CUO_BLOCK;
+        block[1] = block[2] = 1;
+        snprintf(name, sizeof name, "aicf_conv2d_igemm_%s", aicf__cuo_dtn(c));
+        aicf__cuo_reason(c, "implicit GEMM 64x64x16: M=%lld N=%lld K=%lld per group, %lld groups (%.60s)", (long long)Mg,
+                         (long long)NP, (long long)Kg, (long long)group, why);
+    } else {
+        aicf__cuo_dims1(w.N * M * w.OH * w.OW, grid, block);
+        snprintf(name, sizeof name, "aicf_conv2d_direct_%s", aicf__cuo_dtn(c));
+        aicf__cuo_reason(c, "direct conv (one thread per output): %lld channels/group, K=%lld per output (%.60s)", (long long)Mg,
+                         (long long)Kg, why);
+    }
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, w), Wt, 0);
+    if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d, bias), Bi, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, y), Y, 0);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_pool(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), cnt;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const int64_t* ks = NULL;
+    int is_max = c->nd->op == AICF__OP_MaxPool;
+    aicf__cuo_win w;
+    aicf__k_pool2d a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (is_max && aicf__cuo_out(c, 1) >= 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "output 1 (Indices) is not supported");
+    cnt = aicf__attr_ints(c->nd, "kernel_shape", &ks);
+    if (cnt != xs->rank - 2) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'kernel_shape' has %d values", cnt);
+    if ((r = aicf__cuo_window(c, xs, aicf__cuo_shape(c, Y), ks, &w)) != AICF_SUCCESS) return r;
+    memset(&a, 0, sizeof a);
+    a.NC = w.N * w.C;
+    a.H = w.H;
+    a.W = w.W;
+    a.OH = w.OH;
+    a.OW = w.OW;
+    a.KH = w.KH;
+    a.KW = w.KW;
+    a.pad_h = w.ph;
+    a.pad_w = w.pw;
+    a.pad_h_end = w.phe;
+    a.pad_w_end = w.pwe;
+    a.stride_h = w.sh;
+    a.stride_w = w.sw;
+    a.dil_h = w.dh;
+    a.dil_w = w.dw;
+    a.count_include_pad = is_max ? 0 : aicf__attr_i(c->nd, "count_include_pad", 0) != 0;
+    snprintf(name, sizeof name, "aicf_%s_%s", is_max ? "maxpool2d" : "avgpool2d", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.NC * a.OH * a.OW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_pool2d, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_pool2d, y), Y, 0);
+    aicf__cuo_reason(c, "one thread per output, window %lldx%lld stride %lldx%lld%s", (long long)w.KH, (long long)w.KW,
+                     (long long)w.sh, (long long)w.sw, xs->rank == 3 ? " (1-D as 2-D with H = 1)" : "");
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_gap(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0);
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_rowmean a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", xs->rank);
+    memset(&a, 0, sizeof a);
+    a.rows = xs->d[0] * xs->d[1];
+    a.n = aicf__cuo_prod(xs, 2, xs->rank);
+    if (a.n == 0) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "empty spatial extent (the mean is NaN)");
+    grid[0] = (unsigned)AICF__MIN(a.rows, AICF__CUO_MAX_GRID);
+    grid[1] = grid[2] = 1;
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    snprintf(name, sizeof name, "aicf_rowmean_%s", aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_rowmean, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_rowmean, y), Y, 0);
+    aicf__cuo_reason(c, "one block per (n,c): %lld rows of %lld, fixed tree reduction", (long long)a.rows, (long long)a.n);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_bn(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), i;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_batchnorm a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    static const size_t fields[4] = {offsetof(aicf__k_batchnorm, scale), offsetof(aicf__k_batchnorm, bias),
+                                     offsetof(aicf__k_batchnorm, mean), offsetof(aicf__k_batchnorm, var)};
+    if ((r = aicf__cuo_floats(c, 5)) != AICF_SUCCESS) return r;
+    for (i = 1; i < c->st->n_out; i++)
+        if (aicf__cuo_out(c, i) >= 0) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "training-mode outputs are not supported");
+    if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", xs->rank);
+    for (i = 1; i < 5; i++)
+        if (aicf__cuo_in(c, i) < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+    memset(&a, 0, sizeof a);
+    a.N = xs->d[0];
+    a.C = xs->d[1];
+    a.HW = aicf__cuo_prod(xs, 2, xs->rank);
+    a.per_act = aicf__cuo_opset(c) < 9 && aicf__attr_i(c->nd, "spatial", 1) == 0;
+    a.epsilon = aicf__attr_f(c->nd, "epsilon", 1e-5f);
+    snprintf(name, sizeof name, "aicf_batchnorm_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.N * a.C * a.HW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_batchnorm, x), X, 0);
+    for (i = 0; i < 4; i++) aicf__cuo_patch(op, fields[i], aicf__cuo_in(c, i + 1), 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_batchnorm, y), Y, 0);
+    aicf__cuo_reason(c, "standalone per-%s affine (not folded into a Conv)", a.per_act ? "activation" : "channel");
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_lrn(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0);
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_lrn a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", xs->rank);
+    memset(&a, 0, sizeof a);
+    a.N = xs->d[0];
+    a.C = xs->d[1];
+    a.HW = aicf__cuo_prod(xs, 2, xs->rank);
+    a.size = aicf__attr_i(c->nd, "size", 1);
+    if (a.size < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'size' must be >= 1");
+    a.alpha = aicf__attr_f(c->nd, "alpha", 1e-4f);
+    a.beta = aicf__attr_f(c->nd, "beta", 0.75f);
+    a.bias = aicf__attr_f(c->nd, "bias", 1.0f);
+    snprintf(name, sizeof name, "aicf_lrn_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.N * a.C * a.HW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_lrn, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_lrn, y), Y, 0);
+    aicf__cuo_reason(c, "one thread per element, window of %lld channels", (long long)a.size);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), rank;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    int64_t axis = aicf__attr_i(c->nd, "axis", aicf__cuo_opset(c) < 13 ? 1 : -1);
+    aicf__k_softmax a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    const char* v;
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    rank = xs->rank;
+    if (rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 is a scalar");
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'axis' is out of range");
+    memset(&a, 0, sizeof a);
+    a.outer = aicf__cuo_prod(xs, 0, (int)axis);
+    if (aicf__cuo_opset(c) < 13) {
+        a.n = aicf__cuo_prod(xs, (int)axis, rank);
+        a.inner = 1;
+    } else {
+        a.n = xs->d[axis];
+        a.inner = aicf__cuo_prod(xs, (int)axis + 1, rank);
+    }
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    grid[1] = grid[2] = 1;
+    if (a.inner > 1) {
+        v = "strided";
+        aicf__cuo_dims1(a.outer * a.inner, grid, block);
+        aicf__cuo_reason(c, "inner size %lld > 1: one thread per column of %lld", (long long)a.inner, (long long)a.n);
+    } else if (a.n <= 1024) {
+        v = "warp";
+        grid[0] = (unsigned)AICF__MIN((a.outer + 7) / 8, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "rows of %lld <= 1024: one warp per row, %lld rows", (long long)a.n, (long long)a.outer);
+    } else {
+        v = "block";
+        grid[0] = (unsigned)AICF__MIN(a.outer, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "rows of %lld > 1024: one block per row, %lld rows", (long long)a.n, (long long)a.outer);
+    }
+    if (grid[0] == 0) grid[0] = 1;
+    snprintf(name, sizeof name, "aicf_softmax_%s_%s", v, aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_softmax, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_softmax, y), Y, 0);
+    return AICF_SUCCESS;
+}
+
+/* ---- entry points ---- */
+
+static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
+    int y = aicf__cuo_out(c, 0);
+    aicf__op op = c->nd->op;
+    if (y < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "output 0 is omitted");
+    if (aicf__op_is_alias(op)) return aicf__cuo_lower_alias(c);
+    if (aicf__cuo_numel(c, y) == 0) {
+        snprintf(c->kernel, sizeof c->kernel, "empty");
+        aicf__cuo_reason(c, "output has 0 elements: nothing to run");
+        return AICF_SUCCESS;
+    }
+    switch (op) {
+    case AICF__OP_Relu:
+    case AICF__OP_Tanh:
+    case AICF__OP_Sigmoid:
+    case AICF__OP_Exp:
+    case AICF__OP_Log:
+    case AICF__OP_Sqrt:
+    case AICF__OP_Neg:
+    case AICF__OP_Abs:
+    case AICF__OP_Reciprocal:
+    case AICF__OP_Erf:
+    case AICF__OP_LeakyRelu:
+    case AICF__OP_Elu:
+    case AICF__OP_HardSigmoid:
+    case AICF__OP_HardSwish:
+    case AICF__OP_Clip: return aicf__cuo_lower_unary(c);
+    case AICF__OP_Add:
+    case AICF__OP_Sub:
+    case AICF__OP_Mul:
+    case AICF__OP_Div:
+    case AICF__OP_Pow:
+    case AICF__OP_Sum:
+    case AICF__OP_Max:
+    case AICF__OP_Min: return aicf__cuo_lower_binary(c);
+    case AICF__OP_Conv: return aicf__cuo_lower_conv(c);
+    case AICF__OP_Gemm: return aicf__cuo_lower_gemm(c);
+    case AICF__OP_MatMul: return aicf__cuo_lower_matmul(c);
+    case AICF__OP_MaxPool:
+    case AICF__OP_AveragePool: return aicf__cuo_lower_pool(c);
+    case AICF__OP_GlobalAveragePool: return aicf__cuo_lower_gap(c);
+    case AICF__OP_BatchNormalization: return aicf__cuo_lower_bn(c);
+    case AICF__OP_LRN: return aicf__cuo_lower_lrn(c);
+    case AICF__OP_Softmax: return aicf__cuo_lower_softmax(c);
+    case AICF__OP_Transpose: return aicf__cuo_lower_transpose(c);
+    case AICF__OP_Concat: return aicf__cuo_lower_concat(c);
+    case AICF__OP_Cast: return aicf__cuo_convert(c, aicf__cuo_in(c, 0), y);
+    case AICF__OP_Constant:
+    case AICF__OP_ConstantOfShape:
+    case AICF__OP_Shape:
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "should have been folded into a constant at plan time");
+    default: return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "op type has no device lowering");
+    }
+}
+
+aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
+    aicf__cuo c;
+    aicf__step* st;
+    aicf_result r;
+    int i, first = -1;
+    if (!p || !p->ctx || !p->g || !p->loc || si < 0 || si >= p->n_steps) return AICF_ERROR_INVALID_ARGUMENT;
+    st = &p->steps[si];
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.ctx = p->ctx;
+    c.g = p->g;
+    c.si = si;
+    c.st = st;
+    c.es = 4;
+    st->kernel[0] = 0;
+    st->reason[0] = 0;
+    st->kernel_index = -1;
+    st->shared_bytes = 0;
+    for (i = 0; i < 3; i++) st->grid[i] = st->block[i] = 0;
+    if (st->kind == AICF__STEP_NODE) {
+        if (st->node < 0 || st->node >= p->g->n_nodes) return AICF_ERROR_INVALID_ARGUMENT;
+        c.nd = &p->g->nodes[st->node];
+    }
+    c.ops = (aicf__cuo_op*)aicf__malloc(p->ctx, sizeof(aicf__cuo_op) * AICF__CUO_MAX_OPS);
+    if (!c.ops) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+    if (st->kind == AICF__STEP_CAST) {
+        if (st->n_in < 1 || st->n_out < 1 || st->in[0] < 0 || st->out[0] < 0) r = AICF_ERROR_INVALID_ARGUMENT;
+        else r = aicf__cuo_convert(&c, st->in[0], st->out[0]);
+    } else {
+        r = aicf__cuo_lower_node(&c);
+    }
+    if (r == AICF_SUCCESS) {
+        size_t bytes = AICF__CUO_HDR + (size_t)c.n_ops * sizeof(aicf__cuo_op) + (size_t)c.n_algo * AICF__CUO_ALGO_BYTES;
+        aicf__cuo_prog* pr = NULL;
+        if (c.n_ops > 0) {
+            pr = (aicf__cuo_prog*)aicf__calloc(p->ctx, 1, bytes);
+            if (!pr) r = aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+        }
+        if (pr) {
+            pr->n_ops = c.n_ops;
+            pr->n_algo = c.n_algo;
+            memcpy(aicf__cuo_prog_ops(pr), c.ops, (size_t)c.n_ops * sizeof(aicf__cuo_op));
+            for (i = 0; i < c.n_algo; i++)
+                if (c.algo[i]) memcpy(aicf__cuo_prog_algo(pr, i), c.algo[i], AICF__CUO_ALGO_BYTES);
+            st->backend = pr;
+        }
+    }
+    for (i = 0; i < c.n_algo; i++) aicf__free(p->ctx, c.algo[i]);
+    if (r == AICF_SUCCESS) {
+        for (i = 0; i < c.n_ops; i++)
+            if (c.ops[i].kind == AICF__CUO_KERNEL) {
+                first = i;
+                break;
+            }
+        if (c.kernel[0] || first < 0) {
+            snprintf(st->kernel, sizeof st->kernel, "%s", c.kernel[0] ? c.kernel : "none");
+        } else {
+            const aicf__cuo_op* op = &c.ops[first];
+            st->kernel_index = op->kernel_index;
+            memcpy(st->grid, op->grid, sizeof st->grid);
+            memcpy(st->block, op->block, sizeof st->block);
+            st->shared_bytes = op->shared_bytes;
+            snprintf(st->kernel, sizeof st->kernel, "%s", c.first_name);
+        }
+        if (c.n_ops > 1) {
+            size_t len = strlen(c.reason);
+            snprintf(c.reason + len, sizeof c.reason - len, " [%d launches]", c.n_ops);
+        }
+        snprintf(st->reason, sizeof st->reason, "%s", c.reason);
+    }
+    aicf__free(p->ctx, c.ops);
+    return r;
+}
+
+aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
+    aicf__step* st;
+    aicf__cuo_prog* pr;
+    aicf__cuo_op* ops;
+    int i, k;
+    if (!em || !p || si < 0 || si >= p->n_steps) return AICF_ERROR_INVALID_ARGUMENT;
+    st = &p->steps[si];
+    pr = (aicf__cuo_prog*)st->backend;
+    if (!pr) return AICF_SUCCESS; /* alias, empty */
+    ops = aicf__cuo_prog_ops(pr);
+    for (i = 0; i < pr->n_ops; i++) {
+        const aicf__cuo_op* op = &ops[i];
+        uint64_t args[AICF__CUO_ARGS_WORDS];
+        uint64_t addr[AICF__CUO_MAX_PATCH];
+        aicf_result r;
+        for (k = 0; k < op->n_patch; k++) {
+            uint64_t base = aicf__cuda_tensor_ptr(em, op->patch[k].tensor);
+            if (!base) {
+                const aicf__tensor* t = &p->g->tensors[op->patch[k].tensor];
+                return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): tensor '%.200s' has no device storage",
+                                 si, st->kernel, t->name ? t->name : "");
+            }
+            addr[k] = base + op->patch[k].add;
+        }
+        if (op->kind == AICF__CUO_COPY) {
+            r = aicf__cuda_emit_copy(em, addr[0], addr[1], (size_t)op->copy_bytes);
+        } else {
+            memcpy(args, op->args, sizeof args);
+            for (k = 0; k < op->n_patch; k++) memcpy((unsigned char*)args + op->patch[k].field, &addr[k], sizeof(uint64_t));
+            if (op->kind == AICF__CUO_KERNEL)
+                r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size);
+            else
+                r = aicf__cuda_emit_matmul(em, (const aicf__matmul_desc*)(const void*)args, aicf__cuo_prog_algo(pr, op->algo));
+        }
+        if (r != AICF_SUCCESS) return r;
+    }
+    return AICF_SUCCESS;
+}
+#endif /* AICF_IMPLEMENTATION */

@@ -1,0 +1,115 @@
+"""The kernel variants aicf generates: read by codegen/gen.py (format: docs/kernels.md).
+
+MODULES is a list of dicts, one per rendered CUDA source (= one NVRTC compilation per target):
+  {"name": module name (C identifier, unique),
+   "template": file name in templates/,
+   "context": {Jinja variables for the template},
+   "kernels": [{"name": extern "C" __global__ function in the module (unique across modules),
+                "op": what it computes, "dtype": storage type ("f32", "f16"),
+                "params": {variant parameters; packed "key=value;..." with sorted keys},
+                "block": threads per block it was written for (its launch bounds)}, ...]}
+"""
+
+MODULES = []
+
+for _dtype in ("f16", "f32"):
+    MODULES.append({
+        "name": "sample_axpy_" + _dtype,
+        "template": "sample_axpy.cu.j2",
+        "context": {"dtype": _dtype},
+        "kernels": [{"name": "aicf_sample_axpy_" + _dtype, "op": "axpy", "dtype": _dtype,
+                     "params": {"vec": 1}, "block": 256}],
+    })
+
+
+# ---- the op kernels of src/81_cuda_ops.c (templates/{unary,binary,conv,gemm,pool,softmax,layout}.cu.j2)
+# 81_cuda_ops.c finds these kernels by name (aicf__cuda_kernel_find) and chooses among the
+# variants at plan time; tests/test_gpu_kernels.c runs every one of them against the CPU
+# reference. The argument structs are declared in each template and mirrored in 81_cuda_ops.c.
+DTYPES = ("f32", "f16")
+UNARY_FNS = ("relu", "tanh", "sigmoid", "exp", "log", "sqrt", "neg", "abs", "reciprocal", "erf",
+             "leaky_relu", "elu", "hard_sigmoid", "hard_swish", "clip")
+BINARY_FNS = ("add", "sub", "mul", "div", "pow", "max", "min")
+
+
+def _k(name, op, dtype, params, block=256):
+    return {"name": name, "op": op, "dtype": dtype, "params": params, "block": block}
+
+
+def _unary():
+    ks = []
+    for dt in DTYPES:
+        for fn in UNARY_FNS:
+            for vec in (1, 4):
+                ks.append(_k("aicf_unary_%s_%s_v%d" % (fn, dt, vec), "unary", dt, {"fn": fn, "vec": vec}))
+    for src, dst in (("f32", "f16"), ("f16", "f32")):
+        for vec in (1, 4):
+            ks.append(_k("aicf_cast_%s_%s_v%d" % (src, dst, vec), "cast", src, {"src": src, "dst": dst, "vec": vec}))
+    return ks
+
+
+def _binary():
+    ks = []
+    for dt in DTYPES:
+        for fn in BINARY_FNS:
+            for vec in (1, 4):
+                ks.append(_k("aicf_binary_%s_%s_flat_v%d" % (fn, dt, vec), "binary", dt,
+                             {"fn": fn, "variant": "flat", "vec": vec}))
+            ks.append(_k("aicf_binary_%s_%s_bcast" % (fn, dt), "binary", dt, {"fn": fn, "variant": "bcast"}))
+    return ks
+
+
+def _conv():
+    ks = []
+    for dt in DTYPES:
+        ks.append(_k("aicf_conv2d_direct_%s" % dt, "conv2d", dt, {"variant": "direct"}))
+        ks.append(_k("aicf_conv2d_igemm_%s" % dt, "conv2d", dt, {"variant": "igemm", "tile": "64x64x16"}))
+        ks.append(_k("aicf_batchnorm_%s" % dt, "batchnorm", dt, {}))
+    return ks
+
+
+def _gemm():
+    ks = []
+    for dt in DTYPES:
+        ks.append(_k("aicf_gemm_t64_%s" % dt, "gemm", dt, {"variant": "t64", "tile": "64x64x16"}))
+        ks.append(_k("aicf_gemm_t16_%s" % dt, "gemm", dt, {"variant": "t16", "tile": "16x16x16"}))
+    return ks
+
+
+def _pool():
+    ks = []
+    for dt in DTYPES:
+        ks.append(_k("aicf_maxpool2d_%s" % dt, "maxpool2d", dt, {}))
+        ks.append(_k("aicf_avgpool2d_%s" % dt, "avgpool2d", dt, {}))
+        ks.append(_k("aicf_rowmean_%s" % dt, "rowmean", dt, {}))
+        ks.append(_k("aicf_lrn_%s" % dt, "lrn", dt, {}))
+    return ks
+
+
+def _softmax():
+    ks = []
+    for dt in DTYPES:
+        for v in ("block", "warp", "strided"):
+            ks.append(_k("aicf_softmax_%s_%s" % (v, dt), "softmax", dt, {"variant": v}))
+    return ks
+
+
+def _layout():
+    ks = []
+    for dt in DTYPES:
+        ks.append(_k("aicf_permute_%s" % dt, "permute", dt, {}))
+        ks.append(_k("aicf_transpose2d_%s" % dt, "transpose2d", dt, {"tile": "32x32"}))
+        for vec in (1, 4):
+            ks.append(_k("aicf_copy2d_%s_v%d" % (dt, vec), "copy2d", dt, {"vec": vec}))
+    return ks
+
+
+MODULES += [
+    {"name": "unary", "template": "unary.cu.j2", "context": {}, "kernels": _unary()},
+    {"name": "binary", "template": "binary.cu.j2", "context": {}, "kernels": _binary()},
+    {"name": "conv", "template": "conv.cu.j2", "context": {}, "kernels": _conv()},
+    {"name": "gemm", "template": "gemm.cu.j2", "context": {}, "kernels": _gemm()},
+    {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
+    {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
+    {"name": "layout", "template": "layout.cu.j2", "context": {}, "kernels": _layout()},
+]

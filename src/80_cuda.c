@@ -1,0 +1,1916 @@
+/* >>cuda ===================================================================================
+   The CUDA backend: driver API and cuBLASLt loaded at run time, kernel images, memory, and the
+   one CUDA graph an exec replays.
+
+   Loading (IREE's pattern). libcuda is dlopen'ed (ctx->driver_path, default "libcuda.so.1",
+   "nvcuda.dll" on Windows); only cuGetProcAddress_v2 (or, for drivers before 12.0,
+   cuGetProcAddress) is looked up with dlsym. Every other entry point is resolved through it from
+   the one table AICF__CUDA_API below, at the ABI version written next to it, into a struct of
+   function pointers inside struct aicf__cuda (one per context; no globals). The driver types
+   are re-declared here with an aicf__ prefix (values and layouts copied from cuda.h 13.0 and
+   checked against the real header by tests/test_cuda_fake.c), so aicf builds with no CUDA
+   headers installed. cuBLASLt is loaded the same way (ctx->cublaslt_path, else
+   libcublasLt.so.13, .so.12, .so); its absence is not an error: GEMMs then use generated
+   kernels.
+
+   Contexts. aicf uses the device's primary context (cuDevicePrimaryCtxRetain), pushed around
+   every piece of work and popped afterwards, so any thread may call and the caller's own
+   current context is left as it was. A stream passed in aicf_exec_desc.stream must belong to
+   that primary context (the CUDA runtime's streams do).
+
+   Kernel images. At exec creation, the modules the plan's steps use are loaded, each once per
+   exec (not cached per context: an exec owns everything it made, and no lock is needed).
+   The image for a module is chosen by aicf__cuda_choose_image: the cubin of exactly the
+   device's sm_XY, else the cubin of the same major with the highest lower minor, else the PTX
+   of the highest compute_XY not above the device (JIT-compiled by the driver), else
+   AICF_ERROR_NO_KERNEL naming the device's compute capability and the embedded targets. A
+   cubin the driver refuses falls back to the PTX when there is one.
+
+   Graph. An exec is one CUDA graph, a chain: copy-in memcpy nodes (pinned staging -> arena),
+   every step's nodes (aicf__cuda_emit_step, 81_cuda_ops.c), copy-out memcpy nodes (arena ->
+   pinned staging); with AICF_EXEC_DEVICE_IO there are no copy nodes. cuBLASLt calls are
+   captured on a private stream into a child graph node. The graph is instantiated once;
+   aicf_exec_launch is one cuGraphLaunch.
+
+   Thread safety: aicf__cuda_init may race on one context (a small atomic state machine makes
+   the first caller load, the others wait). Execs are independent; one exec must not be used
+   from two threads at once. */
+
+#if !defined(AICF_NO_CUDA)
+
+#if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+#  define AICF__CUDAAPI __stdcall
+#else
+#  include <dlfcn.h>
+#  include <sched.h>
+#  define AICF__CUDAAPI
+#endif
+
+/* snprintf for messages: truncation is accepted (through vsnprintf, so that the compiler's
+   -Wformat-truncation, which depends on the optimisation level, has nothing to say). */
+static void aicf__cu_fmt(char* buf, size_t cap, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void aicf__cu_fmt(char* buf, size_t cap, const char* fmt, ...) {
+    va_list ap;
+    if (!cap) return;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- dynamic loading ---- */
+#if defined(_WIN32)
+static void* aicf__cu_dl_open(const char* path, char* err, size_t cap) {
+    HMODULE h = LoadLibraryA(path);
+    if (!h) aicf__cu_fmt(err, cap, "LoadLibrary error %lu", (unsigned long)GetLastError());
+    return (void*)h;
+}
+static void* aicf__cu_dl_sym(void* h, const char* name) {
+    FARPROC f = GetProcAddress((HMODULE)h, name);
+    void* p;
+    memcpy(&p, &f, sizeof p);
+    return p;
+}
+static void aicf__cu_dl_close(void* h) {
+    if (h) FreeLibrary((HMODULE)h);
+}
+static void aicf__cu_yield(void) { SwitchToThread(); }
+#else
+static void* aicf__cu_dl_open(const char* path, char* err, size_t cap) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char* e = dlerror();
+        aicf__cu_fmt(err, cap, "%s", e ? e : "unknown error");
+    }
+    return h;
+}
+static void* aicf__cu_dl_sym(void* h, const char* name) { return dlsym(h, name); }
+static void aicf__cu_dl_close(void* h) {
+    if (h) dlclose(h);
+}
+static void aicf__cu_yield(void) { sched_yield(); }
+#endif
+
+/* ---- atomics for the once-per-context initialisation ---- */
+#if defined(__GNUC__) || defined(__clang__)
+#  define AICF__CAS_INT(p, o, n) __sync_bool_compare_and_swap((p), (o), (n))
+#  define AICF__LOAD_INT(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#  define AICF__STORE_INT(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#elif defined(_MSC_VER)
+#  define AICF__CAS_INT(p, o, n) (InterlockedCompareExchange((volatile long*)(p), (n), (o)) == (o))
+#  define AICF__LOAD_INT(p) ((int)InterlockedCompareExchange((volatile long*)(p), 0, 0))
+#  define AICF__STORE_INT(p, v) ((void)InterlockedExchange((volatile long*)(p), (v)))
+#else
+#  define AICF__CAS_INT(p, o, n) (*(p) == (o) ? (*(p) = (n), 1) : 0)
+#  define AICF__LOAD_INT(p) (*(p))
+#  define AICF__STORE_INT(p, v) ((void)(*(p) = (v)))
+#endif
+
+/* ---- CUDA driver types, re-declared (cuda.h 13.0; checked in tests/test_cuda_fake.c) ---- */
+typedef int aicf__CUresult;                     /* enum cudaError_enum */
+typedef int aicf__CUdevice;                     /* CUdevice_v1 */
+typedef unsigned long long aicf__CUdeviceptr;   /* CUdeviceptr_v2 */
+typedef struct aicf__CUctx_st* aicf__CUcontext;
+typedef struct aicf__CUmod_st* aicf__CUmodule;
+typedef struct aicf__CUfunc_st* aicf__CUfunction;
+typedef struct aicf__CUstream_st* aicf__CUstream;
+typedef struct aicf__CUgraph_st* aicf__CUgraph;
+typedef struct aicf__CUgraphNode_st* aicf__CUgraphNode;
+typedef struct aicf__CUgraphExec_st* aicf__CUgraphExec;
+typedef struct aicf__CUarray_st* aicf__CUarray;
+typedef int aicf__CUjit_option;                 /* enum CUjit_option_enum */
+typedef int aicf__CUdevice_attribute;
+typedef int aicf__CUfunction_attribute;
+typedef int aicf__CUstreamCaptureMode;
+typedef int aicf__CUgraphNodeType;
+typedef int aicf__CUmemorytype;
+typedef int aicf__CUdriverProcAddressQueryResult;
+typedef unsigned long long aicf__cuuint64_t;
+
+#define AICF__CUDA_SUCCESS 0
+#define AICF__CUDA_ERROR_INVALID_VALUE 1
+#define AICF__CUDA_ERROR_OUT_OF_MEMORY 2
+#define AICF__CUDA_ERROR_NOT_INITIALIZED 3
+#define AICF__CUDA_ERROR_STUB_LIBRARY 34
+#define AICF__CUDA_ERROR_NO_DEVICE 100
+#define AICF__CUDA_ERROR_INVALID_DEVICE 101
+#define AICF__CUDA_ERROR_INVALID_IMAGE 200
+#define AICF__CUDA_ERROR_NO_BINARY_FOR_GPU 209
+#define AICF__CUDA_ERROR_INVALID_PTX 218
+#define AICF__CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222
+#define AICF__CUDA_ERROR_NOT_FOUND 500
+
+#define AICF__CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+#define AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define AICF__CU_STREAM_NON_BLOCKING 0x1
+#define AICF__CU_STREAM_CAPTURE_MODE_RELAXED 2
+#define AICF__CU_MEMHOSTALLOC_PORTABLE 0x01
+#define AICF__CU_MEMORYTYPE_HOST 0x01
+#define AICF__CU_MEMORYTYPE_DEVICE 0x02
+#define AICF__CU_GRAPH_NODE_TYPE_KERNEL 0
+#define AICF__CU_GET_PROC_ADDRESS_DEFAULT 0
+#define AICF__CU_JIT_INFO_LOG_BUFFER 3
+#define AICF__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
+#define AICF__CU_JIT_ERROR_LOG_BUFFER 5
+#define AICF__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+
+typedef struct aicf__CUDA_KERNEL_NODE_PARAMS { /* CUDA_KERNEL_NODE_PARAMS_v1 */
+    aicf__CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void** kernelParams;
+    void** extra;
+} aicf__CUDA_KERNEL_NODE_PARAMS;
+
+typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    aicf__CUmemorytype srcMemoryType;
+    const void* srcHost;
+    aicf__CUdeviceptr srcDevice;
+    aicf__CUarray srcArray;
+    void* reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    aicf__CUmemorytype dstMemoryType;
+    void* dstHost;
+    aicf__CUdeviceptr dstDevice;
+    aicf__CUarray dstArray;
+    void* reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} aicf__CUDA_MEMCPY3D;
+
+/* The driver entry points aicf uses: (name, ABI version for cuGetProcAddress, parameters). */
+#define AICF__CUDA_API(X)                                                                         \
+    X(cuGetErrorName, 6000, (aicf__CUresult, const char**))                                       \
+    X(cuGetErrorString, 6000, (aicf__CUresult, const char**))                                     \
+    X(cuInit, 2000, (unsigned int))                                                               \
+    X(cuDriverGetVersion, 2020, (int*))                                                           \
+    X(cuDeviceGetCount, 2000, (int*))                                                             \
+    X(cuDeviceGet, 2000, (aicf__CUdevice*, int))                                                  \
+    X(cuDeviceGetName, 2000, (char*, int, aicf__CUdevice))                                        \
+    X(cuDeviceGetAttribute, 2000, (int*, aicf__CUdevice_attribute, aicf__CUdevice))               \
+    X(cuDeviceTotalMem, 3020, (size_t*, aicf__CUdevice))                                          \
+    X(cuDevicePrimaryCtxRetain, 7000, (aicf__CUcontext*, aicf__CUdevice))                         \
+    X(cuDevicePrimaryCtxRelease, 11000, (aicf__CUdevice))                                         \
+    X(cuCtxPushCurrent, 4000, (aicf__CUcontext))                                                  \
+    X(cuCtxPopCurrent, 4000, (aicf__CUcontext*))                                                  \
+    X(cuMemAlloc, 3020, (aicf__CUdeviceptr*, size_t))                                             \
+    X(cuMemFree, 3020, (aicf__CUdeviceptr))                                                       \
+    X(cuMemHostAlloc, 2020, (void**, size_t, unsigned int))                                       \
+    X(cuMemFreeHost, 2000, (void*))                                                               \
+    X(cuMemcpyHtoD, 3020, (aicf__CUdeviceptr, const void*, size_t))                               \
+    X(cuMemcpyHtoDAsync, 3020, (aicf__CUdeviceptr, const void*, size_t, aicf__CUstream))          \
+    X(cuMemcpyDtoHAsync, 3020, (void*, aicf__CUdeviceptr, size_t, aicf__CUstream))                \
+    X(cuMemcpyDtoDAsync, 3020, (aicf__CUdeviceptr, aicf__CUdeviceptr, size_t, aicf__CUstream))    \
+    X(cuModuleLoadDataEx, 2010,                                                                   \
+      (aicf__CUmodule*, const void*, unsigned int, aicf__CUjit_option*, void**))                  \
+    X(cuModuleUnload, 2000, (aicf__CUmodule))                                                     \
+    X(cuModuleGetFunction, 2000, (aicf__CUfunction*, aicf__CUmodule, const char*))                \
+    X(cuFuncSetAttribute, 9000, (aicf__CUfunction, aicf__CUfunction_attribute, int))              \
+    X(cuStreamCreate, 2000, (aicf__CUstream*, unsigned int))                                      \
+    X(cuStreamDestroy, 4000, (aicf__CUstream))                                                    \
+    X(cuStreamSynchronize, 2000, (aicf__CUstream))                                                \
+    X(cuStreamBeginCapture, 10010, (aicf__CUstream, aicf__CUstreamCaptureMode))                   \
+    X(cuStreamEndCapture, 10000, (aicf__CUstream, aicf__CUgraph*))                                \
+    X(cuGraphCreate, 10000, (aicf__CUgraph*, unsigned int))                                       \
+    X(cuGraphDestroy, 10000, (aicf__CUgraph))                                                     \
+    X(cuGraphAddKernelNode, 10000,                                                                \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t,                       \
+       const aicf__CUDA_KERNEL_NODE_PARAMS*))                                                     \
+    X(cuGraphAddMemcpyNode, 10000,                                                                \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t,                       \
+       const aicf__CUDA_MEMCPY3D*, aicf__CUcontext))                                              \
+    X(cuGraphAddChildGraphNode, 10000,                                                            \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t, aicf__CUgraph))       \
+    X(cuGraphAddEmptyNode, 10000, (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t)) \
+    X(cuGraphGetNodes, 10000, (aicf__CUgraph, aicf__CUgraphNode*, size_t*))                       \
+    X(cuGraphNodeGetType, 10000, (aicf__CUgraphNode, aicf__CUgraphNodeType*))                     \
+    X(cuGraphInstantiateWithFlags, 11040, (aicf__CUgraphExec*, aicf__CUgraph, unsigned long long)) \
+    X(cuGraphExecDestroy, 10000, (aicf__CUgraphExec))                                             \
+    X(cuGraphLaunch, 10000, (aicf__CUgraphExec, aicf__CUstream))
+
+typedef struct aicf__cuda_api {
+#define AICF__CUDA_API_FIELD(name, version, params) aicf__CUresult(AICF__CUDAAPI* name) params;
+    AICF__CUDA_API(AICF__CUDA_API_FIELD)
+#undef AICF__CUDA_API_FIELD
+} aicf__cuda_api;
+
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGetProcAddress_v2)(const char*, void**, int, aicf__cuuint64_t,
+                                                                     aicf__CUdriverProcAddressQueryResult*);
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGetProcAddress)(const char*, void**, int, aicf__cuuint64_t);
+
+/* ---- cuBLASLt types, re-declared (cublasLt.h / library_types.h 13.0) ---- */
+typedef int aicf__cublasStatus_t;
+#define AICF__CUBLAS_STATUS_SUCCESS 0
+#define AICF__CUDA_R_32F 0
+#define AICF__CUDA_R_16F 2
+#define AICF__CUBLAS_COMPUTE_32F 68
+#define AICF__CUBLAS_COMPUTE_32F_FAST_TF32 77
+#define AICF__CUBLAS_OP_N 0
+#define AICF__CUBLAS_OP_T 1
+#define AICF__CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 5
+#define AICF__CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET 6
+#define AICF__CUBLASLT_MATMUL_DESC_TRANSA 3
+#define AICF__CUBLASLT_MATMUL_DESC_TRANSB 4
+#define AICF__CUBLASLT_MATMUL_DESC_EPILOGUE 7
+#define AICF__CUBLASLT_MATMUL_DESC_BIAS_POINTER 8
+#define AICF__CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE 26
+#define AICF__CUBLASLT_EPILOGUE_DEFAULT 1
+#define AICF__CUBLASLT_EPILOGUE_RELU 2
+#define AICF__CUBLASLT_EPILOGUE_BIAS 4
+#define AICF__CUBLASLT_EPILOGUE_RELU_BIAS 6
+#define AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES 1
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES 5
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES 6
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES 7
+#define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES 8
+
+typedef struct aicf__cublasLtMatmulAlgo_t {
+    uint64_t data[8];
+} aicf__cublasLtMatmulAlgo_t;
+
+typedef struct aicf__cublasLtMatmulHeuristicResult_t {
+    aicf__cublasLtMatmulAlgo_t algo;
+    size_t workspaceSize;
+    aicf__cublasStatus_t state;
+    float wavesCount;
+    int reserved[4];
+} aicf__cublasLtMatmulHeuristicResult_t;
+
+/* Handles and descriptors are pointers to opaque structs: void* here. Enum parameters are int. */
+#define AICF__CUBLASLT_API(X)                                                                     \
+    X(aicf__cublasStatus_t, cublasLtCreate, (void**))                                             \
+    X(aicf__cublasStatus_t, cublasLtDestroy, (void*))                                             \
+    X(size_t, cublasLtGetVersion, (void))                                                         \
+    X(aicf__cublasStatus_t, cublasLtMatmulDescCreate, (void**, int, int))                         \
+    X(aicf__cublasStatus_t, cublasLtMatmulDescDestroy, (void*))                                   \
+    X(aicf__cublasStatus_t, cublasLtMatmulDescSetAttribute, (void*, int, const void*, size_t))    \
+    X(aicf__cublasStatus_t, cublasLtMatrixLayoutCreate, (void**, int, uint64_t, uint64_t, int64_t)) \
+    X(aicf__cublasStatus_t, cublasLtMatrixLayoutDestroy, (void*))                                 \
+    X(aicf__cublasStatus_t, cublasLtMatrixLayoutSetAttribute, (void*, int, const void*, size_t))  \
+    X(aicf__cublasStatus_t, cublasLtMatmulPreferenceCreate, (void**))                             \
+    X(aicf__cublasStatus_t, cublasLtMatmulPreferenceDestroy, (void*))                             \
+    X(aicf__cublasStatus_t, cublasLtMatmulPreferenceSetAttribute, (void*, int, const void*, size_t)) \
+    X(aicf__cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,                                       \
+      (void*, void*, void*, void*, void*, void*, void*, int, aicf__cublasLtMatmulHeuristicResult_t*, int*)) \
+    X(aicf__cublasStatus_t, cublasLtMatmul,                                                       \
+      (void*, void*, const void*, const void*, void*, const void*, void*, const void*, const void*, \
+       void*, void*, void*, const aicf__cublasLtMatmulAlgo_t*, void*, size_t, aicf__CUstream))
+
+typedef struct aicf__cublaslt_api {
+#define AICF__CUBLASLT_API_FIELD(ret, name, params) ret(AICF__CUDAAPI* name) params;
+    AICF__CUBLASLT_API(AICF__CUBLASLT_API_FIELD)
+#undef AICF__CUBLASLT_API_FIELD
+    const char*(AICF__CUDAAPI* cublasLtGetStatusName)(aicf__cublasStatus_t); /* optional */
+} aicf__cublaslt_api;
+
+/* ---- the kernel table ---- */
+/* Where the table comes from: AICF_KERNEL_TABLE_FILE (a header path, e.g. a test's own table),
+   else kernels_gen/aicf_kernels.h next to aicf.h, unless AICF_NO_KERNEL_TABLE (an empty table:
+   every kernel lookup fails and plans use cuBLASLt or fail with AICF_ERROR_NO_KERNEL), or unless
+   the table was already included above (AICF__KT_NUM_KERNELS defined, as `make dist` does). */
+#if defined(AICF_KERNEL_TABLE_FILE) && !defined(AICF__KT_NUM_KERNELS)
+#  include AICF_KERNEL_TABLE_FILE
+#elif defined(AICF_NO_KERNEL_TABLE) && !defined(AICF__KT_NUM_KERNELS)
+#  define AICF__KT_NVRTC_VERSION "none"
+#  define AICF__KT_TARGETS ""
+#  define AICF__KT_NUM_MODULES 0
+#  define AICF__KT_NUM_IMAGES 0
+#  define AICF__KT_NUM_KERNELS 0
+static const aicf__kt_module aicf__kt_modules[1] = {{"", ""}};
+static const aicf__kt_image aicf__kt_images[1] = {{0, 0, 0, NULL, 0}};
+static const aicf__kt_kernel aicf__kt_kernels[1] = {{"", 0, "", "", "", 0}};
+#elif !defined(AICF__KT_NUM_KERNELS)
+#  include "kernels_gen/aicf_kernels.h"
+#endif
+
+/* ---- per-context state ----
+   Fields after `ready` are valid when ready == 1; 81_cuda_ops.c may read cc_major, cc_minor,
+   sm_count and max_smem_optin (through p->ctx->cuda). */
+struct aicf__cuda {
+    int ready;             /* 1: driver, device and primary context usable */
+    aicf_result status;    /* result of the initialisation */
+    char init_error[768];  /* its message when ready == 0 */
+    void* libcuda;
+    aicf__cuda_api api;
+    int driver_version;
+    aicf__CUdevice device;
+    aicf__CUcontext pctx;  /* the device's primary context (retained) */
+    int pctx_retained;
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_smem_optin;    /* bytes of shared memory per block with opt-in */
+    char name[256];
+    size_t total_memory;
+    /* cuBLASLt (optional) */
+    void* liblt;
+    aicf__cublaslt_api lt;
+    void* lt_handle;       /* cublasLtHandle_t, NULL when cuBLASLt is unavailable */
+    size_t lt_version;
+    char lt_path[512];     /* what was loaded */
+    char lt_error[512];    /* why cuBLASLt is unavailable */
+};
+
+/* Plan-level backend data (p->backend). */
+typedef struct aicf__cuda_plan_data {
+    size_t workspace_bytes; /* largest cuBLASLt workspace any algorithm of the plan needs */
+} aicf__cuda_plan_data;
+
+/* The cuBLASLt algorithm a plan recorded (the opaque *algo of aicf__cuda_matmul_plan). Plain
+   data with no pointers: it may be copied bytewise (81_cuda_ops.c keeps a copy in its step
+   block), saved and loaded; its allocation is sizeof rounded up to 16 bytes. */
+typedef struct aicf__cuda_algo {
+    aicf__cublasLtMatmulAlgo_t algo; /* the 8 x uint64 blob, heuristic result #0 */
+    size_t workspace_bytes;
+    size_t cublaslt_version;         /* cublasLtGetVersion() when recorded */
+    unsigned align_a, align_b, align_c, align_d; /* pointer alignment (bytes) the search assumed */
+    int n_results;                   /* heuristic results returned */
+} aicf__cuda_algo;
+
+/* Per-exec state (e->backend). */
+typedef struct aicf__cuda_exec {
+    aicf__CUstream stream;
+    int owns_stream;
+    aicf__CUstream capture_stream; /* for cuBLASLt capture during the build; then destroyed */
+    aicf__CUdeviceptr arena, weights, workspace;
+    size_t arena_bytes, weights_bytes, workspace_bytes;
+    unsigned char* staging;        /* pinned host memory: inputs then outputs */
+    size_t staging_bytes;
+    size_t* in_off;                /* per input: offset in staging */
+    size_t* out_off;
+    aicf__CUmodule* modules;       /* AICF__KT_NUM_MODULES entries, NULL until loaded */
+    aicf__CUfunction* functions;   /* AICF__KT_NUM_KERNELS entries, NULL until looked up */
+    aicf__CUgraph graph;
+    aicf__CUgraphExec graph_exec;
+    int graph_nodes, kernel_nodes;
+    int in_flight;                 /* launched and not yet waited for */
+} aicf__cuda_exec;
+
+struct aicf__cuda_emitter {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    aicf_plan* plan;
+    aicf__cuda_exec* x;
+    aicf__CUgraph graph;
+    aicf__CUgraphNode last; /* the previous node: every new node depends on it */
+    int has_last;
+    int step;               /* step being emitted, -1 outside steps (for messages) */
+};
+
+/* ---- errors ---- */
+static void aicf__cu_names(const struct aicf__cuda* cu, aicf__CUresult r, const char** name, const char** str) {
+    *name = NULL;
+    *str = NULL;
+    if (cu && cu->api.cuGetErrorName) cu->api.cuGetErrorName(r, name);
+    if (cu && cu->api.cuGetErrorString) cu->api.cuGetErrorString(r, str);
+    if (!*name) *name = "unknown CUresult";
+    if (!*str) *str = "no description";
+}
+
+/* Records "<fn> failed: CUDA_ERROR_X (text)[: what]" and returns code (AICF_ERROR_CUDA unless
+   given). */
+static aicf_result aicf__cu_fail(aicf_context* ctx, const struct aicf__cuda* cu, aicf_result code,
+                                 aicf__CUresult r, const char* fn, const char* what) {
+    const char *name, *str;
+    aicf__cu_names(cu, r, &name, &str);
+    return aicf__err(ctx, code, "%s failed: %s (%s)%s%s", fn, name, str, what && what[0] ? ": " : "",
+                     what ? what : "");
+}
+
+static const char* aicf__cublas_status_name(const struct aicf__cuda* cu, aicf__cublasStatus_t s, char* buf, size_t cap) {
+    const char* n = cu->lt.cublasLtGetStatusName ? cu->lt.cublasLtGetStatusName(s) : NULL;
+    if (n) return n;
+    aicf__cu_fmt(buf, cap, "cublasStatus_t %d", s);
+    return buf;
+}
+
+static aicf_result aicf__lt_fail(aicf_context* ctx, const struct aicf__cuda* cu, aicf__cublasStatus_t s,
+                                 const char* fn, const char* what) {
+    char buf[48];
+    return aicf__err(ctx, AICF_ERROR_CUBLAS, "%s failed: %s%s%s", fn, aicf__cublas_status_name(cu, s, buf, sizeof buf),
+                     what && what[0] ? ": " : "", what ? what : "");
+}
+
+/* ---- context current-ness ---- */
+static aicf_result aicf__cuda_push(aicf_context* ctx, struct aicf__cuda* cu) {
+    aicf__CUresult r = cu->api.cuCtxPushCurrent(cu->pctx);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuCtxPushCurrent", "primary context");
+    return AICF_SUCCESS;
+}
+
+static void aicf__cuda_pop(struct aicf__cuda* cu) {
+    aicf__CUcontext c;
+    cu->api.cuCtxPopCurrent(&c);
+}
+
+/* ---- the image choice (pure: tested on the CPU) ---- */
+
+/* Returns the index in images[0..n_images) of the image to load for `module` on a device of
+   compute capability cc_major.cc_minor, or -1 if none fits:
+     1. the cubin of exactly sm_XY;
+     2. else the cubin of the same major with the highest minor below the device's;
+     3. else the PTX of the highest compute_XY not above the device's (driver JIT).
+   allow_cubin = 0 skips 1 and 2 (used when the driver refused the chosen cubin). */
+static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_image* images, int n_images,
+                                   int module, int allow_cubin) {
+    int dev = cc_major * 10 + cc_minor;
+    int i, best = -1;
+    if (allow_cubin) {
+        for (i = 0; i < n_images; ++i)
+            if (images[i].module == module && !images[i].is_ptx && images[i].sm == dev) return i;
+        for (i = 0; i < n_images; ++i) {
+            const aicf__kt_image* im = &images[i];
+            if (im->module != module || im->is_ptx) continue;
+            if (im->sm / 10 == cc_major && im->sm < dev && (best < 0 || im->sm > images[best].sm)) best = i;
+        }
+        if (best >= 0) return best;
+    }
+    for (i = 0; i < n_images; ++i) {
+        const aicf__kt_image* im = &images[i];
+        if (im->module != module || !im->is_ptx) continue;
+        if (im->sm <= dev && (best < 0 || im->sm > images[best].sm)) best = i;
+    }
+    return best;
+}
+
+/* Writes the targets embedded for `module`, e.g. "sm_80 sm_86 sm_90 compute_90". */
+static const char* aicf__cuda_targets_str(const aicf__kt_image* images, int n_images, int module, char* buf, size_t cap) {
+    size_t len = 0;
+    int i;
+    if (cap == 0) return buf;
+    buf[0] = '\0';
+    for (i = 0; i < n_images; ++i) {
+        int w;
+        if (images[i].module != module) continue;
+        w = snprintf(buf + len, cap - len, "%s%s_%d", len ? " " : "", images[i].is_ptx ? "compute" : "sm", images[i].sm);
+        if (w < 0 || (size_t)w >= cap - len) break;
+        len += (size_t)w;
+    }
+    if (len == 0) aicf__cu_fmt(buf, cap, "(none)");
+    return buf;
+}
+
+/* The message of a failed choice: "module 'm': device compute capability 7.5 has no kernel image:
+   embedded targets sm_80 sm_90 compute_90". */
+static aicf_result aicf__cuda_no_image(aicf_context* ctx, int cc_major, int cc_minor, const aicf__kt_image* images,
+                                       int n_images, int module, const char* module_name) {
+    char targets[512];
+    aicf__cuda_targets_str(images, n_images, module, targets, sizeof targets);
+    return aicf__err(ctx, AICF_ERROR_NO_KERNEL,
+                     "module '%s': device compute capability %d.%d has no kernel image: embedded targets %s",
+                     module_name ? module_name : "?", cc_major, cc_minor, targets);
+}
+
+int aicf__cuda_kernel_find(const char* name) {
+    int i;
+    if (!name) return -1;
+    for (i = 0; i < AICF__KT_NUM_KERNELS; ++i)
+        if (aicf__kt_kernels[i].name && strcmp(aicf__kt_kernels[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* ---- initialisation ---- */
+static aicf_result aicf__cuda_init_fail(struct aicf__cuda* cu, aicf_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static aicf_result aicf__cuda_init_fail(struct aicf__cuda* cu, aicf_result code, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cu->init_error, sizeof cu->init_error, fmt, ap);
+    va_end(ap);
+    cu->status = code;
+    return code;
+}
+
+static aicf_result aicf__cuda_init_fail_cu(struct aicf__cuda* cu, aicf_result code, aicf__CUresult r, const char* fn,
+                                           const char* what) {
+    const char *name, *str;
+    aicf__cu_names(cu, r, &name, &str);
+    return aicf__cuda_init_fail(cu, code, "%s failed: %s (%s)%s%s", fn, name, str, what && what[0] ? ": " : "",
+                                what ? what : "");
+}
+
+static void aicf__cuda_load_cublaslt(aicf_context* ctx, struct aicf__cuda* cu) {
+    static const char* const defaults[] = {
+#if defined(_WIN32)
+        "cublasLt64_13.dll", "cublasLt64_12.dll",
+#else
+        "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+        "/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.12",
+#endif
+    };
+    char err[512], tried[512];
+    size_t tlen = 0;
+    int i, n = (int)(sizeof defaults / sizeof defaults[0]);
+    void* h = NULL;
+    void* sym;
+    aicf__cublasStatus_t s;
+    tried[0] = '\0';
+    err[0] = '\0';
+    if (ctx->cublaslt_path[0]) {
+        h = aicf__cu_dl_open(ctx->cublaslt_path, err, sizeof err);
+        if (h) aicf__cu_fmt(cu->lt_path, sizeof cu->lt_path, "%s", ctx->cublaslt_path);
+        else aicf__cu_fmt(tried, sizeof tried, "%.250s (%.250s)", ctx->cublaslt_path, err);
+    } else {
+        for (i = 0; i < n && !h; ++i) {
+            h = aicf__cu_dl_open(defaults[i], err, sizeof err);
+            if (h) aicf__cu_fmt(cu->lt_path, sizeof cu->lt_path, "%s", defaults[i]);
+            else if (tlen < sizeof tried) {
+                int w = snprintf(tried + tlen, sizeof tried - tlen, "%s%s", tlen ? ", " : "", defaults[i]);
+                if (w > 0) tlen += (size_t)w;
+            }
+        }
+    }
+    if (!h) {
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "cuBLASLt not found (tried %.480s)", tried);
+        return;
+    }
+    cu->liblt = h;
+#define AICF__CUBLASLT_RESOLVE(ret, name, params)                                                 \
+    sym = aicf__cu_dl_sym(h, #name);                                                                 \
+    if (!sym) {                                                                                   \
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.400s lacks %s", cu->lt_path, #name);           \
+        goto fail;                                                                                \
+    }                                                                                             \
+    memcpy(&cu->lt.name, &sym, sizeof sym);
+    AICF__CUBLASLT_API(AICF__CUBLASLT_RESOLVE)
+#undef AICF__CUBLASLT_RESOLVE
+    sym = aicf__cu_dl_sym(h, "cublasLtGetStatusName");
+    if (sym) memcpy(&cu->lt.cublasLtGetStatusName, &sym, sizeof sym);
+    cu->lt_version = cu->lt.cublasLtGetVersion();
+    if (aicf__cuda_push(ctx, cu) != AICF_SUCCESS) {
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.500s", ctx->last_error);
+        goto fail;
+    }
+    s = cu->lt.cublasLtCreate(&cu->lt_handle);
+    aicf__cuda_pop(cu);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        char buf[48];
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.400s: cublasLtCreate failed: %.60s", cu->lt_path,
+                 aicf__cublas_status_name(cu, s, buf, sizeof buf));
+        cu->lt_handle = NULL;
+        goto fail;
+    }
+    return;
+fail:
+    aicf__cu_dl_close(cu->liblt);
+    cu->liblt = NULL;
+    cu->lt_handle = NULL;
+    cu->lt_version = 0;
+    memset(&cu->lt, 0, sizeof cu->lt);
+}
+
+/* Releases what a (possibly partial) initialisation made; keeps init_error and status. */
+static void aicf__cuda_release(aicf_context* ctx, struct aicf__cuda* cu) {
+    if (cu->lt_handle && cu->pctx_retained && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
+        cu->lt.cublasLtDestroy(cu->lt_handle);
+        aicf__cuda_pop(cu);
+    }
+    cu->lt_handle = NULL;
+    aicf__cu_dl_close(cu->liblt);
+    cu->liblt = NULL;
+    if (cu->pctx_retained) cu->api.cuDevicePrimaryCtxRelease(cu->device);
+    cu->pctx_retained = 0;
+    aicf__cu_dl_close(cu->libcuda);
+    cu->libcuda = NULL;
+    memset(&cu->api, 0, sizeof cu->api);
+    memset(&cu->lt, 0, sizeof cu->lt);
+    cu->ready = 0;
+}
+
+static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
+    const char* path = ctx->driver_path[0] ? ctx->driver_path : "libcuda.so.1";
+    char err[512];
+    void* sym;
+    aicf__PFN_cuGetProcAddress_v2 gpa2 = NULL;
+    aicf__PFN_cuGetProcAddress gpa1 = NULL;
+    aicf__CUresult r;
+    int count = 0, v = 0;
+#if defined(_WIN32)
+    if (strcmp(path, "libcuda.so.1") == 0) path = "nvcuda.dll";
+#endif
+    cu->libcuda = aicf__cu_dl_open(path, err, sizeof err);
+    if (!cu->libcuda) return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE, "CUDA driver %s not found (dlopen: %s)", path, err);
+    sym = aicf__cu_dl_sym(cu->libcuda, "cuGetProcAddress_v2");
+    if (sym) memcpy(&gpa2, &sym, sizeof sym);
+    else {
+        sym = aicf__cu_dl_sym(cu->libcuda, "cuGetProcAddress");
+        if (sym) memcpy(&gpa1, &sym, sizeof sym);
+    }
+    if (!gpa2 && !gpa1)
+        return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE,
+                                    "CUDA driver %s exports neither cuGetProcAddress_v2 nor cuGetProcAddress (driver older than CUDA 11.3)",
+                                    path);
+#define AICF__CUDA_RESOLVE(name, version, params)                                                 \
+    {                                                                                             \
+        void* p_ = NULL;                                                                          \
+        aicf__CUdriverProcAddressQueryResult q_ = 0;                                              \
+        r = gpa2 ? gpa2(#name, &p_, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q_)              \
+                 : gpa1(#name, &p_, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT);                  \
+        if (r != AICF__CUDA_SUCCESS || !p_)                                                       \
+            return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE,                                 \
+                                        "CUDA driver %s lacks %s (ABI of CUDA %d.%d; cuGetProcAddress returned %d, status %d)", \
+                                        path, #name, (version) / 1000, ((version) % 1000) / 10, r, q_); \
+        memcpy(&cu->api.name, &p_, sizeof p_);                                                    \
+    }
+    AICF__CUDA_API(AICF__CUDA_RESOLVE)
+#undef AICF__CUDA_RESOLVE
+    r = cu->api.cuInit(0);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
+    r = cu->api.cuDriverGetVersion(&v);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDriverGetVersion", NULL);
+    cu->driver_version = v;
+    r = cu->api.cuDeviceGetCount(&count);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuDeviceGetCount", NULL);
+    if (count <= 0) return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE, "no CUDA device (cuDeviceGetCount returned 0)");
+    if (ctx->device_ordinal < 0 || ctx->device_ordinal >= count)
+        return aicf__cuda_init_fail(cu, AICF_ERROR_NO_DEVICE, "device_ordinal %d out of range: %d CUDA device(s)",
+                                    ctx->device_ordinal, count);
+    r = cu->api.cuDeviceGet(&cu->device, ctx->device_ordinal);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuDeviceGet", NULL);
+    r = cu->api.cuDeviceGetAttribute(&cu->cc_major, AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu->device);
+    if (r == AICF__CUDA_SUCCESS)
+        r = cu->api.cuDeviceGetAttribute(&cu->cc_minor, AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu->device);
+    if (r == AICF__CUDA_SUCCESS)
+        r = cu->api.cuDeviceGetAttribute(&cu->sm_count, AICF__CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu->device);
+    if (r == AICF__CUDA_SUCCESS)
+        r = cu->api.cuDeviceGetAttribute(&cu->max_smem_optin, AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                         cu->device);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceGetAttribute", NULL);
+    r = cu->api.cuDeviceGetName(cu->name, (int)sizeof cu->name, cu->device);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceGetName", NULL);
+    cu->name[sizeof cu->name - 1] = '\0';
+    r = cu->api.cuDeviceTotalMem(&cu->total_memory, cu->device);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceTotalMem", NULL);
+    r = cu->api.cuDevicePrimaryCtxRetain(&cu->pctx, cu->device);
+    if (r != AICF__CUDA_SUCCESS)
+        return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuDevicePrimaryCtxRetain", cu->name);
+    cu->pctx_retained = 1;
+    aicf__cuda_load_cublaslt(ctx, cu);
+    cu->ready = 1;
+    cu->status = AICF_SUCCESS;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_init(aicf_context* ctx) {
+    struct aicf__cuda* cu;
+    aicf_result r;
+    if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    if (ctx->flags & AICF_CONTEXT_NO_CUDA)
+        return aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA disabled by AICF_CONTEXT_NO_CUDA");
+    /* cuda_tried: 0 = never, 1 = being loaded by some thread, 2 = done (cuda_status holds the result) */
+    if (!AICF__CAS_INT(&ctx->cuda_tried, 0, 1)) {
+        while (AICF__LOAD_INT(&ctx->cuda_tried) != 2) aicf__cu_yield();
+        if (ctx->cuda_status == AICF_SUCCESS) return AICF_SUCCESS;
+        if (ctx->cuda) return aicf__err(ctx, ctx->cuda_status, "%s", ctx->cuda->init_error);
+        return aicf__err(ctx, ctx->cuda_status, "CUDA initialisation failed earlier: %s", aicf_result_str(ctx->cuda_status));
+    }
+    cu = (struct aicf__cuda*)aicf__calloc(ctx, 1, sizeof *cu);
+    if (!cu) {
+        ctx->cuda_status = AICF_ERROR_OUT_OF_MEMORY;
+        AICF__STORE_INT(&ctx->cuda_tried, 2);
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory initialising CUDA");
+    }
+    r = aicf__cuda_load(ctx, cu);
+    if (r != AICF_SUCCESS) {
+        /* keep cu (ready == 0) for its message; release what was made */
+        aicf__cuda_release(ctx, cu);
+        cu->status = r;
+    }
+    ctx->cuda = cu;
+    ctx->cuda_status = r;
+    AICF__STORE_INT(&ctx->cuda_tried, 2);
+    if (r != AICF_SUCCESS) return aicf__err(ctx, r, "%s", cu->init_error);
+    return AICF_SUCCESS;
+}
+
+void aicf__cuda_shutdown(aicf_context* ctx) {
+    if (!ctx || !ctx->cuda) return;
+    aicf__cuda_release(ctx, ctx->cuda);
+    aicf__free(ctx, ctx->cuda);
+    ctx->cuda = NULL;
+    ctx->cuda_tried = 0;
+    ctx->cuda_status = AICF_SUCCESS;
+}
+
+/* The ready CUDA state of a context, or NULL with an error recorded. */
+static struct aicf__cuda* aicf__cuda_ready(aicf_context* ctx, aicf_result* res) {
+    *res = aicf__cuda_init(ctx);
+    if (*res != AICF_SUCCESS) return NULL;
+    if (!ctx->cuda || !ctx->cuda->ready) {
+        *res = aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA is not initialised");
+        return NULL;
+    }
+    return ctx->cuda;
+}
+
+aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
+    struct aicf__cuda* cu;
+    aicf_result r;
+    if (!ctx || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    cu = aicf__cuda_ready(ctx, &r);
+    if (!cu) return r;
+    out->cuda_available = 1;
+    aicf__cu_fmt(out->name, sizeof out->name, "%s", cu->name);
+    out->cc_major = cu->cc_major;
+    out->cc_minor = cu->cc_minor;
+    out->total_memory = (uint64_t)cu->total_memory;
+    out->driver_version = cu->driver_version;
+    out->cublaslt_available = cu->lt_handle ? 1 : 0;
+    out->cublaslt_version = cu->lt_handle ? cu->lt_version : 0;
+    return AICF_SUCCESS;
+}
+
+/* ---- plan ---- */
+aicf_result aicf__cuda_plan(aicf_plan* p) {
+    struct aicf__cuda* cu;
+    aicf__cuda_plan_data* pd;
+    aicf_result r;
+    int si;
+    if (!p || !p->ctx) return AICF_ERROR_INVALID_ARGUMENT;
+    cu = aicf__cuda_ready(p->ctx, &r);
+    if (!cu) return r;
+    if (!p->backend) {
+        pd = (aicf__cuda_plan_data*)aicf__calloc(p->ctx, 1, sizeof *pd);
+        if (!pd) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+        p->backend = pd;
+    }
+    for (si = 0; si < p->n_steps; ++si) {
+        aicf__step* st = &p->steps[si];
+        r = aicf__cuda_select_step(p, si);
+        if (r != AICF_SUCCESS) return r;
+        if (st->kernel_index >= AICF__KT_NUM_KERNELS)
+            return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "step %d: kernel_index %d out of range (%d kernels)", si,
+                             st->kernel_index, AICF__KT_NUM_KERNELS);
+        if (st->kernel_index >= 0) {
+            int m = aicf__kt_kernels[st->kernel_index].module;
+            if (aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 1) < 0) {
+                const aicf__node* n = (p->g && st->node >= 0 && st->node < p->g->n_nodes) ? &p->g->nodes[st->node] : NULL;
+                char msg[sizeof p->ctx->last_error];
+                aicf__cuda_no_image(p->ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m,
+                                    aicf__kt_modules[m].name);
+                aicf__cu_fmt(msg, sizeof msg, "%s", p->ctx->last_error);
+                return aicf__err(p->ctx, AICF_ERROR_NO_KERNEL, "node %d '%s' (%s): kernel %s: %s", st->node,
+                                 n && n->name ? n->name : "", n && n->op_type ? n->op_type : "step",
+                                 aicf__kt_kernels[st->kernel_index].name, msg);
+            }
+        }
+    }
+    return AICF_SUCCESS;
+}
+
+void aicf__cuda_plan_free(aicf_plan* p) {
+    int si;
+    if (!p) return;
+    for (si = 0; si < p->n_steps; ++si) {
+        aicf__free(p->ctx, p->steps[si].backend);
+        p->steps[si].backend = NULL;
+    }
+    aicf__free(p->ctx, p->backend);
+    p->backend = NULL;
+}
+
+/* ---- cuBLASLt ---- */
+#define AICF__CUDA_DEFAULT_WORKSPACE ((size_t)32 << 20)
+
+/* Largest power of two <= 256 dividing `bytes` (256 for 0). */
+static unsigned aicf__cu_align_of(uint64_t bytes) {
+    unsigned a = 256;
+    if (bytes == 0) return a;
+    while (a > 1 && (bytes % a) != 0) a >>= 1;
+    return a;
+}
+
+static aicf_result aicf__cu_matmul_check(aicf_context* ctx, const aicf__matmul_desc* d, const char* who) {
+    int64_t rows_a, cols_a, rows_b, cols_b;
+    if (d->dtype != AICF_DTYPE_FLOAT32 && d->dtype != AICF_DTYPE_FLOAT16)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: dtype %s not supported by the cuBLASLt path", who,
+                         aicf_dtype_name(d->dtype));
+    if (d->M <= 0 || d->N <= 0 || d->K <= 0 || d->batch <= 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: M=%lld N=%lld K=%lld batch=%lld must be positive", who,
+                         (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
+    rows_a = d->trans_a ? d->K : d->M; /* stored row-major */
+    cols_a = d->trans_a ? d->M : d->K;
+    rows_b = d->trans_b ? d->N : d->K;
+    cols_b = d->trans_b ? d->K : d->N;
+    (void)rows_a;
+    (void)rows_b;
+    if (d->lda < cols_a || d->ldb < cols_b || d->ldc < d->N)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "%s: leading dimensions lda=%lld ldb=%lld ldc=%lld smaller than rows of %lld, %lld, %lld elements", who,
+                         (long long)d->lda, (long long)d->ldb, (long long)d->ldc, (long long)cols_a, (long long)cols_b,
+                         (long long)d->N);
+    if (d->stride_a < 0 || d->stride_b < 0 || d->stride_c < 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: negative batch stride", who);
+    return AICF_SUCCESS;
+}
+
+/* The cuBLASLt objects of one matmul (column-major view: D^T = op(B)^T op(A)^T). */
+typedef struct aicf__lt_objs {
+    void* desc;
+    void* la; /* cuBLASLt's A = our B */
+    void* lb; /* cuBLASLt's B = our A */
+    void* lc;
+    void* ld;
+} aicf__lt_objs;
+
+static void aicf__lt_objs_free(struct aicf__cuda* cu, aicf__lt_objs* o) {
+    if (o->desc) cu->lt.cublasLtMatmulDescDestroy(o->desc);
+    if (o->la) cu->lt.cublasLtMatrixLayoutDestroy(o->la);
+    if (o->lb) cu->lt.cublasLtMatrixLayoutDestroy(o->lb);
+    if (o->lc) cu->lt.cublasLtMatrixLayoutDestroy(o->lc);
+    if (o->ld) cu->lt.cublasLtMatrixLayoutDestroy(o->ld);
+    memset(o, 0, sizeof *o);
+}
+
+static aicf_result aicf__lt_layout(aicf_context* ctx, struct aicf__cuda* cu, void** out, int dtype, int64_t rows,
+                                   int64_t cols, int64_t ld, int64_t batch, int64_t stride, const char* which) {
+    aicf__cublasStatus_t s = cu->lt.cublasLtMatrixLayoutCreate(out, dtype, (uint64_t)rows, (uint64_t)cols, ld);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        *out = NULL;
+        return aicf__lt_fail(ctx, cu, s, "cublasLtMatrixLayoutCreate", which);
+    }
+    if (batch > 1) {
+        int32_t b = (int32_t)batch;
+        s = cu->lt.cublasLtMatrixLayoutSetAttribute(*out, AICF__CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &b, sizeof b);
+        if (s == AICF__CUBLAS_STATUS_SUCCESS)
+            s = cu->lt.cublasLtMatrixLayoutSetAttribute(*out, AICF__CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                        sizeof stride);
+        if (s != AICF__CUBLAS_STATUS_SUCCESS) return aicf__lt_fail(ctx, cu, s, "cublasLtMatrixLayoutSetAttribute", which);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Batch stride of D: stride_c when C is strided, else M * ldc (D never broadcasts). */
+static int64_t aicf__cu_matmul_stride_d(const aicf__matmul_desc* d) {
+    return d->stride_c ? d->stride_c : d->M * d->ldc;
+}
+
+static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, const aicf__matmul_desc* d, aicf__lt_objs* o) {
+    int dt = d->dtype == AICF_DTYPE_FLOAT16 ? AICF__CUDA_R_16F : AICF__CUDA_R_32F;
+    int compute = (d->dtype == AICF_DTYPE_FLOAT32 && d->tf32) ? AICF__CUBLAS_COMPUTE_32F_FAST_TF32 : AICF__CUBLAS_COMPUTE_32F;
+    int32_t ta = d->trans_b ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N; /* cuBLASLt's A is our B */
+    int32_t tb = d->trans_a ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N;
+    uint32_t epi = AICF__CUBLASLT_EPILOGUE_DEFAULT;
+    aicf__cublasStatus_t s;
+    aicf_result r;
+    memset(o, 0, sizeof *o);
+    if (d->bias && d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU_BIAS;
+    else if (d->bias) epi = AICF__CUBLASLT_EPILOGUE_BIAS;
+    else if (d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU;
+    s = cu->lt.cublasLtMatmulDescCreate(&o->desc, compute, AICF__CUDA_R_32F);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        o->desc = NULL;
+        return aicf__lt_fail(ctx, cu, s, "cublasLtMatmulDescCreate", NULL);
+    }
+    s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS && epi != AICF__CUBLASLT_EPILOGUE_DEFAULT)
+        s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS && d->bias) {
+        int32_t bt = dt;
+        s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt);
+        if (s == AICF__CUBLAS_STATUS_SUCCESS && d->bias_ptr) {
+            void* bp = (void*)(uintptr_t)d->bias_ptr;
+            s = cu->lt.cublasLtMatmulDescSetAttribute(o->desc, AICF__CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp);
+        }
+    }
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) return aicf__lt_fail(ctx, cu, s, "cublasLtMatmulDescSetAttribute", NULL);
+    /* column-major: our row-major X[r, c] (ld) is X^T[c, r] with the same ld */
+    r = aicf__lt_layout(ctx, cu, &o->la, dt, d->trans_b ? d->K : d->N, d->trans_b ? d->N : d->K, d->ldb, d->batch,
+                        d->stride_b, "B");
+    if (r == AICF_SUCCESS)
+        r = aicf__lt_layout(ctx, cu, &o->lb, dt, d->trans_a ? d->M : d->K, d->trans_a ? d->K : d->M, d->lda, d->batch,
+                            d->stride_a, "A");
+    if (r == AICF_SUCCESS) r = aicf__lt_layout(ctx, cu, &o->lc, dt, d->N, d->M, d->ldc, d->batch, d->stride_c, "C");
+    if (r == AICF_SUCCESS)
+        r = aicf__lt_layout(ctx, cu, &o->ld, dt, d->N, d->M, d->ldc, d->batch, aicf__cu_matmul_stride_d(d), "D");
+    return r;
+}
+
+/* Alignment (bytes) the algorithm may assume for one operand: 256 for the planner's arena and
+   weights offsets, narrowed by the batch stride and, when nonzero at plan time, by the operand's
+   address field taken as a byte offset. */
+static unsigned aicf__cu_operand_align(uint64_t addr, int64_t stride, int64_t batch, size_t esize) {
+    unsigned a = aicf__cu_align_of(addr);
+    if (batch > 1) {
+        unsigned s = aicf__cu_align_of((uint64_t)stride * (uint64_t)esize);
+        if (s < a) a = s;
+    }
+    return a;
+}
+
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    aicf__cuda_algo* rec;
+    aicf__lt_objs o;
+    void* pref = NULL;
+    aicf__cublasLtMatmulHeuristicResult_t res[8];
+    int nres = 0;
+    uint64_t ws_limit;
+    size_t es;
+    aicf__cublasStatus_t s;
+    aicf_result r;
+    unsigned al[4];
+    if (!p || !p->ctx || !d || !algo) return AICF_ERROR_INVALID_ARGUMENT;
+    ctx = p->ctx;
+    *algo = NULL;
+    cu = aicf__cuda_ready(ctx, &r);
+    if (!cu) return r;
+    if (!cu->lt_handle) return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "matmul: %s", cu->lt_error[0] ? cu->lt_error : "cuBLASLt not loaded");
+    r = aicf__cu_matmul_check(ctx, d, "matmul");
+    if (r != AICF_SUCCESS) return r;
+    es = d->dtype == AICF_DTYPE_FLOAT16 ? 2 : 4;
+    ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
+    al[0] = aicf__cu_operand_align(d->a, d->stride_a, d->batch, es);
+    al[1] = aicf__cu_operand_align(d->b, d->stride_b, d->batch, es);
+    al[2] = aicf__cu_operand_align(d->c, d->stride_c, d->batch, es);
+    al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, es);
+    r = aicf__cuda_push(ctx, cu);
+    if (r != AICF_SUCCESS) return r;
+    r = aicf__lt_build(ctx, cu, d, &o);
+    if (r != AICF_SUCCESS) goto done;
+    s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        pref = NULL;
+        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceCreate", NULL);
+        goto done;
+    }
+    s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit);
+    /* operand roles are swapped: cuBLASLt's A is our B */
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[1], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[0], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceSetAttribute", NULL);
+        goto done;
+    }
+    memset(res, 0, sizeof res);
+    s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o.desc, o.la, o.lb, o.lc, o.ld, pref, 8, res, &nres);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS || nres <= 0) {
+        char buf[48];
+        r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED,
+                      "matmul M=%lld N=%lld K=%lld batch=%lld %s: cuBLASLt has no algorithm (cublasLtMatmulAlgoGetHeuristic: %s, %d results)",
+                      (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch, aicf_dtype_name(d->dtype),
+                      aicf__cublas_status_name(cu, s, buf, sizeof buf), nres);
+        goto done;
+    }
+    /* rounded up to 16 bytes: callers may copy the record in 16-byte units */
+    rec = (aicf__cuda_algo*)aicf__calloc(ctx, 1, (sizeof *rec + 15u) & ~(size_t)15u);
+    if (!rec) {
+        r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "matmul: out of memory");
+        goto done;
+    }
+    rec->algo = res[0].algo;
+    rec->workspace_bytes = res[0].workspaceSize;
+    rec->cublaslt_version = cu->lt_version;
+    rec->align_a = al[0];
+    rec->align_b = al[1];
+    rec->align_c = al[2];
+    rec->align_d = al[3];
+    rec->n_results = nres;
+    *algo = rec;
+    if (p->backend) {
+        aicf__cuda_plan_data* pd = (aicf__cuda_plan_data*)p->backend;
+        if (rec->workspace_bytes > pd->workspace_bytes) pd->workspace_bytes = rec->workspace_bytes;
+    }
+    if (reason && reason_cap)
+        aicf__cu_fmt(reason, reason_cap, "cuBLASLt heuristic #0 of %d, workspace %llu B, align %u B", nres,
+                 (unsigned long long)rec->workspace_bytes, AICF__MIN(AICF__MIN(al[0], al[1]), AICF__MIN(al[2], al[3])));
+    r = AICF_SUCCESS;
+done:
+    if (pref) cu->lt.cublasLtMatmulPreferenceDestroy(pref);
+    aicf__lt_objs_free(cu, &o);
+    aicf__cuda_pop(cu);
+    return r;
+}
+
+/* ---- the emitter ---- */
+static aicf_result aicf__em_chain(aicf__cuda_emitter* em, aicf__CUgraphNode node) {
+    em->last = node;
+    em->has_last = 1;
+    em->x->graph_nodes++;
+    return AICF_SUCCESS;
+}
+
+uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) {
+    const aicf_plan* p;
+    int hops;
+    if (!em || !em->plan || !em->plan->g || !em->plan->loc) return 0;
+    p = em->plan;
+    for (hops = 0; hops <= p->g->n_tensors; ++hops) {
+        const aicf__loc* l;
+        if (t < 0 || t >= p->g->n_tensors) return 0;
+        l = &p->loc[t];
+        if (l->space == AICF__SPACE_ARENA) {
+            if (l->offset > em->x->arena_bytes || l->bytes > em->x->arena_bytes - l->offset || !em->x->arena) return 0;
+            return (uint64_t)em->x->arena + l->offset;
+        }
+        if (l->space == AICF__SPACE_WEIGHTS) {
+            if (l->offset > em->x->weights_bytes || l->bytes > em->x->weights_bytes - l->offset || !em->x->weights) return 0;
+            return (uint64_t)em->x->weights + l->offset;
+        }
+        if (l->alias_of < 0) return 0;
+        t = l->alias_of;
+    }
+    return 0;
+}
+
+/* "step 3 (node 12 'conv1', Conv)" or "graph build" into buf. */
+static const char* aicf__em_where(const aicf__cuda_emitter* em, char* buf, size_t cap) {
+    const aicf_plan* p = em->plan;
+    if (em->step >= 0 && p && em->step < p->n_steps) {
+        const aicf__step* st = &p->steps[em->step];
+        const aicf__node* n = (p->g && st->node >= 0 && st->node < p->g->n_nodes) ? &p->g->nodes[st->node] : NULL;
+        if (n) aicf__cu_fmt(buf, cap, "step %d (node %d '%s', %s)", em->step, st->node, n->name ? n->name : "", n->op_type ? n->op_type : "");
+        else aicf__cu_fmt(buf, cap, "step %d", em->step);
+    } else {
+        aicf__cu_fmt(buf, cap, "graph build");
+    }
+    return buf;
+}
+
+/* Loads the module of table kernel k (once per exec) and finds its function. */
+static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunction* out) {
+    aicf__cuda_exec* x = em->x;
+    struct aicf__cuda* cu = em->cu;
+    aicf_context* ctx = em->ctx;
+    int m = aicf__kt_kernels[k].module;
+    aicf__CUresult r;
+    char where[400], what[600];
+    if (x->functions[k]) {
+        *out = x->functions[k];
+        return AICF_SUCCESS;
+    }
+    if (m < 0 || m >= AICF__KT_NUM_MODULES)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "kernel table: kernel '%s' names module %d of %d", aicf__kt_kernels[k].name, m,
+                         AICF__KT_NUM_MODULES);
+    if (!x->modules[m]) {
+        int idx = aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 1);
+        char log[2048];
+        aicf__CUjit_option opts[2];
+        void* vals[2];
+        if (idx < 0) {
+            char msg[sizeof ctx->last_error];
+            aicf__cuda_no_image(ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, aicf__kt_modules[m].name);
+            aicf__cu_fmt(msg, sizeof msg, "%s", ctx->last_error);
+            return aicf__err(ctx, AICF_ERROR_NO_KERNEL, "%s: kernel '%s': %s", aicf__em_where(em, where, sizeof where),
+                             aicf__kt_kernels[k].name, msg);
+        }
+        for (;;) {
+            const aicf__kt_image* im = &aicf__kt_images[idx];
+            log[0] = '\0';
+            opts[0] = AICF__CU_JIT_ERROR_LOG_BUFFER;
+            vals[0] = log;
+            opts[1] = AICF__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+            vals[1] = (void*)(uintptr_t)sizeof log;
+            r = cu->api.cuModuleLoadDataEx(&x->modules[m], im->data, 2, opts, vals);
+            if (r == AICF__CUDA_SUCCESS) break;
+            x->modules[m] = NULL;
+            log[sizeof log - 1] = '\0';
+            if (!im->is_ptx && (r == AICF__CUDA_ERROR_NO_BINARY_FOR_GPU || r == AICF__CUDA_ERROR_INVALID_IMAGE)) {
+                int alt = aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 0);
+                if (alt >= 0) {
+                    idx = alt;
+                    continue;
+                }
+            }
+            aicf__cu_fmt(what, sizeof what, "module '%s' %s_%d for device %d.%d (%s)%s%s", aicf__kt_modules[m].name,
+                     im->is_ptx ? "compute" : "sm", im->sm, cu->cc_major, cu->cc_minor, aicf__em_where(em, where, sizeof where),
+                     log[0] ? "; JIT log: " : "", log);
+            if (im->is_ptx && r == AICF__CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+                const char *name, *str;
+                aicf__cu_names(cu, r, &name, &str);
+                return aicf__err(ctx, AICF_ERROR_NO_KERNEL,
+                                 "cuModuleLoadDataEx failed: %s: %s: the PTX of NVRTC %s is newer than driver %d.%d accepts",
+                                 name, what, AICF__KT_NVRTC_VERSION, cu->driver_version / 1000, (cu->driver_version % 1000) / 10);
+            }
+            return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuModuleLoadDataEx", what);
+        }
+    }
+    r = cu->api.cuModuleGetFunction(&x->functions[k], x->modules[m], aicf__kt_kernels[k].name);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->functions[k] = NULL;
+        aicf__cu_fmt(what, sizeof what, "kernel '%s' in module '%s'", aicf__kt_kernels[k].name, aicf__kt_modules[m].name);
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuModuleGetFunction", what);
+    }
+    *out = x->functions[k];
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
+                                   unsigned shared_bytes, const void* args, size_t args_size) {
+    aicf__CUDA_KERNEL_NODE_PARAMS kp;
+    aicf__CUfunction fn = NULL;
+    aicf__CUgraphNode node;
+    aicf__CUresult r;
+    aicf_result res;
+    union {
+        uint64_t u[512];
+        double d;
+        void* p;
+    } argbuf; /* 4 KiB, the classic kernel parameter limit; 16-byte alignment is not needed
+                 beyond 8 for the struct ABI used by the templates */
+    void* params[1];
+    char where[400], what[600];
+    if (!em || !grid || !block) return AICF_ERROR_INVALID_ARGUMENT;
+    if (kernel_index < 0 || kernel_index >= AICF__KT_NUM_KERNELS)
+        return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: kernel index %d out of range (%d kernels in the table)",
+                         aicf__em_where(em, where, sizeof where), kernel_index, AICF__KT_NUM_KERNELS);
+    if (args_size > sizeof argbuf || (args_size && !args))
+        return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: kernel '%s': argument block of %zu bytes (limit %zu)",
+                         aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, args_size, sizeof argbuf);
+    if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2] ||
+        (uint64_t)block[0] * block[1] * block[2] > 1024u)
+        return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: kernel '%s': invalid launch grid [%u,%u,%u] block [%u,%u,%u]",
+                         aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, grid[0], grid[1], grid[2],
+                         block[0], block[1], block[2]);
+    res = aicf__em_function(em, kernel_index, &fn);
+    if (res != AICF_SUCCESS) return res;
+    if (shared_bytes > 48u * 1024u) {
+        r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+        if (r != AICF__CUDA_SUCCESS) {
+            aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' dynamic shared memory %u bytes (device opt-in limit %d)",
+                     aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, shared_bytes, em->cu->max_smem_optin);
+            return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuFuncSetAttribute", what);
+        }
+    }
+    memset(&argbuf, 0, sizeof argbuf);
+    if (args_size) memcpy(&argbuf, args, args_size);
+    params[0] = &argbuf;
+    memset(&kp, 0, sizeof kp);
+    kp.func = fn;
+    kp.gridDimX = grid[0];
+    kp.gridDimY = grid[1];
+    kp.gridDimZ = grid[2];
+    kp.blockDimX = block[0];
+    kp.blockDimY = block[1];
+    kp.blockDimZ = block[2];
+    kp.sharedMemBytes = shared_bytes;
+    kp.kernelParams = args_size ? params : NULL;
+    kp.extra = NULL;
+    r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, &kp);
+    if (r != AICF__CUDA_SUCCESS) {
+        aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' grid [%u,%u,%u] block [%u,%u,%u] shared %u B", aicf__em_where(em, where, sizeof where),
+                 aicf__kt_kernels[kernel_index].name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes);
+        return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuGraphAddKernelNode", what);
+    }
+    em->x->kernel_nodes++;
+    return aicf__em_chain(em, node);
+}
+
+/* A 1-D memcpy node; src_host/dst_host non-NULL select host memory. */
+static aicf_result aicf__em_memcpy(aicf__cuda_emitter* em, aicf__CUdeviceptr dst, void* dst_host, aicf__CUdeviceptr src,
+                                   const void* src_host, size_t bytes, const char* what) {
+    aicf__CUDA_MEMCPY3D c;
+    aicf__CUgraphNode node;
+    aicf__CUresult r;
+    if (bytes == 0) return AICF_SUCCESS;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = src_host ? AICF__CU_MEMORYTYPE_HOST : AICF__CU_MEMORYTYPE_DEVICE;
+    c.srcHost = src_host;
+    c.srcDevice = src_host ? 0 : src;
+    c.srcPitch = bytes;
+    c.srcHeight = 1;
+    c.dstMemoryType = dst_host ? AICF__CU_MEMORYTYPE_HOST : AICF__CU_MEMORYTYPE_DEVICE;
+    c.dstHost = dst_host;
+    c.dstDevice = dst_host ? 0 : dst;
+    c.dstPitch = bytes;
+    c.dstHeight = 1;
+    c.WidthInBytes = bytes;
+    c.Height = 1;
+    c.Depth = 1;
+    r = em->cu->api.cuGraphAddMemcpyNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, &c, em->cu->pctx);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuGraphAddMemcpyNode", what);
+    return aicf__em_chain(em, node);
+}
+
+aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes) {
+    char where[400], what[600];
+    if (!em) return AICF_ERROR_INVALID_ARGUMENT;
+    if (bytes == 0) return AICF_SUCCESS;
+    aicf__em_where(em, where, sizeof where);
+    if (!dst || !src) return aicf__err(em->ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: copy of %zu bytes with a null address", where, bytes);
+    aicf__cu_fmt(what, sizeof what, "%s: device copy of %zu bytes", where, bytes);
+    return aicf__em_memcpy(em, (aicf__CUdeviceptr)dst, NULL, (aicf__CUdeviceptr)src, NULL, bytes, what);
+}
+
+/* Counts the kernel nodes of a captured graph. */
+static int aicf__cu_count_kernels(struct aicf__cuda* cu, aicf_context* ctx, aicf__CUgraph g) {
+    size_t n = 0, i;
+    int k = 0;
+    aicf__CUgraphNode* nodes;
+    if (cu->api.cuGraphGetNodes(g, NULL, &n) != AICF__CUDA_SUCCESS || n == 0) return 0;
+    nodes = (aicf__CUgraphNode*)aicf__calloc(ctx, n, sizeof *nodes);
+    if (!nodes) return 0;
+    if (cu->api.cuGraphGetNodes(g, nodes, &n) == AICF__CUDA_SUCCESS) {
+        for (i = 0; i < n; ++i) {
+            aicf__CUgraphNodeType t = -1;
+            if (cu->api.cuGraphNodeGetType(nodes[i], &t) == AICF__CUDA_SUCCESS && t == AICF__CU_GRAPH_NODE_TYPE_KERNEL) k++;
+        }
+    }
+    aicf__free(ctx, nodes);
+    return k;
+}
+
+aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo) {
+    const aicf__cuda_algo* rec = (const aicf__cuda_algo*)algo;
+    struct aicf__cuda* cu;
+    aicf_context* ctx;
+    aicf__lt_objs o;
+    aicf__CUgraph child = NULL;
+    aicf__CUgraphNode node;
+    aicf__CUresult r;
+    aicf__cublasStatus_t s;
+    aicf_result res;
+    char where[400], what[600];
+    uint64_t cptr;
+    if (!em || !d || !rec) return AICF_ERROR_INVALID_ARGUMENT;
+    cu = em->cu;
+    ctx = em->ctx;
+    aicf__em_where(em, where, sizeof where);
+    if (!cu->lt_handle)
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: matmul: %s", where, cu->lt_error[0] ? cu->lt_error : "cuBLASLt not loaded");
+    if (rec->cublaslt_version != cu->lt_version)
+        return aicf__err(ctx, AICF_ERROR_CUBLAS, "%s: the plan's cuBLASLt algorithm was recorded with cuBLASLt %llu, loaded is %llu", where,
+                         (unsigned long long)rec->cublaslt_version, (unsigned long long)cu->lt_version);
+    res = aicf__cu_matmul_check(ctx, d, where);
+    if (res != AICF_SUCCESS) return res;
+    if (!d->a || !d->b || !d->d || (d->bias && !d->bias_ptr) || (d->beta != 0.0f && !d->c))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: matmul: null operand address (A %s, B %s, C %s, D %s, bias %s)", where,
+                         d->a ? "ok" : "null", d->b ? "ok" : "null", d->c ? "ok" : (d->beta != 0.0f ? "null with beta != 0" : "unused"),
+                         d->d ? "ok" : "null", d->bias ? (d->bias_ptr ? "ok" : "null") : "unused");
+    cptr = d->c ? d->c : d->d;
+    if ((d->a % rec->align_a) || (d->b % rec->align_b) || (cptr % rec->align_c) || (d->d % rec->align_d))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "%s: matmul: operand addresses A 0x%llx B 0x%llx C 0x%llx D 0x%llx break the alignment %u/%u/%u/%u B the plan's cuBLASLt algorithm assumed",
+                         where, (unsigned long long)d->a, (unsigned long long)d->b, (unsigned long long)cptr, (unsigned long long)d->d,
+                         rec->align_a, rec->align_b, rec->align_c, rec->align_d);
+    if (rec->workspace_bytes > em->x->workspace_bytes)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "%s: matmul: algorithm needs %zu B of workspace, the exec has %zu B (algorithm recorded by another plan?)", where,
+                         rec->workspace_bytes, em->x->workspace_bytes);
+    if (!em->x->capture_stream) {
+        r = cu->api.cuStreamCreate(&em->x->capture_stream, AICF__CU_STREAM_NON_BLOCKING);
+        if (r != AICF__CUDA_SUCCESS) {
+            em->x->capture_stream = NULL;
+            return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamCreate", "capture stream");
+        }
+    }
+    res = aicf__lt_build(ctx, cu, d, &o);
+    if (res != AICF_SUCCESS) {
+        aicf__lt_objs_free(cu, &o);
+        return res;
+    }
+    r = cu->api.cuStreamBeginCapture(em->x->capture_stream, AICF__CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (r != AICF__CUDA_SUCCESS) {
+        aicf__lt_objs_free(cu, &o);
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamBeginCapture", where);
+    }
+    s = cu->lt.cublasLtMatmul(cu->lt_handle, o.desc, &d->alpha, (const void*)(uintptr_t)d->b, o.la, (const void*)(uintptr_t)d->a, o.lb,
+                              &d->beta, (const void*)(uintptr_t)cptr, o.lc, (void*)(uintptr_t)d->d, o.ld, &rec->algo,
+                              rec->workspace_bytes ? (void*)(uintptr_t)em->x->workspace : NULL, rec->workspace_bytes,
+                              em->x->capture_stream);
+    r = cu->api.cuStreamEndCapture(em->x->capture_stream, &child);
+    aicf__lt_objs_free(cu, &o);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        if (r == AICF__CUDA_SUCCESS && child) cu->api.cuGraphDestroy(child);
+        aicf__cu_fmt(what, sizeof what, "%s: M=%lld N=%lld K=%lld batch=%lld %s", where, (long long)d->M, (long long)d->N, (long long)d->K,
+                 (long long)d->batch, aicf_dtype_name(d->dtype));
+        return aicf__lt_fail(ctx, cu, s, "cublasLtMatmul (stream capture)", what);
+    }
+    if (r != AICF__CUDA_SUCCESS || !child) {
+        if (r == AICF__CUDA_SUCCESS) r = AICF__CUDA_ERROR_INVALID_VALUE;
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamEndCapture", where);
+    }
+    r = cu->api.cuGraphAddChildGraphNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, child);
+    if (r == AICF__CUDA_SUCCESS) em->x->kernel_nodes += aicf__cu_count_kernels(cu, ctx, child);
+    cu->api.cuGraphDestroy(child); /* the child node holds its own copy */
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphAddChildGraphNode", where);
+    return aicf__em_chain(em, node);
+}
+
+/* ---- exec ---- */
+typedef aicf_result (*aicf__cuda_emit_fn)(aicf__cuda_emitter* em, aicf_plan* p, int si);
+
+/* Frees everything of x (safe on a partially built one). The context must be current. */
+static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, aicf__cuda_exec* x) {
+    int i;
+    if (!x) return;
+    if (x->in_flight && x->stream) cu->api.cuStreamSynchronize(x->stream);
+    if (x->graph_exec) cu->api.cuGraphExecDestroy(x->graph_exec);
+    if (x->graph) cu->api.cuGraphDestroy(x->graph);
+    if (x->modules)
+        for (i = 0; i < AICF__KT_NUM_MODULES; ++i)
+            if (x->modules[i]) cu->api.cuModuleUnload(x->modules[i]);
+    if (x->arena) cu->api.cuMemFree(x->arena);
+    if (x->weights) cu->api.cuMemFree(x->weights);
+    if (x->workspace) cu->api.cuMemFree(x->workspace);
+    if (x->staging) cu->api.cuMemFreeHost(x->staging);
+    if (x->capture_stream) cu->api.cuStreamDestroy(x->capture_stream);
+    if (x->stream && x->owns_stream) cu->api.cuStreamDestroy(x->stream);
+    aicf__free(ctx, x->modules);
+    aicf__free(ctx, x->functions);
+    aicf__free(ctx, x->in_off);
+    aicf__free(ctx, x->out_off);
+    aicf__free(ctx, x);
+}
+
+static aicf_result aicf__cuda_alloc(aicf_context* ctx, struct aicf__cuda* cu, aicf__CUdeviceptr* out, size_t bytes, const char* what) {
+    aicf__CUresult r;
+    char msg[512];
+    *out = 0;
+    if (bytes == 0) return AICF_SUCCESS;
+    r = cu->api.cuMemAlloc(out, bytes);
+    if (r == AICF__CUDA_SUCCESS) return AICF_SUCCESS;
+    *out = 0;
+    aicf__cu_fmt(msg, sizeof msg, "%.100s of %zu bytes on %.255s (%zu bytes total)", what, bytes, cu->name, cu->total_memory);
+    return aicf__cu_fail(ctx, cu, r == AICF__CUDA_ERROR_OUT_OF_MEMORY ? AICF_ERROR_DEVICE_OUT_OF_MEMORY : AICF_ERROR_CUDA, r, "cuMemAlloc",
+                         msg);
+}
+
+static const char* aicf__cu_tname(const aicf_plan* p, int t) {
+    if (p->g && t >= 0 && t < p->g->n_tensors && p->g->tensors[t].name) return p->g->tensors[t].name;
+    return "";
+}
+
+/* Uploads the constants that live in the weights space, converting float32 <-> float16 where
+   the storage dtype asks. */
+static aicf_result aicf__cuda_upload_weights(aicf_context* ctx, struct aicf__cuda* cu, const aicf_plan* p, aicf__cuda_exec* x) {
+    int t;
+    unsigned char* chunk = NULL;
+    const size_t chunk_bytes = (size_t)1 << 20;
+    aicf_result res = AICF_SUCCESS;
+    char what[600];
+    if (!p->g || !p->loc) return AICF_SUCCESS;
+    for (t = 0; t < p->g->n_tensors && res == AICF_SUCCESS; ++t) {
+        const aicf__loc* l = &p->loc[t];
+        const aicf__tensor* tt = &p->g->tensors[t];
+        aicf__CUresult r;
+        int ok = 1;
+        int64_t numel;
+        if (l->space != AICF__SPACE_WEIGHTS || l->alias_of >= 0) continue;
+        if (l->offset > x->weights_bytes || l->bytes > x->weights_bytes - l->offset) {
+            res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s': weights range [%zu, +%zu) outside %zu bytes", t,
+                            aicf__cu_tname(p, t), l->offset, l->bytes, x->weights_bytes);
+            break;
+        }
+        if (l->bytes == 0) continue;
+        if (!tt->data) {
+            res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s' in the weights space has no data", t, aicf__cu_tname(p, t));
+            break;
+        }
+        aicf__cu_fmt(what, sizeof what, "uploading constant %d '%s' (%zu bytes)", t, aicf__cu_tname(p, t), l->bytes);
+        numel = aicf__shape_numel(&tt->shape);
+        if (l->sdtype == tt->dtype || l->sdtype == AICF_DTYPE_INVALID) {
+            if (tt->data_bytes != l->bytes) {
+                res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s': %zu bytes of data, %zu bytes of storage", t,
+                                aicf__cu_tname(p, t), tt->data_bytes, l->bytes);
+                break;
+            }
+            r = cu->api.cuMemcpyHtoD(x->weights + l->offset, tt->data, l->bytes);
+            if (r != AICF__CUDA_SUCCESS) res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", what);
+            continue;
+        }
+        if (!((tt->dtype == AICF_DTYPE_FLOAT32 && l->sdtype == AICF_DTYPE_FLOAT16) ||
+              (tt->dtype == AICF_DTYPE_FLOAT16 && l->sdtype == AICF_DTYPE_FLOAT32))) {
+            res = aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "plan: constant %d '%s': no conversion from %s to storage %s", t, aicf__cu_tname(p, t),
+                            aicf_dtype_name(tt->dtype), aicf_dtype_name(l->sdtype));
+            break;
+        }
+        if (numel < 0 || (size_t)numel * aicf_dtype_size(tt->dtype) != tt->data_bytes ||
+            (size_t)numel * aicf_dtype_size(l->sdtype) != l->bytes)
+            ok = 0;
+        if (!ok) {
+            res = aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: constant %d '%s': %zu bytes of %s data and %zu bytes of %s storage disagree",
+                            t, aicf__cu_tname(p, t), tt->data_bytes, aicf_dtype_name(tt->dtype), l->bytes, aicf_dtype_name(l->sdtype));
+            break;
+        }
+        if (!chunk) {
+            chunk = (unsigned char*)aicf__malloc(ctx, chunk_bytes);
+            if (!chunk) {
+                res = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory %s", what);
+                break;
+            }
+        }
+        {
+            size_t es_dst = aicf_dtype_size(l->sdtype), per = chunk_bytes / 4, done = 0, n = (size_t)numel;
+            while (done < n && res == AICF_SUCCESS) {
+                size_t k = AICF__MIN(per, n - done), i;
+                if (l->sdtype == AICF_DTYPE_FLOAT16) {
+                    const float* src = (const float*)tt->data + done;
+                    uint16_t* dst = (uint16_t*)chunk;
+                    for (i = 0; i < k; ++i) {
+                        float f;
+                        memcpy(&f, src + i, 4);
+                        dst[i] = aicf__f32_to_f16(f);
+                    }
+                } else {
+                    const uint16_t* src = (const uint16_t*)tt->data + done;
+                    float* dst = (float*)chunk;
+                    for (i = 0; i < k; ++i) {
+                        uint16_t h;
+                        memcpy(&h, src + i, 2);
+                        dst[i] = aicf__f16_to_f32(h);
+                    }
+                }
+                r = cu->api.cuMemcpyHtoD(x->weights + l->offset + done * es_dst, chunk, k * es_dst);
+                if (r != AICF__CUDA_SUCCESS) res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", what);
+                done += k;
+            }
+        }
+    }
+    aicf__free(ctx, chunk);
+    return res;
+}
+
+/* Checks the boundary tensor of input/output i and returns its arena range. */
+static aicf_result aicf__cuda_boundary(aicf_context* ctx, const aicf_plan* p, int is_out, int i, size_t* bytes) {
+    int t = is_out ? (p->out_boundary ? p->out_boundary[i] : p->out_tensor[i]) : (p->in_boundary ? p->in_boundary[i] : p->in_tensor[i]);
+    int hops = 0;
+    const aicf__loc* l;
+    if (!p->g || !p->loc || t < 0 || t >= p->g->n_tensors)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: %s %d: boundary tensor %d out of range", is_out ? "output" : "input", i, t);
+    l = &p->loc[t];
+    while (l->space == AICF__SPACE_NONE && l->alias_of >= 0 && l->alias_of < p->g->n_tensors && hops++ < p->g->n_tensors) l = &p->loc[l->alias_of];
+    if (l->space == AICF__SPACE_NONE || (!is_out && l->space != AICF__SPACE_ARENA))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "plan: %s %d '%s' has no %s storage", is_out ? "output" : "input", i,
+                         aicf__cu_tname(p, t), is_out ? "device" : "arena");
+    *bytes = l->bytes;
+    return AICF_SUCCESS;
+}
+
+static int aicf__cu_bnd_tensor(const aicf_plan* p, int is_out, int i) {
+    return is_out ? (p->out_boundary ? p->out_boundary[i] : p->out_tensor[i]) : (p->in_boundary ? p->in_boundary[i] : p->in_tensor[i]);
+}
+
+static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, aicf__cuda_exec* x, aicf__cuda_emit_fn emit) {
+    aicf_context* ctx = e->ctx;
+    aicf_plan* p = e->plan;
+    aicf__cuda_emitter em;
+    aicf__CUresult r;
+    aicf_result res;
+    int i, device_io = (e->desc.flags & AICF_EXEC_DEVICE_IO) ? 1 : 0;
+    size_t off = 0, ws = 0;
+    char what[600];
+    /* stream */
+    if (e->desc.stream) {
+        x->stream = (aicf__CUstream)e->desc.stream;
+        x->owns_stream = 0;
+    } else {
+        r = cu->api.cuStreamCreate(&x->stream, AICF__CU_STREAM_NON_BLOCKING);
+        if (r != AICF__CUDA_SUCCESS) {
+            x->stream = NULL;
+            return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamCreate", "exec stream");
+        }
+        x->owns_stream = 1;
+    }
+    /* device memory */
+    x->arena_bytes = p->arena_bytes;
+    x->weights_bytes = p->weights_bytes;
+    if (p->backend) ws = ((const aicf__cuda_plan_data*)p->backend)->workspace_bytes;
+    x->workspace_bytes = ws;
+    res = aicf__cuda_alloc(ctx, cu, &x->arena, x->arena_bytes, "activation arena");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_upload_weights(ctx, cu, p, x);
+    if (res != AICF_SUCCESS) return res;
+    /* pinned staging for every input and output */
+    x->in_off = (size_t*)aicf__calloc(ctx, (size_t)(p->n_in > 0 ? p->n_in : 1), sizeof(size_t));
+    x->out_off = (size_t*)aicf__calloc(ctx, (size_t)(p->n_out > 0 ? p->n_out : 1), sizeof(size_t));
+    x->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES > 0 ? (size_t)AICF__KT_NUM_MODULES : 1u, sizeof(aicf__CUmodule));
+    x->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS > 0 ? (size_t)AICF__KT_NUM_KERNELS : 1u, sizeof(aicf__CUfunction));
+    if (!x->in_off || !x->out_off || !x->modules || !x->functions) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+    for (i = 0; i < p->n_in + p->n_out; ++i) {
+        int is_out = i >= p->n_in, k = is_out ? i - p->n_in : i;
+        if (device_io) break; /* no staging: inputs and outputs stay on the device */
+        size_t bytes = 0;
+        res = aicf__cuda_boundary(ctx, p, is_out, k, &bytes);
+        if (res != AICF_SUCCESS) return res;
+        if (is_out) x->out_off[k] = off;
+        else x->in_off[k] = off;
+        if (bytes > SIZE_MAX - 255u || !aicf__add_size(off, (bytes + 255u) & ~(size_t)255u, &off))
+            return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_exec_create: staging size overflows");
+    }
+    x->staging_bytes = off;
+    if (off) {
+        void* h = NULL;
+        r = cu->api.cuMemHostAlloc(&h, off, AICF__CU_MEMHOSTALLOC_PORTABLE);
+        if (r != AICF__CUDA_SUCCESS) {
+            aicf__cu_fmt(what, sizeof what, "pinned staging buffers of %zu bytes", off);
+            return aicf__cu_fail(ctx, cu, r == AICF__CUDA_ERROR_OUT_OF_MEMORY ? AICF_ERROR_OUT_OF_MEMORY : AICF_ERROR_CUDA, r, "cuMemHostAlloc", what);
+        }
+        x->staging = (unsigned char*)h;
+    }
+    /* the graph: a chain */
+    r = cu->api.cuGraphCreate(&x->graph, 0);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->graph = NULL;
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphCreate", NULL);
+    }
+    memset(&em, 0, sizeof em);
+    em.ctx = ctx;
+    em.cu = cu;
+    em.plan = p;
+    em.x = x;
+    em.graph = x->graph;
+    em.step = -1;
+    if (!device_io) {
+        for (i = 0; i < p->n_in; ++i) {
+            size_t bytes = 0;
+            int t = aicf__cu_bnd_tensor(p, 0, i);
+            aicf__cuda_boundary(ctx, p, 0, i, &bytes);
+            aicf__cu_fmt(what, sizeof what, "copy-in of input %d '%s' (%zu bytes)", i, aicf__cu_tname(p, t), bytes);
+            res = aicf__em_memcpy(&em, (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), NULL, 0, x->staging + x->in_off[i], bytes, what);
+            if (res != AICF_SUCCESS) return res;
+        }
+    }
+    for (i = 0; i < p->n_steps; ++i) {
+        em.step = i;
+        res = emit(&em, p, i);
+        if (res != AICF_SUCCESS) return res;
+    }
+    em.step = -1;
+    if (!device_io) {
+        for (i = 0; i < p->n_out; ++i) {
+            size_t bytes = 0;
+            int t = aicf__cu_bnd_tensor(p, 1, i);
+            aicf__cuda_boundary(ctx, p, 1, i, &bytes);
+            aicf__cu_fmt(what, sizeof what, "copy-out of output %d '%s' (%zu bytes)", i, aicf__cu_tname(p, t), bytes);
+            res = aicf__em_memcpy(&em, 0, x->staging + x->out_off[i], (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), NULL, bytes, what);
+            if (res != AICF_SUCCESS) return res;
+        }
+    }
+    if (!em.has_last) { /* an empty plan still gets a launchable graph */
+        aicf__CUgraphNode node;
+        r = cu->api.cuGraphAddEmptyNode(&node, x->graph, NULL, 0);
+        if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphAddEmptyNode", NULL);
+        aicf__em_chain(&em, node);
+    }
+    if (x->capture_stream) {
+        cu->api.cuStreamDestroy(x->capture_stream);
+        x->capture_stream = NULL;
+    }
+    r = cu->api.cuGraphInstantiateWithFlags(&x->graph_exec, x->graph, 0);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->graph_exec = NULL;
+        aicf__cu_fmt(what, sizeof what, "graph of %d nodes (%d kernel nodes)", x->graph_nodes, x->kernel_nodes);
+        return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphInstantiateWithFlags", what);
+    }
+    return AICF_SUCCESS;
+}
+
+/* aicf__cuda_exec_create with the step emitter as a parameter (tests pass their own). */
+static aicf_result aicf__cuda_exec_create_with(aicf_exec* e, aicf__cuda_emit_fn emit) {
+    struct aicf__cuda* cu;
+    aicf__cuda_exec* x;
+    aicf_result res;
+    if (!e || !e->ctx || !e->plan || !emit) return AICF_ERROR_INVALID_ARGUMENT;
+    cu = aicf__cuda_ready(e->ctx, &res);
+    if (!cu) return res;
+    if (e->plan->n_in < 0 || e->plan->n_out < 0 || (e->plan->n_in && !e->plan->in_tensor) || (e->plan->n_out && !e->plan->out_tensor))
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_create: plan has inconsistent inputs/outputs");
+    x = (aicf__cuda_exec*)aicf__calloc(e->ctx, 1, sizeof *x);
+    if (!x) return aicf__err(e->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) {
+        aicf__free(e->ctx, x);
+        return res;
+    }
+    res = aicf__cuda_exec_build(e, cu, x, emit);
+    if (res != AICF_SUCCESS) {
+        aicf__cuda_exec_free(e->ctx, cu, x);
+        aicf__cuda_pop(cu);
+        return res;
+    }
+    aicf__cuda_pop(cu);
+    e->backend = x;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_exec_create_with(e, aicf__cuda_emit_step); }
+
+void aicf__cuda_exec_destroy(aicf_exec* e) {
+    struct aicf__cuda* cu;
+    aicf__cuda_exec* x;
+    if (!e || !e->backend) return;
+    x = (aicf__cuda_exec*)e->backend;
+    cu = e->ctx ? e->ctx->cuda : NULL;
+    e->backend = NULL;
+    if (!cu || !cu->ready) return; /* cannot happen: an exec holds a ready context */
+    if (aicf__cuda_push(e->ctx, cu) != AICF_SUCCESS) {
+        aicf__cuda_exec_free(e->ctx, cu, x); /* best effort without a current context */
+        return;
+    }
+    aicf__cuda_exec_free(e->ctx, cu, x);
+    aicf__cuda_pop(cu);
+}
+
+static aicf__cuda_exec* aicf__cuda_x(aicf_exec* e, struct aicf__cuda** cu, const char* who) {
+    if (!e || !e->backend || !e->ctx || !e->ctx->cuda || !e->ctx->cuda->ready) {
+        if (e && e->ctx) aicf__err(e->ctx, AICF_ERROR_STATE, "%s: exec has no CUDA state", who);
+        return NULL;
+    }
+    *cu = e->ctx->cuda;
+    return (aicf__cuda_exec*)e->backend;
+}
+
+/* Waits for a launched graph before host staging is touched. Context must be current. */
+static aicf_result aicf__cuda_settle(aicf_exec* e, struct aicf__cuda* cu, aicf__cuda_exec* x) {
+    aicf__CUresult r;
+    if (!x->in_flight) return AICF_SUCCESS;
+    r = cu->api.cuStreamSynchronize(x->stream);
+    x->in_flight = 0;
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuStreamSynchronize", "waiting for the exec's graph");
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes, int device) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_set_input");
+    aicf__cuda_emitter em;
+    aicf_result res;
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    size_t need = 0;
+    int t;
+    const char* fn = "";
+    if (!x) return AICF_ERROR_STATE;
+    if (index < 0 || index >= e->plan->n_in)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_set_input: index %d out of range (%d inputs)", index, e->plan->n_in);
+    res = aicf__cuda_boundary(e->ctx, e->plan, 0, index, &need);
+    if (res != AICF_SUCCESS) return res;
+    t = aicf__cu_bnd_tensor(e->plan, 0, index);
+    if (bytes != need)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_set_input: input %d '%s' takes %zu bytes, got %zu", index,
+                         aicf__cu_tname(e->plan, t), need, bytes);
+    if (bytes && !data) return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_set_input: input %d: data is NULL", index);
+    if (bytes == 0) return AICF_SUCCESS;
+    memset(&em, 0, sizeof em);
+    em.plan = e->plan;
+    em.x = x;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    if (!(e->desc.flags & AICF_EXEC_DEVICE_IO)) {
+        /* into pinned staging; the graph's copy-in node moves it */
+        res = aicf__cuda_settle(e, cu, x);
+        if (res == AICF_SUCCESS) {
+            if (device) {
+                fn = "cuMemcpyDtoHAsync";
+                r = cu->api.cuMemcpyDtoHAsync(x->staging + x->in_off[index], (aicf__CUdeviceptr)(uintptr_t)data, bytes, x->stream);
+            } else {
+                memcpy(x->staging + x->in_off[index], data, bytes);
+            }
+        }
+    } else {
+        aicf__CUdeviceptr dst = (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t);
+        if (device) {
+            fn = "cuMemcpyDtoDAsync";
+            r = cu->api.cuMemcpyDtoDAsync(dst, (aicf__CUdeviceptr)(uintptr_t)data, bytes, x->stream);
+        } else {
+            fn = "cuMemcpyHtoDAsync"; /* from pageable memory: returns once the source is consumed */
+            r = cu->api.cuMemcpyHtoDAsync(dst, data, bytes, x->stream);
+        }
+    }
+    aicf__cuda_pop(cu);
+    if (res != AICF_SUCCESS) return res;
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[300];
+        aicf__cu_fmt(what, sizeof what, "input %d '%s' (%zu bytes)", index, aicf__cu_tname(e->plan, t), bytes);
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_launch(aicf_exec* e) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_launch");
+    aicf__CUresult r;
+    aicf_result res;
+    if (!x) return AICF_ERROR_STATE;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    r = cu->api.cuGraphLaunch(x->graph_exec, x->stream);
+    aicf__cuda_pop(cu);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuGraphLaunch", NULL);
+    x->in_flight = 1;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_wait(aicf_exec* e) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_wait");
+    aicf__CUresult r;
+    aicf_result res;
+    if (!x) return AICF_ERROR_STATE;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    r = cu->api.cuStreamSynchronize(x->stream);
+    aicf__cuda_pop(cu);
+    x->in_flight = 0;
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuStreamSynchronize", "waiting for the exec's graph");
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_get_output");
+    aicf__cuda_emitter em;
+    aicf_result res;
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    size_t need = 0;
+    int t;
+    const char* fn = "cuStreamSynchronize";
+    if (!x) return AICF_ERROR_STATE;
+    if (index < 0 || index >= e->plan->n_out)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: index %d out of range (%d outputs)", index, e->plan->n_out);
+    res = aicf__cuda_boundary(e->ctx, e->plan, 1, index, &need);
+    if (res != AICF_SUCCESS) return res;
+    t = aicf__cu_bnd_tensor(e->plan, 1, index);
+    if (bytes != need)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: output %d '%s' has %zu bytes, buffer is %zu", index,
+                         aicf__cu_tname(e->plan, t), need, bytes);
+    if (bytes && !data) return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: output %d: data is NULL", index);
+    if (bytes == 0) return AICF_SUCCESS;
+    res = aicf__cuda_push(e->ctx, cu);
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_settle(e, cu, x);
+    if (res == AICF_SUCCESS) {
+        if (!(e->desc.flags & AICF_EXEC_DEVICE_IO)) {
+            memcpy(data, x->staging + x->out_off[index], bytes);
+        } else {
+            memset(&em, 0, sizeof em);
+            em.plan = e->plan;
+            em.x = x;
+            fn = "cuMemcpyDtoHAsync";
+            r = cu->api.cuMemcpyDtoHAsync(data, (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), bytes, x->stream);
+            if (r == AICF__CUDA_SUCCESS) {
+                fn = "cuStreamSynchronize";
+                r = cu->api.cuStreamSynchronize(x->stream);
+            }
+        }
+    }
+    aicf__cuda_pop(cu);
+    if (res != AICF_SUCCESS) return res;
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[300];
+        aicf__cu_fmt(what, sizeof what, "output %d '%s' (%zu bytes)", index, aicf__cu_tname(e->plan, t), bytes);
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_device_ptr");
+    aicf__cuda_emitter em;
+    if (!out) return AICF_ERROR_INVALID_ARGUMENT;
+    *out = 0;
+    if (!x) return AICF_ERROR_STATE;
+    memset(&em, 0, sizeof em);
+    em.plan = e->plan;
+    em.x = x;
+    *out = aicf__cuda_tensor_ptr(&em, tensor);
+    if (!*out)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "tensor %d '%s' has no device storage", tensor, aicf__cu_tname(e->plan, tensor));
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
+    const aicf__cuda_exec* x;
+    if (!e || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    x = (const aicf__cuda_exec*)e->backend;
+    if (!x) return AICF_ERROR_STATE;
+    out->graph_nodes = x->graph_nodes;
+    out->kernel_nodes = x->kernel_nodes;
+    out->device_bytes = x->arena_bytes + x->weights_bytes + x->workspace_bytes + x->staging_bytes;
+    return AICF_SUCCESS;
+}
+
+#else /* AICF_NO_CUDA: the backend compiled out; every entry reports it */
+
+struct aicf__cuda {
+    int ready;
+};
+struct aicf__cuda_emitter {
+    int unused;
+};
+
+aicf_result aicf__cuda_init(aicf_context* ctx) {
+    return aicf__err(ctx, AICF_ERROR_NO_DEVICE, "CUDA backend compiled out (AICF_NO_CUDA)");
+}
+void aicf__cuda_shutdown(aicf_context* ctx) { AICF__UNUSED(ctx); }
+aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
+    if (out) memset(out, 0, sizeof *out);
+    return aicf__cuda_init(ctx);
+}
+aicf_result aicf__cuda_plan(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
+void aicf__cuda_plan_free(aicf_plan* p) { AICF__UNUSED(p); }
+aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
+void aicf__cuda_exec_destroy(aicf_exec* e) { AICF__UNUSED(e); }
+aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data, size_t bytes, int device) {
+    AICF__UNUSED(index); AICF__UNUSED(data); AICF__UNUSED(bytes); AICF__UNUSED(device);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+aicf_result aicf__cuda_exec_launch(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
+aicf_result aicf__cuda_exec_wait(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
+aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes) {
+    AICF__UNUSED(index); AICF__UNUSED(data); AICF__UNUSED(bytes);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out) {
+    AICF__UNUSED(tensor);
+    if (out) *out = 0;
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
+    AICF__UNUSED(e);
+    if (out) memset(out, 0, sizeof *out);
+    return AICF_ERROR_NO_DEVICE;
+}
+uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
+aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
+                                   unsigned shared_bytes, const void* args, size_t args_size) {
+    AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);
+    AICF__UNUSED(shared_bytes); AICF__UNUSED(args); AICF__UNUSED(args_size);
+    return AICF_ERROR_NO_DEVICE;
+}
+aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes) {
+    AICF__UNUSED(em); AICF__UNUSED(dst); AICF__UNUSED(src); AICF__UNUSED(bytes);
+    return AICF_ERROR_NO_DEVICE;
+}
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
+    AICF__UNUSED(d); AICF__UNUSED(reason); AICF__UNUSED(reason_cap);
+    if (algo) *algo = NULL;
+    return aicf__cuda_init(p ? p->ctx : NULL);
+}
+aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo) {
+    AICF__UNUSED(em); AICF__UNUSED(d); AICF__UNUSED(algo);
+    return AICF_ERROR_NO_DEVICE;
+}
+int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
+
+#endif /* AICF_NO_CUDA */

@@ -1,0 +1,1703 @@
+/* >>cuda_ops ================================================================================= */
+/* The op lowering of the CUDA backend: what every plan step becomes on the GPU.
+
+   aicf__cuda_select_step (plan time) decides everything: which generated kernel variant (or
+   cuBLASLt algorithm, or device-to-device copy) runs, its launch dimensions, and its argument
+   struct with every field filled except the device addresses, which are recorded as "patches"
+   (tensor index + byte offset). The result is one flat block in step->backend (no nested
+   allocations; cuBLASLt algorithm records are the exception, see aicf__cuo_prog).
+   aicf__cuda_emit_step (exec creation) only resolves the addresses and hands each launch to
+   the emit functions of 80_cuda.c. Nothing is decided at run time.
+
+   Kernel ABI: each generated kernel takes one struct by value. The aicf__k_* structs below
+   mirror the structs of templates/{unary,binary,conv,gemm,pool,softmax,layout}.cu.j2 field for
+   field (uint64_t device addresses, int64_t sizes and strides, float scalars; 8-byte aligned,
+   no implicit padding). Kernel names are those of codegen/variants.py.
+
+   Assumption recorded here: the arena and weight buffers start on 256-byte boundaries
+   (cuMemAlloc gives at least that), so the alignment of a tensor's address is the alignment of
+   its plan offset; the 4-wide variants are chosen from it. */
+
+#define AICF__CUO_MAX_OPS 64     /* launches (kernels, copies, GEMMs) of one step */
+#define AICF__CUO_MAX_PATCH 6    /* device addresses in one launch */
+#define AICF__CUO_ARGS_WORDS 40  /* 320 bytes: largest argument struct / aicf__matmul_desc */
+#define AICF__CUO_MAX_ALGO 2     /* cuBLASLt algorithm records of one step */
+#define AICF__CUO_MAX_GRID ((int64_t)1 << 20) /* blocks of a grid-stride launch */
+#define AICF__CUO_BLOCK 256u     /* threads per block of every op kernel (variants.py) */
+
+/* ---- kernel argument structs (mirrors of the templates) ---- */
+typedef struct aicf__k_unary {
+    uint64_t x, y;
+    int64_t n;
+    float alpha, beta;
+} aicf__k_unary;
+
+typedef struct aicf__k_cast {
+    uint64_t x, y;
+    int64_t n;
+} aicf__k_cast;
+
+typedef struct aicf__k_binflat {
+    uint64_t a, b, y;
+    int64_t n, sa, sb;
+} aicf__k_binflat;
+
+typedef struct aicf__k_binbc {
+    uint64_t a, b, y;
+    int64_t n, rank;
+    int64_t shape[AICF_MAX_RANK], sa[AICF_MAX_RANK], sb[AICF_MAX_RANK];
+} aicf__k_binbc;
+
+typedef struct aicf__k_conv2d {
+    uint64_t x, w, bias, y;
+    int64_t N, C, H, W, M, OH, OW, KH, KW, group;
+    int64_t pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t relu;
+} aicf__k_conv2d;
+
+typedef struct aicf__k_batchnorm {
+    uint64_t x, scale, bias, mean, var, y;
+    int64_t N, C, HW, per_act;
+    float epsilon, pad_;
+} aicf__k_batchnorm;
+
+typedef struct aicf__k_gemm {
+    uint64_t a, b, c, d;
+    int64_t M, N, K, lda, ldb, ldd, trans_a, trans_b, batch;
+    int64_t stride_a, stride_b, stride_c, stride_d, c_rs, c_cs, relu;
+    float alpha, beta;
+} aicf__k_gemm;
+
+typedef struct aicf__k_pool2d {
+    uint64_t x, y;
+    int64_t NC, H, W, OH, OW, KH, KW, pad_h, pad_w, pad_h_end, pad_w_end;
+    int64_t stride_h, stride_w, dil_h, dil_w, count_include_pad;
+} aicf__k_pool2d;
+
+typedef struct aicf__k_rowmean {
+    uint64_t x, y;
+    int64_t rows, n;
+} aicf__k_rowmean;
+
+typedef struct aicf__k_lrn {
+    uint64_t x, y;
+    int64_t N, C, HW, size;
+    float alpha, beta, bias, pad_;
+} aicf__k_lrn;
+
+typedef struct aicf__k_softmax {
+    uint64_t x, y;
+    int64_t outer, n, inner;
+} aicf__k_softmax;
+
+typedef struct aicf__k_permute {
+    uint64_t x, y;
+    int64_t n, rank;
+    int64_t shape[AICF_MAX_RANK], sx[AICF_MAX_RANK];
+} aicf__k_permute;
+
+typedef struct aicf__k_transpose2d {
+    uint64_t x, y;
+    int64_t batch, rows, cols;
+} aicf__k_transpose2d;
+
+typedef struct aicf__k_copy2d {
+    uint64_t x, y;
+    int64_t rows, cols, ldx, ldy;
+} aicf__k_copy2d;
+
+/* Sizes the templates assume (a mismatch here fails to compile). */
+/* Sizes the templates assert too (static_assert in each .cu.j2): a layout change on one side
+   only fails to compile. */
+typedef char aicf__k_check_unary[sizeof(aicf__k_unary) == 32 ? 1 : -1];
+typedef char aicf__k_check_cast[sizeof(aicf__k_cast) == 24 ? 1 : -1];
+typedef char aicf__k_check_binflat[sizeof(aicf__k_binflat) == 48 ? 1 : -1];
+typedef char aicf__k_check_binbc[sizeof(aicf__k_binbc) == 232 ? 1 : -1];
+typedef char aicf__k_check_conv[sizeof(aicf__k_conv2d) == 168 ? 1 : -1];
+typedef char aicf__k_check_bn[sizeof(aicf__k_batchnorm) == 88 ? 1 : -1];
+typedef char aicf__k_check_gemm[sizeof(aicf__k_gemm) == 168 ? 1 : -1];
+typedef char aicf__k_check_pool[sizeof(aicf__k_pool2d) == 144 ? 1 : -1];
+typedef char aicf__k_check_rowmean[sizeof(aicf__k_rowmean) == 32 ? 1 : -1];
+typedef char aicf__k_check_lrn[sizeof(aicf__k_lrn) == 64 ? 1 : -1];
+typedef char aicf__k_check_softmax[sizeof(aicf__k_softmax) == 40 ? 1 : -1];
+typedef char aicf__k_check_perm[sizeof(aicf__k_permute) == 160 ? 1 : -1];
+typedef char aicf__k_check_tr2d[sizeof(aicf__k_transpose2d) == 40 ? 1 : -1];
+typedef char aicf__k_check_copy2d[sizeof(aicf__k_copy2d) == 48 ? 1 : -1];
+typedef char aicf__k_check_args[sizeof(aicf__matmul_desc) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
+
+/* ---- the per-step program kept in step->backend ---- */
+enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
+
+typedef struct aicf__cuo_fix {
+    uint32_t field; /* byte offset of a uint64_t device address inside args */
+    int tensor;     /* tensor whose address goes there */
+    uint64_t add;   /* bytes added to that address */
+} aicf__cuo_fix;
+
+typedef struct aicf__cuo_op {
+    int kind;                /* AICF__CUO_* */
+    int kernel_index;        /* KERNEL: index in the kernel table */
+    unsigned grid[3], block[3], shared_bytes;
+    uint32_t args_size;      /* KERNEL: bytes of the argument struct */
+    int n_patch;
+    int algo;                /* MATMUL: index into aicf__cuo_prog.algo */
+    uint64_t copy_bytes;     /* COPY: bytes; patch[0] is the destination, patch[1] the source */
+    aicf__cuo_fix patch[AICF__CUO_MAX_PATCH];
+    uint64_t args[AICF__CUO_ARGS_WORDS]; /* KERNEL: argument struct; MATMUL: aicf__matmul_desc */
+} aicf__cuo_op;
+
+/* The record aicf__cuda_matmul_plan returns is plain data (aicf__cuda_algo of 80_cuda.c: the
+   8 x u64 cuBLASLt blob, workspace size, cuBLASLt version, alignments), so it is copied into
+   the step's block and the original freed: step->backend stays one allocation. */
+#if !defined(AICF_NO_CUDA)
+#  define AICF__CUO_ALGO_BYTES ((sizeof(aicf__cuda_algo) + 15u) & ~(size_t)15u)
+#else
+#  define AICF__CUO_ALGO_BYTES ((size_t)16)
+#endif
+
+/* step->backend: this header, then n_ops aicf__cuo_op, then n_algo algorithm records, in one
+   aicf__malloc block (freed by aicf__cuda_plan_free with aicf__free). */
+typedef struct aicf__cuo_prog {
+    int n_ops;
+    int n_algo;
+} aicf__cuo_prog;
+
+#define AICF__CUO_HDR ((sizeof(aicf__cuo_prog) + 15u) & ~(size_t)15u)
+
+static void* aicf__cuo_prog_algo(aicf__cuo_prog* pr, int k) {
+    return (unsigned char*)pr + AICF__CUO_HDR + (size_t)pr->n_ops * sizeof(aicf__cuo_op) + (size_t)k * AICF__CUO_ALGO_BYTES;
+}
+
+static aicf__cuo_op* aicf__cuo_prog_ops(aicf__cuo_prog* pr) {
+    return (aicf__cuo_op*)(void*)((unsigned char*)pr + AICF__CUO_HDR);
+}
+
+/* ---- the lowering context of one step ---- */
+typedef struct aicf__cuo {
+    aicf_plan* p;
+    aicf_context* ctx;
+    aicf_graph* g;
+    int si;
+    aicf__step* st;
+    const aicf__node* nd; /* NULL for CAST steps */
+    int f16;              /* the step's float tensors are stored as float16 */
+    size_t es;            /* bytes per element of that storage */
+    aicf__cuo_op* ops;    /* AICF__CUO_MAX_OPS scratch entries */
+    int n_ops;
+    void* algo[AICF__CUO_MAX_ALGO];
+    int n_algo;
+    char kernel[96];      /* step name when not a table kernel ("cublasLt:matmul", "memcpy") */
+    char first_name[96];  /* name of the first table kernel launched */
+    char reason[192];
+} aicf__cuo;
+
+static aicf_result aicf__cuo_fail(aicf__cuo* c, aicf_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static aicf_result aicf__cuo_fail(aicf__cuo* c, aicf_result code, const char* fmt, ...) {
+    char msg[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->nd)
+        return aicf__err(c->ctx, code, "aicf_plan_create: node %d '%.200s' (%.64s): %s", c->st->node,
+                         c->nd->name ? c->nd->name : "", c->nd->op_type ? c->nd->op_type : "?", msg);
+    return aicf__err(c->ctx, code, "aicf_plan_create: step %d (boundary Cast): %s", c->si, msg);
+}
+
+static void aicf__cuo_reason(aicf__cuo* c, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void aicf__cuo_reason(aicf__cuo* c, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* Input i of the step (-1 when absent or omitted). */
+static int aicf__cuo_in(const aicf__cuo* c, int i) {
+    return i >= 0 && i < c->st->n_in ? c->st->in[i] : -1;
+}
+
+static int aicf__cuo_out(const aicf__cuo* c, int i) {
+    return i >= 0 && i < c->st->n_out ? c->st->out[i] : -1;
+}
+
+static const aicf__shape* aicf__cuo_shape(const aicf__cuo* c, int t) {
+    return &c->g->tensors[t].shape;
+}
+
+static int64_t aicf__cuo_numel(const aicf__cuo* c, int t) {
+    return aicf__shape_numel(&c->g->tensors[t].shape);
+}
+
+static int64_t aicf__cuo_prod(const aicf__shape* s, int from, int to) {
+    int64_t r = 1;
+    int i;
+    for (i = from; i < to; i++) r *= s->d[i];
+    return r;
+}
+
+static const char* aicf__cuo_sstr(const aicf__shape* s, char* buf, size_t cap) {
+    return aicf__shape_str(s, buf, cap);
+}
+
+/* Checks that tensor t (input or output `what` of the step) is stored as float32 or float16
+   and, for the first tensor checked, fixes the step's storage type; later ones must match. */
+static aicf_result aicf__cuo_float(aicf__cuo* c, int t, const char* what, int first) {
+    aicf_dtype dt = c->p->loc[t].sdtype;
+    const char* name = c->g->tensors[t].name ? c->g->tensors[t].name : "";
+    if (dt != AICF_DTYPE_FLOAT32 && dt != AICF_DTYPE_FLOAT16)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "%s '%.200s' has element type %s; the device kernels handle float32 and float16 only",
+                              what, name, aicf_dtype_name(dt));
+    if (first) {
+        c->f16 = dt == AICF_DTYPE_FLOAT16;
+        c->es = c->f16 ? 2 : 4;
+    } else if ((dt == AICF_DTYPE_FLOAT16) != c->f16) {
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "%s '%.200s' is stored as %s but the step computes in %s storage",
+                              what, name, aicf_dtype_name(dt), c->f16 ? "float16" : "float32");
+    }
+    return AICF_SUCCESS;
+}
+
+/* Checks inputs [0, n_in) that are present and output 0 (the usual case). */
+static aicf_result aicf__cuo_floats(aicf__cuo* c, int n_in) {
+    int i;
+    aicf_result r;
+    char what[32];
+    if ((r = aicf__cuo_float(c, aicf__cuo_out(c, 0), "output 0", 1)) != AICF_SUCCESS) return r;
+    for (i = 0; i < n_in; i++) {
+        int t = aicf__cuo_in(c, i);
+        if (t < 0) continue;
+        snprintf(what, sizeof what, "input %d", i);
+        if ((r = aicf__cuo_float(c, t, what, 0)) != AICF_SUCCESS) return r;
+    }
+    return AICF_SUCCESS;
+}
+
+/* Alignment in bytes (a power of two, at most 256) of tensor t's device address + add. */
+static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) {
+    int guard = 0;
+    uint64_t a;
+    while (c->p->loc[t].alias_of >= 0 && guard++ < 64) t = c->p->loc[t].alias_of;
+    if (c->p->loc[t].space == AICF__SPACE_NONE) return 1;
+    a = (uint64_t)c->p->loc[t].offset + add;
+    if (a == 0) return 256;
+    a &= ~a + 1;
+    return a > 256 ? 256 : a;
+}
+
+/* ---- building the op list ---- */
+
+static aicf_result aicf__cuo_push(aicf__cuo* c, int kind, aicf__cuo_op** out) {
+    aicf__cuo_op* op;
+    if (c->n_ops >= AICF__CUO_MAX_OPS)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "needs more than %d device launches", AICF__CUO_MAX_OPS);
+    op = &c->ops[c->n_ops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->kernel_index = -1;
+    op->algo = -1;
+    *out = op;
+    return AICF_SUCCESS;
+}
+
+static void aicf__cuo_patch(aicf__cuo_op* op, size_t field, int tensor, uint64_t add) {
+    aicf__cuo_fix* pt;
+    AICF_ASSERT(op->n_patch < AICF__CUO_MAX_PATCH);
+    pt = &op->patch[op->n_patch++];
+    pt->field = (uint32_t)field;
+    pt->tensor = tensor;
+    pt->add = add;
+}
+
+/* 1-D launch over `work` items (grid-stride kernels). */
+static void aicf__cuo_dims1(int64_t work, unsigned grid[3], unsigned block[3]) {
+    int64_t b = (work + (int64_t)AICF__CUO_BLOCK - 1) / (int64_t)AICF__CUO_BLOCK;
+    if (b < 1) b = 1;
+    if (b > AICF__CUO_MAX_GRID) b = AICF__CUO_MAX_GRID;
+    grid[0] = (unsigned)b;
+    grid[1] = grid[2] = 1;
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+}
+
+/* Adds a launch of table kernel `name` with the argument struct `args`. */
+static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* args, size_t size, const unsigned grid[3],
+                                    const unsigned block[3], unsigned shared, aicf__cuo_op** out) {
+    aicf__cuo_op* op;
+    aicf_result r;
+    int k = aicf__cuda_kernel_find(name);
+    if (k < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_NO_KERNEL,
+                              "kernel '%s' is not in the generated kernel table (regenerate kernels_gen with codegen/gen.py)", name);
+    AICF_ASSERT(size <= sizeof op->args);
+    if ((r = aicf__cuo_push(c, AICF__CUO_KERNEL, &op)) != AICF_SUCCESS) return r;
+    if (!c->first_name[0]) snprintf(c->first_name, sizeof c->first_name, "%s", name);
+    op->kernel_index = k;
+    memcpy(op->grid, grid, sizeof op->grid);
+    memcpy(op->block, block, sizeof op->block);
+    op->shared_bytes = shared;
+    op->args_size = (uint32_t)size;
+    memcpy(op->args, args, size);
+    *out = op;
+    return AICF_SUCCESS;
+}
+
+/* Adds a device-to-device copy of `bytes` from tensor src (+ src_add) to dst (+ dst_add). */
+static aicf_result aicf__cuo_copy(aicf__cuo* c, int dst, uint64_t dst_add, int src, uint64_t src_add, uint64_t bytes) {
+    aicf__cuo_op* op;
+    aicf_result r;
+    if (bytes == 0) return AICF_SUCCESS;
+    if ((r = aicf__cuo_push(c, AICF__CUO_COPY, &op)) != AICF_SUCCESS) return r;
+    op->copy_bytes = bytes;
+    aicf__cuo_patch(op, 0, dst, dst_add);
+    aicf__cuo_patch(op, 0, src, src_add);
+    return AICF_SUCCESS;
+}
+
+/* ---- elementwise: unary ---- */
+
+static const char* aicf__cuo_dtn(const aicf__cuo* c) { return c->f16 ? "f16" : "f32"; }
+
+/* Whether the 4-wide variant applies to n elements at these tensors (+ byte offsets). */
+static int aicf__cuo_vec4(const aicf__cuo* c, int64_t n, const int* ts, const uint64_t* adds, int count) {
+    int i;
+    if (n % 4 != 0) return 0;
+    for (i = 0; i < count; i++)
+        if (ts[i] >= 0 && aicf__cuo_align(c, ts[i], adds ? adds[i] : 0) < 4 * c->es) return 0;
+    return 1;
+}
+
+static aicf_result aicf__cuo_unary_launch(aicf__cuo* c, const char* fn, int x, int y, float alpha, float beta) {
+    aicf__k_unary a;
+    aicf__cuo_op* op;
+    unsigned grid[3], block[3];
+    int ts[2];
+    int vec;
+    char name[96];
+    aicf_result r;
+    int64_t n = aicf__cuo_numel(c, y);
+    ts[0] = x;
+    ts[1] = y;
+    vec = aicf__cuo_vec4(c, n, ts, NULL, 2) ? 4 : 1;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.alpha = alpha;
+    a.beta = beta;
+    snprintf(name, sizeof name, "aicf_unary_%s_%s_v%d", fn, aicf__cuo_dtn(c), vec);
+    aicf__cuo_dims1(n / vec, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_unary, x), x, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_unary, y), y, 0);
+    if (vec == 4)
+        aicf__cuo_reason(c, "vec4: %lld elements divisible by 4, %u-byte aligned", (long long)n, (unsigned)(4 * c->es));
+    else
+        aicf__cuo_reason(c, "scalar: %lld elements%s", (long long)n,
+                         n % 4 ? " not divisible by 4" : ", addresses not aligned for vec4");
+    return AICF_SUCCESS;
+}
+
+/* The value of a scalar constant input (Clip min/max). */
+static aicf_result aicf__cuo_const_scalar(aicf__cuo* c, int i, const char* what, float* v) {
+    int t = aicf__cuo_in(c, i);
+    const aicf__tensor* tt;
+    if (t < 0) return AICF_SUCCESS;
+    tt = &c->g->tensors[t];
+    if (!(tt->flags & AICF__T_CONST) || !tt->data)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "input %d '%.200s' (%s) is computed at run time; the device lowering needs it constant", i,
+                              tt->name ? tt->name : "", what);
+    if (tt->dtype == AICF_DTYPE_FLOAT32 && tt->data_bytes >= 4) memcpy(v, tt->data, 4);
+    else if (tt->dtype == AICF_DTYPE_FLOAT16 && tt->data_bytes >= 2) {
+        uint16_t h;
+        memcpy(&h, tt->data, 2);
+        *v = aicf__f16_to_f32(h);
+    } else if (tt->dtype == AICF_DTYPE_FLOAT64 && tt->data_bytes >= 8) {
+        double d;
+        memcpy(&d, tt->data, 8);
+        *v = (float)d;
+    } else {
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' (%s) has element type %s", i,
+                              tt->name ? tt->name : "", what, aicf_dtype_name(tt->dtype));
+    }
+    return AICF_SUCCESS;
+}
+
+static int64_t aicf__cuo_opset(const aicf__cuo* c) {
+    return c->g->opset > 0 ? c->g->opset : ((int64_t)1 << 30);
+}
+
+static aicf_result aicf__cuo_lower_unary(aicf__cuo* c) {
+    const aicf__node* n = c->nd;
+    float alpha = 0.0f, beta = 0.0f;
+    const char* fn = "relu";
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    switch (n->op) {
+    case AICF__OP_Relu: fn = "relu"; break;
+    case AICF__OP_Tanh: fn = "tanh"; break;
+    case AICF__OP_Sigmoid: fn = "sigmoid"; break;
+    case AICF__OP_Exp: fn = "exp"; break;
+    case AICF__OP_Log: fn = "log"; break;
+    case AICF__OP_Sqrt: fn = "sqrt"; break;
+    case AICF__OP_Neg: fn = "neg"; break;
+    case AICF__OP_Abs: fn = "abs"; break;
+    case AICF__OP_Reciprocal: fn = "reciprocal"; break;
+    case AICF__OP_Erf: fn = "erf"; break;
+    case AICF__OP_LeakyRelu:
+        fn = "leaky_relu";
+        alpha = aicf__attr_f(n, "alpha", 0.01f);
+        break;
+    case AICF__OP_Elu:
+        fn = "elu";
+        alpha = aicf__attr_f(n, "alpha", 1.0f);
+        break;
+    case AICF__OP_HardSigmoid:
+        fn = "hard_sigmoid";
+        alpha = aicf__attr_f(n, "alpha", 0.2f);
+        beta = aicf__attr_f(n, "beta", 0.5f);
+        break;
+    case AICF__OP_HardSwish:
+        fn = "hard_swish";
+        alpha = 1.0f / 6.0f;
+        beta = 0.5f;
+        break;
+    case AICF__OP_Clip:
+        fn = "clip";
+        if (aicf__cuo_opset(c) < 11) {
+            alpha = aicf__attr_f(n, "min", -3.402823466e+38f);
+            beta = aicf__attr_f(n, "max", 3.402823466e+38f);
+        } else {
+            alpha = -INFINITY;
+            beta = INFINITY;
+            if ((r = aicf__cuo_const_scalar(c, 1, "min", &alpha)) != AICF_SUCCESS) return r;
+            if ((r = aicf__cuo_const_scalar(c, 2, "max", &beta)) != AICF_SUCCESS) return r;
+        }
+        break;
+    default: return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "not a unary op");
+    }
+    return aicf__cuo_unary_launch(c, fn, aicf__cuo_in(c, 0), aicf__cuo_out(c, 0), alpha, beta);
+}
+
+/* ---- elementwise: binary with broadcasting ---- */
+
+/* Element strides of a tensor of shape `in` read as the broadcast shape `out` (0 on
+   broadcast dims), as numpy aligns them (trailing dims). */
+static void aicf__cuo_bstrides(const aicf__shape* in, const aicf__shape* out, int64_t* st) {
+    int i, r = out->rank;
+    int64_t s = 1;
+    for (i = r - 1; i >= 0; i--) {
+        int ii = in->rank - r + i;
+        st[i] = (ii < 0 || in->d[ii] == 1) ? 0 : s;
+        if (ii >= 0) s *= in->d[ii];
+    }
+}
+
+/* Drops size-1 dims and merges neighbours that are contiguous for every operand. st[k] points
+   to k stride arrays (rank entries each), rewritten in place; returns the new rank. */
+static int aicf__cuo_collapse(int64_t* shape, int rank, int64_t** st, int k) {
+    int i, j, o = 0;
+    for (i = 0; i < rank; i++) {
+        if (shape[i] == 1) continue;
+        if (o > 0) {
+            int merge = 1;
+            for (j = 0; j < k; j++)
+                if (st[j][o - 1] != st[j][i] * shape[i]) merge = 0;
+            if (merge) {
+                shape[o - 1] *= shape[i];
+                for (j = 0; j < k; j++) st[j][o - 1] = st[j][i];
+                continue;
+            }
+        }
+        shape[o] = shape[i];
+        for (j = 0; j < k; j++) st[j][o] = st[j][i];
+        o++;
+    }
+    return o;
+}
+
+/* y = fn(a, b) over y's shape sy; a and b have shapes sa, sb (broadcast to sy). y may be a or b
+   (same shape: each element read then written by one thread). */
+static aicf_result aicf__cuo_binary(aicf__cuo* c, const char* fn, int ta, const aicf__shape* sa, int tb,
+                                    const aicf__shape* sb, int ty, const aicf__shape* sy) {
+    int64_t n = aicf__shape_numel(sy), na = aicf__shape_numel(sa), nb = aicf__shape_numel(sb);
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96], b1[160];
+    aicf_result r;
+    if ((na == n || na == 1) && (nb == n || nb == 1)) {
+        aicf__k_binflat a;
+        int ts[3];
+        int vec;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.sa = na == n ? 1 : 0;
+        a.sb = nb == n ? 1 : 0;
+        if (n == 1) a.sa = a.sb = 1;
+        ts[0] = a.sa ? ta : -1;
+        ts[1] = a.sb ? tb : -1;
+        ts[2] = ty;
+        vec = aicf__cuo_vec4(c, n, ts, NULL, 3) ? 4 : 1;
+        snprintf(name, sizeof name, "aicf_binary_%s_%s_flat_v%d", fn, aicf__cuo_dtn(c), vec);
+        aicf__cuo_dims1(n / vec, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_binflat, a), ta, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binflat, b), tb, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binflat, y), ty, 0);
+        aicf__cuo_reason(c, "flat%s: %lld elements%s%s%s", vec == 4 ? " vec4" : "", (long long)n,
+                         vec == 4 ? " divisible by 4, aligned" : (n % 4 ? " (not divisible by 4)" : " (unaligned for vec4)"),
+                         !a.sa ? ", A is one element" : "", !a.sb ? ", B is one element" : "");
+    } else {
+        aicf__k_binbc a;
+        int64_t* st[2];
+        int rank;
+        memset(&a, 0, sizeof a);
+        aicf__cuo_bstrides(sa, sy, a.sa);
+        aicf__cuo_bstrides(sb, sy, a.sb);
+        memcpy(a.shape, sy->d, sizeof(int64_t) * (size_t)sy->rank);
+        st[0] = a.sa;
+        st[1] = a.sb;
+        rank = aicf__cuo_collapse(a.shape, sy->rank, st, 2);
+        if (rank == 0) {
+            rank = 1;
+            a.shape[0] = 1;
+            a.sa[0] = a.sb[0] = 0;
+        }
+        a.rank = rank;
+        a.n = n;
+        snprintf(name, sizeof name, "aicf_binary_%s_%s_bcast", fn, aicf__cuo_dtn(c));
+        aicf__cuo_dims1(n, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_binbc, a), ta, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binbc, b), tb, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_binbc, y), ty, 0);
+        aicf__cuo_reason(c, "broadcast: output %s collapsed to rank %d with per-input strides",
+                         aicf__cuo_sstr(sy, b1, sizeof b1), rank);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Shape of input i as it takes part in the broadcast (before opset 7, Add/Sub/Mul/Div/Pow
+   align B at `axis` when broadcast = 1), as the CPU reference does. */
+static void aicf__cuo_bin_shape(const aicf__cuo* c, int i, aicf__shape* s) {
+    const aicf__node* n = c->nd;
+    *s = *aicf__cuo_shape(c, aicf__cuo_in(c, i));
+    if (aicf__cuo_opset(c) < 7 && i == 1 && n->op != AICF__OP_Sum && n->op != AICF__OP_Max && n->op != AICF__OP_Min &&
+        aicf__attr_i(n, "broadcast", 0) && aicf__attr(n, "axis")) {
+        const aicf__shape* a = aicf__cuo_shape(c, aicf__cuo_in(c, 0));
+        int64_t axis = aicf__attr_i(n, "axis", 0);
+        aicf__shape t = *s;
+        int k;
+        if (axis < 0) axis += a->rank;
+        if (axis < 0 || axis + t.rank > a->rank) return; /* rejected by shape inference */
+        memset(s, 0, sizeof *s);
+        s->rank = a->rank;
+        for (k = 0; k < s->rank; k++) s->d[k] = 1;
+        for (k = 0; k < t.rank; k++) s->d[axis + k] = t.d[k];
+    }
+}
+
+static const char* aicf__cuo_binfn(aicf__op op) {
+    switch (op) {
+    case AICF__OP_Add:
+    case AICF__OP_Sum: return "add";
+    case AICF__OP_Sub: return "sub";
+    case AICF__OP_Mul: return "mul";
+    case AICF__OP_Div: return "div";
+    case AICF__OP_Pow: return "pow";
+    case AICF__OP_Max: return "max";
+    case AICF__OP_Min: return "min";
+    default: return NULL;
+    }
+}
+
+static aicf_result aicf__cuo_lower_binary(aicf__cuo* c) {
+    const char* fn = aicf__cuo_binfn(c->nd->op);
+    int nin = c->st->n_in, y = aicf__cuo_out(c, 0), i;
+    aicf__shape sa, sb;
+    const aicf__shape* sy = aicf__cuo_shape(c, y);
+    aicf_result r;
+    char keep[192];
+    while (nin > 0 && aicf__cuo_in(c, nin - 1) < 0) nin--;
+    if ((r = aicf__cuo_floats(c, nin)) != AICF_SUCCESS) return r;
+    for (i = 0; i < nin; i++)
+        if (aicf__cuo_in(c, i) < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+    if (nin == 1) { /* Sum/Max/Min of one input: a copy */
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "one input: device-to-device copy");
+        return aicf__cuo_copy(c, y, 0, aicf__cuo_in(c, 0), 0, c->p->loc[y].bytes);
+    }
+    aicf__cuo_bin_shape(c, 0, &sa);
+    aicf__cuo_bin_shape(c, 1, &sb);
+    if ((r = aicf__cuo_binary(c, fn, aicf__cuo_in(c, 0), &sa, aicf__cuo_in(c, 1), &sb, y, sy)) != AICF_SUCCESS) return r;
+    memcpy(keep, c->reason, sizeof keep);
+    /* Sum/Max/Min of n > 2 inputs: y = fn(y, input k) in input order */
+    for (i = 2; i < nin; i++) {
+        aicf__cuo_bin_shape(c, i, &sb);
+        if ((r = aicf__cuo_binary(c, fn, y, sy, aicf__cuo_in(c, i), &sb, y, sy)) != AICF_SUCCESS) return r;
+    }
+    if (nin > 2) aicf__cuo_reason(c, "%d inputs as a chain of %d binary kernels; first: %.140s", nin, nin - 1, keep);
+    return AICF_SUCCESS;
+}
+
+/* ---- data movement: permute (Transpose, broadcast copies), Concat, Cast ---- */
+
+/* y (shape[rank], row-major) = x read with element strides sx[] (any strides, 0 to broadcast).
+   Picks: a copy when the collapsed view is the identity, the tiled 2-D transpose when it is a
+   (batched) matrix transpose, else the generic permute kernel. add_x/add_y: byte offsets. */
+static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y, uint64_t add_y, const int64_t* shape_in,
+                                     int rank_in, const int64_t* sx_in) {
+    int64_t shape[AICF_MAX_RANK], sx[AICF_MAX_RANK], n = 1;
+    int64_t* st[1];
+    int rank, i;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    for (i = 0; i < rank_in; i++) {
+        shape[i] = shape_in[i];
+        sx[i] = sx_in[i];
+        n *= shape[i];
+    }
+    if (n == 0) return AICF_SUCCESS;
+    st[0] = sx;
+    rank = aicf__cuo_collapse(shape, rank_in, st, 1);
+    if (rank == 0 || (rank == 1 && sx[0] == 1)) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "the permutation keeps memory order: device-to-device copy");
+        return aicf__cuo_copy(c, y, add_y, x, add_x, (uint64_t)n * c->es);
+    }
+    /* [B,] R x C -> C x R: output dims (..., C, R) read with strides (..., 1, C) */
+    if ((rank == 2 && sx[1] == shape[0] && sx[0] == 1) ||
+        (rank == 3 && sx[1] == 1 && sx[2] == shape[1] && sx[0] == shape[1] * shape[2])) {
+        aicf__k_transpose2d a;
+        int64_t rows = shape[rank - 1], cols = shape[rank - 2], batch = rank == 3 ? shape[0] : 1;
+        if (rows >= 8 && cols >= 8 && (cols + 31) / 32 <= 0x7fffffff && (rows + 31) / 32 <= 65535) {
+            memset(&a, 0, sizeof a);
+            a.batch = batch;
+            a.rows = rows;
+            a.cols = cols;
+            grid[0] = (unsigned)((cols + 31) / 32);
+            grid[1] = (unsigned)((rows + 31) / 32);
+            grid[2] = (unsigned)AICF__MIN(batch, 65535);
+            block[0] = 32;
+            block[1] = 8;
+            block[2] = 1;
+            snprintf(name, sizeof name, "aicf_transpose2d_%s", aicf__cuo_dtn(c));
+            if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+            aicf__cuo_patch(op, offsetof(aicf__k_transpose2d, x), x, add_x);
+            aicf__cuo_patch(op, offsetof(aicf__k_transpose2d, y), y, add_y);
+            aicf__cuo_reason(c, "tiled 32x32 transpose: collapses to %lld x [%lld,%lld] -> [%lld,%lld]", (long long)batch,
+                             (long long)rows, (long long)cols, (long long)cols, (long long)rows);
+            return AICF_SUCCESS;
+        }
+    }
+    {
+        aicf__k_permute a;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.rank = rank;
+        for (i = 0; i < rank; i++) {
+            a.shape[i] = shape[i];
+            a.sx[i] = sx[i];
+        }
+        snprintf(name, sizeof name, "aicf_permute_%s", aicf__cuo_dtn(c));
+        aicf__cuo_dims1(n, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_permute, x), x, add_x);
+        aicf__cuo_patch(op, offsetof(aicf__k_permute, y), y, add_y);
+        aicf__cuo_reason(c, "strided gather: %lld elements over %d collapsed dims", (long long)n, rank);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_transpose(aicf__cuo* c) {
+    const aicf__shape* xs;
+    int64_t xst[AICF_MAX_RANK], sx[AICF_MAX_RANK], shape[AICF_MAX_RANK];
+    const int64_t* pv = NULL;
+    int perm[AICF_MAX_RANK], r, i, cnt;
+    aicf_result res;
+    if ((res = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return res;
+    xs = aicf__cuo_shape(c, aicf__cuo_in(c, 0));
+    r = xs->rank;
+    cnt = aicf__attr_ints(c->nd, "perm", &pv);
+    for (i = 0; i < r; i++) {
+        int64_t a = cnt == r ? pv[i] : r - 1 - i;
+        if (a < 0) a += r;
+        if (a < 0 || a >= r) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'perm' entry %d is out of range", i);
+        perm[i] = (int)a;
+    }
+    if (r == 0) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "rank 0: device-to-device copy");
+        return aicf__cuo_copy(c, aicf__cuo_out(c, 0), 0, aicf__cuo_in(c, 0), 0, c->es);
+    }
+    xst[r - 1] = 1;
+    for (i = r - 2; i >= 0; i--) xst[i] = xst[i + 1] * xs->d[i + 1];
+    for (i = 0; i < r; i++) {
+        sx[i] = xst[perm[i]];
+        shape[i] = xs->d[perm[i]];
+    }
+    return aicf__cuo_permute(c, aicf__cuo_in(c, 0), 0, aicf__cuo_out(c, 0), 0, shape, r, sx);
+}
+
+static aicf_result aicf__cuo_lower_concat(aicf__cuo* c) {
+    int y = aicf__cuo_out(c, 0), nin = c->st->n_in, i, ax, launches = 0, vec4 = 0;
+    const aicf__shape* ys = aicf__cuo_shape(c, y);
+    int64_t axis = aicf__attr_i(c->nd, "axis", 1), outer, inner, ycols, pos = 0;
+    aicf_result r;
+    while (nin > 0 && aicf__cuo_in(c, nin - 1) < 0) nin--;
+    if ((r = aicf__cuo_floats(c, nin)) != AICF_SUCCESS) return r;
+    if (ys->rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "output is a scalar");
+    if (axis < 0) axis += ys->rank;
+    if (axis < 0 || axis >= ys->rank) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'axis' is out of range");
+    ax = (int)axis;
+    outer = aicf__cuo_prod(ys, 0, ax);
+    inner = aicf__cuo_prod(ys, ax + 1, ys->rank);
+    ycols = ys->d[ax] * inner;
+    for (i = 0; i < nin; i++) {
+        int x = aicf__cuo_in(c, i);
+        int64_t cols;
+        if (x < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+        cols = aicf__cuo_shape(c, x)->d[ax] * inner;
+        if (cols > 0 && outer > 0) {
+            if (outer == 1) {
+                if ((r = aicf__cuo_copy(c, y, (uint64_t)pos * c->es, x, 0, (uint64_t)cols * c->es)) != AICF_SUCCESS) return r;
+            } else {
+                aicf__k_copy2d a;
+                unsigned grid[3], block[3];
+                aicf__cuo_op* op;
+                char name[96];
+                int v = cols % 4 == 0 && ycols % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * c->es &&
+                                aicf__cuo_align(c, y, (uint64_t)pos * c->es) >= 4 * c->es
+                            ? 4
+                            : 1;
+                memset(&a, 0, sizeof a);
+                a.rows = outer;
+                a.cols = cols;
+                a.ldx = cols;
+                a.ldy = ycols;
+                snprintf(name, sizeof name, "aicf_copy2d_%s_v%d", aicf__cuo_dtn(c), v);
+                aicf__cuo_dims1(outer * cols / v, grid, block);
+                if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+                aicf__cuo_patch(op, offsetof(aicf__k_copy2d, x), x, 0);
+                aicf__cuo_patch(op, offsetof(aicf__k_copy2d, y), y, (uint64_t)pos * c->es);
+                if (v == 4) vec4++;
+            }
+            launches++;
+        }
+        pos += cols;
+    }
+    if (outer == 1) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "%d inputs, outer size 1: one device-to-device copy each", launches);
+    } else {
+        aicf__cuo_reason(c, "%d strided 2-D copies (%lld rows each), %d of them vec4", launches, (long long)outer, vec4);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Converts tensor x (storage sdx) into y (storage sdy) elementwise. */
+static aicf_result aicf__cuo_convert(aicf__cuo* c, int x, int y) {
+    aicf_dtype sx = c->p->loc[x].sdtype, sy = c->p->loc[y].sdtype;
+    int64_t n = aicf__cuo_numel(c, y);
+    int fx = sx == AICF_DTYPE_FLOAT32 || sx == AICF_DTYPE_FLOAT16, fy = sy == AICF_DTYPE_FLOAT32 || sy == AICF_DTYPE_FLOAT16;
+    if (sx == sy) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "same storage type (%s): device-to-device copy", aicf_dtype_name(sx));
+        return aicf__cuo_copy(c, y, 0, x, 0, c->p->loc[y].bytes);
+    }
+    if (!fx || !fy)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "conversion %s -> %s is not supported on the device (float32 <-> float16 only)",
+                              aicf_dtype_name(sx), aicf_dtype_name(sy));
+    {
+        aicf__k_cast a;
+        unsigned grid[3], block[3];
+        aicf__cuo_op* op;
+        char name[96];
+        const char* src = sx == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
+        const char* dst = sy == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
+        int v = n % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * aicf_dtype_size(sx) &&
+                        aicf__cuo_align(c, y, 0) >= 4 * aicf_dtype_size(sy)
+                    ? 4
+                    : 1;
+        aicf_result r;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        snprintf(name, sizeof name, "aicf_cast_%s_%s_v%d", src, dst, v);
+        aicf__cuo_dims1(n / v, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_cast, x), x, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_cast, y), y, 0);
+        aicf__cuo_reason(c, "%s -> %s, %lld elements%s", src, dst, (long long)n, v == 4 ? ", vec4" : "");
+    }
+    return AICF_SUCCESS;
+}
+
+/* Identity, Dropout, Reshape, Flatten, Squeeze, Unsqueeze. */
+static aicf_result aicf__cuo_lower_alias(aicf__cuo* c) {
+    int x = aicf__cuo_in(c, 0), y = aicf__cuo_out(c, 0);
+    if (c->nd->op == AICF__OP_Dropout && aicf__cuo_out(c, 1) >= 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "output 1 '%.200s' (mask) is not produced on the device",
+                              c->g->tensors[aicf__cuo_out(c, 1)].name ? c->g->tensors[aicf__cuo_out(c, 1)].name : "");
+    if (c->p->loc[y].alias_of >= 0) {
+        snprintf(c->kernel, sizeof c->kernel, "alias");
+        aicf__cuo_reason(c, "output aliases input storage");
+        return AICF_SUCCESS;
+    }
+    if (c->p->loc[x].sdtype != c->p->loc[y].sdtype || c->p->loc[x].bytes != c->p->loc[y].bytes)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "output storage (%s, %zu bytes) differs from input storage (%s, %zu bytes)",
+                              aicf_dtype_name(c->p->loc[y].sdtype), c->p->loc[y].bytes, aicf_dtype_name(c->p->loc[x].sdtype),
+                              c->p->loc[x].bytes);
+    snprintf(c->kernel, sizeof c->kernel, "memcpy");
+    aicf__cuo_reason(c, "output has its own storage (input in %s): device-to-device copy",
+                     c->p->loc[x].space == AICF__SPACE_WEIGHTS ? "weights" : "arena");
+    return aicf__cuo_copy(c, y, 0, x, 0, c->p->loc[y].bytes);
+}
+
+/* ---- GEMM: cuBLASLt or the generated tiled kernel ---- */
+
+/* Asks cuBLASLt for an algorithm. *slot = the record's index, or -1 when the caller must use a
+   generated kernel (why[] then says why). Only out-of-memory is an error. */
+static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, int* slot, char* why, size_t cap) {
+    void* algo = NULL;
+    aicf_result r;
+    char saved[sizeof c->ctx->last_error];
+    *slot = -1;
+    why[0] = 0;
+    if (c->n_algo >= AICF__CUO_MAX_ALGO) {
+        snprintf(why, cap, "more than %d cuBLASLt algorithms in one step", AICF__CUO_MAX_ALGO);
+        return AICF_SUCCESS;
+    }
+    memcpy(saved, c->ctx->last_error, sizeof saved);
+    r = aicf__cuda_matmul_plan(c->p, md, &algo, why, cap);
+    if (r == AICF_SUCCESS) {
+        c->algo[c->n_algo] = algo;
+        *slot = c->n_algo++;
+        return AICF_SUCCESS;
+    }
+    if (algo) aicf__free(c->ctx, algo);
+    if (r == AICF_ERROR_OUT_OF_MEMORY) return r;
+    snprintf(why, cap, "%.150s", c->ctx->last_error[0] ? c->ctx->last_error : aicf_result_str(r));
+    memcpy(c->ctx->last_error, saved, sizeof saved); /* falling back is not an error */
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_mm_push(aicf__cuo* c, const aicf__matmul_desc* md, int slot, int ta, uint64_t oa, int tb,
+                                     uint64_t ob, int tc, uint64_t oc, int td, uint64_t od, int tbias) {
+    aicf__cuo_op* op;
+    aicf_result r;
+    if ((r = aicf__cuo_push(c, AICF__CUO_MATMUL, &op)) != AICF_SUCCESS) return r;
+    op->algo = slot;
+    op->args_size = (uint32_t)sizeof *md;
+    memcpy(op->args, md, sizeof *md);
+    aicf__cuo_patch(op, offsetof(aicf__matmul_desc, a), ta, oa);
+    aicf__cuo_patch(op, offsetof(aicf__matmul_desc, b), tb, ob);
+    aicf__cuo_patch(op, offsetof(aicf__matmul_desc, d), td, od);
+    if (tc >= 0) aicf__cuo_patch(op, offsetof(aicf__matmul_desc, c), tc, oc);
+    if (tbias >= 0) aicf__cuo_patch(op, offsetof(aicf__matmul_desc, bias_ptr), tbias, 0);
+    snprintf(c->kernel, sizeof c->kernel, "cublasLt:matmul");
+    return AICF_SUCCESS;
+}
+
+/* Launches the generated GEMM for args g (addresses patched from the tensors + byte offsets).
+   *variant receives "t64" or "t16". */
+static aicf_result aicf__cuo_gemm_kernel(aicf__cuo* c, const aicf__k_gemm* g, int ta, uint64_t oa, int tb, uint64_t ob,
+                                         int tc, uint64_t oc, int td, uint64_t od, const char** variant) {
+    int64_t t64 = ((g->M + 63) / 64) * ((g->N + 63) / 64) * g->batch;
+    int use64 = t64 >= 128 || (g->M + 15) / 16 > 65535;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    int64_t tile = use64 ? 64 : 16;
+    if ((g->M + tile - 1) / tile > 65535 || (g->N + tile - 1) / tile > 0x7fffffff)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "GEMM M = %lld N = %lld exceeds the generated kernel's grid", (long long)g->M,
+                              (long long)g->N);
+    grid[0] = (unsigned)((g->N + tile - 1) / tile);
+    grid[1] = (unsigned)((g->M + tile - 1) / tile);
+    grid[2] = (unsigned)AICF__MIN(g->batch, 65535);
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    *variant = use64 ? "t64" : "t16";
+    snprintf(name, sizeof name, "aicf_gemm_%s_%s", *variant, aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, g, sizeof *g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm, a), ta, oa);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm, b), tb, ob);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm, d), td, od);
+    if (tc >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm, c), tc, oc);
+    return AICF_SUCCESS;
+}
+
+static void aicf__cuo_mm_desc(aicf__cuo* c, aicf__matmul_desc* md) {
+    memset(md, 0, sizeof *md);
+    md->batch = 1;
+    md->alpha = 1.0f;
+    md->dtype = c->f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
+    md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32;
+}
+
+/* Plan time: cuBLASLt's search reads the address fields as byte offsets to decide the alignment
+   it may assume; give it each operand's alignment (a power of two, itself that aligned). */
+static void aicf__cuo_mm_align(const aicf__cuo* c, aicf__matmul_desc* md, int ta, int tb, int tc, int td) {
+    md->a = ta >= 0 ? aicf__cuo_align(c, ta, 0) : 0;
+    md->b = tb >= 0 ? aicf__cuo_align(c, tb, 0) : 0;
+    md->c = tc >= 0 ? aicf__cuo_align(c, tc, 0) : 0;
+    md->d = td >= 0 ? aicf__cuo_align(c, td, 0) : 0;
+}
+
+static void aicf__cuo_gemm_from_desc(const aicf__matmul_desc* md, aicf__k_gemm* g) {
+    memset(g, 0, sizeof *g);
+    g->M = md->M;
+    g->N = md->N;
+    g->K = md->K;
+    g->lda = md->lda;
+    g->ldb = md->ldb;
+    g->ldd = md->ldc;
+    g->trans_a = md->trans_a;
+    g->trans_b = md->trans_b;
+    g->batch = md->batch;
+    g->stride_a = md->stride_a;
+    g->stride_b = md->stride_b;
+    g->stride_c = md->stride_c;
+    g->stride_d = md->stride_c;
+    g->alpha = md->alpha;
+    g->beta = md->beta;
+    g->relu = md->relu;
+}
+
+static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
+    const aicf__node* n = c->nd;
+    int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), C = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    const aicf__shape* as = aicf__cuo_shape(c, A);
+    const aicf__shape* bs = aicf__cuo_shape(c, B);
+    int64_t ta = aicf__attr_i(n, "transA", 0), tb = aicf__attr_i(n, "transB", 0);
+    float alpha = aicf__attr_f(n, "alpha", 1.0f), beta = aicf__attr_f(n, "beta", 1.0f);
+    int64_t cm = 1, cn = 1, c_rs = 0, c_cs = 0;
+    int has_c, mode = 0; /* cuBLASLt C term: 0 none, 1 C is [M,N], 2 bias epilogue, 3 broadcast copy */
+    aicf__matmul_desc md;
+    char why[192], b1[160];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (as->rank != 2 || bs->rank != 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "inputs A and B must be 2-D");
+    aicf__cuo_mm_desc(c, &md);
+    md.trans_a = ta != 0;
+    md.trans_b = tb != 0;
+    md.M = ta ? as->d[1] : as->d[0];
+    md.K = ta ? as->d[0] : as->d[1];
+    md.N = tb ? bs->d[0] : bs->d[1];
+    md.lda = as->d[1];
+    md.ldb = bs->d[1];
+    md.ldc = md.N;
+    md.alpha = alpha;
+    has_c = C >= 0 && beta != 0.0f;
+    if (has_c) {
+        const aicf__shape* cs = aicf__cuo_shape(c, C);
+        if (cs->rank > 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 2 (C) has rank %d", cs->rank);
+        if (cs->rank == 2) cm = cs->d[0];
+        if (cs->rank >= 1) cn = cs->d[cs->rank - 1];
+        c_rs = cm == 1 ? 0 : cn;
+        c_cs = cn == 1 ? 0 : 1;
+        if (cm == md.M && cn == md.N) mode = 1;
+        else if (cm == 1 && cn == md.N && beta == 1.0f) mode = 2;
+        else mode = 3;
+        if (mode == 1 || mode == 3) md.beta = beta;
+        if (mode == 2) md.bias = 1;
+    }
+    aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : -1), Y);
+    if (md.K > 0) {
+        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+    } else {
+        snprintf(why, sizeof why, "K = 0");
+    }
+    if (slot >= 0) {
+        if (mode == 3) { /* C broadcast into Y, then Y = alpha A B + beta Y */
+            int64_t shape[2], sx[2];
+            shape[0] = md.M;
+            shape[1] = md.N;
+            sx[0] = c_rs;
+            sx[1] = c_cs;
+            if ((r = aicf__cuo_permute(c, C, 0, Y, 0, shape, 2, sx)) != AICF_SUCCESS) return r;
+        }
+        if ((r = aicf__cuo_mm_push(c, &md, slot, A, 0, B, 0, mode == 1 ? C : (mode == 3 ? Y : -1), 0, Y, 0,
+                                   mode == 2 ? C : -1)) != AICF_SUCCESS)
+            return r;
+        aicf__cuo_reason(c, "%.110s; M=%lld N=%lld K=%lld%s", why, (long long)md.M, (long long)md.N, (long long)md.K,
+                         mode == 2 ? ", C as bias epilogue" : (mode == 3 ? ", C broadcast-copied into Y first" : ""));
+    } else {
+        aicf__k_gemm g;
+        const char* v;
+        aicf__cuo_gemm_from_desc(&md, &g);
+        g.beta = has_c ? beta : 0.0f;
+        g.c_rs = c_rs;
+        g.c_cs = c_cs;
+        if ((r = aicf__cuo_gemm_kernel(c, &g, A, 0, B, 0, has_c ? C : -1, 0, Y, 0, &v)) != AICF_SUCCESS) return r;
+        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld%s (cuBLASLt: %.80s)", v, (long long)md.M, (long long)md.N,
+                         (long long)md.K, has_c ? ", C strided" : "", why);
+    }
+    AICF__UNUSED(b1);
+    return AICF_SUCCESS;
+}
+
+/* MatMul (numpy semantics): one GEMM when B has no batch (A's batch folds into M), else a
+   strided-batched GEMM over the innermost collapsed batch dim, repeated over the outer ones. */
+static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
+    int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), Y = aicf__cuo_out(c, 0), slot = -1, i, R, k;
+    const aicf__shape* as = aicf__cuo_shape(c, A);
+    const aicf__shape* bs = aicf__cuo_shape(c, B);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    int ra = as->rank, rb = bs->rank;
+    int64_t M, N, K, nbB, nrep = 1, inner_count = 1, sa_in = 0, sb_in = 0;
+    aicf__shape ba, bb, ob;
+    int64_t sta[AICF_MAX_RANK], stb[AICF_MAX_RANK], std_[AICF_MAX_RANK], shape[AICF_MAX_RANK];
+    int64_t* st[3];
+    int64_t idx[AICF_MAX_RANK];
+    aicf__matmul_desc md;
+    char why[192];
+    const char* v = "";
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
+    if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
+    M = ra >= 2 ? as->d[ra - 2] : 1;
+    K = as->d[ra - 1];
+    N = rb >= 2 ? bs->d[rb - 1] : 1;
+    memset(&ba, 0, sizeof ba);
+    memset(&bb, 0, sizeof bb);
+    memset(&ob, 0, sizeof ob);
+    ba.rank = ra >= 2 ? ra - 2 : 0;
+    for (i = 0; i < ba.rank; i++) ba.d[i] = as->d[i];
+    bb.rank = rb >= 2 ? rb - 2 : 0;
+    for (i = 0; i < bb.rank; i++) bb.d[i] = bs->d[i];
+    ob.rank = ys->rank - (ra >= 2) - (rb >= 2);
+    if (ob.rank < 0) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "output rank %d does not fit the inputs", ys->rank);
+    for (i = 0; i < ob.rank; i++) ob.d[i] = ys->d[i];
+    nbB = aicf__shape_numel(&bb);
+    aicf__cuo_mm_desc(c, &md);
+    md.N = N;
+    md.K = K;
+    md.lda = K;
+    md.ldb = N;
+    md.ldc = N;
+    R = 0;
+    if (nbB == 1) { /* fold A's batch into M */
+        md.M = M * aicf__shape_numel(&ob);
+    } else {
+        aicf__cuo_bstrides(&ba, &ob, sta);
+        aicf__cuo_bstrides(&bb, &ob, stb);
+        {
+            int64_t s = M * N;
+            for (i = ob.rank - 1; i >= 0; i--) {
+                std_[i] = s;
+                s *= ob.d[i];
+            }
+        }
+        for (i = 0; i < ob.rank; i++) {
+            sta[i] *= M * K;
+            stb[i] *= K * N;
+            shape[i] = ob.d[i];
+        }
+        st[0] = sta;
+        st[1] = stb;
+        st[2] = std_;
+        R = aicf__cuo_collapse(shape, ob.rank, st, 3);
+        md.M = M;
+        if (R > 0) {
+            inner_count = shape[R - 1];
+            sa_in = sta[R - 1];
+            sb_in = stb[R - 1];
+            for (i = 0; i < R - 1; i++) nrep *= shape[i];
+        }
+        if (nrep > AICF__CUO_MAX_OPS)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                                  "batch broadcasting needs %lld separate GEMMs (limit %d)", (long long)nrep, AICF__CUO_MAX_OPS);
+        md.batch = inner_count;
+        md.stride_a = sa_in;
+        md.stride_b = sb_in;
+        md.stride_c = M * N;
+    }
+    aicf__cuo_mm_align(c, &md, A, B, -1, Y);
+    memset(idx, 0, sizeof idx);
+    for (k = 0; k < nrep; k++) { /* the alignment must hold for every repetition */
+        uint64_t oa = 0, obb = 0, od = 0, al;
+        for (i = 0; i < R - 1; i++) {
+            oa += (uint64_t)(idx[i] * sta[i]);
+            obb += (uint64_t)(idx[i] * stb[i]);
+            od += (uint64_t)(idx[i] * std_[i]);
+        }
+        if ((al = aicf__cuo_align(c, A, oa * c->es)) < md.a) md.a = al;
+        if ((al = aicf__cuo_align(c, B, obb * c->es)) < md.b) md.b = al;
+        if ((al = aicf__cuo_align(c, Y, od * c->es)) < md.d) md.d = al;
+        for (i = R - 2; i >= 0; i--) {
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    if (K > 0) {
+        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+    } else {
+        snprintf(why, sizeof why, "K = 0");
+    }
+    memset(idx, 0, sizeof idx);
+    for (k = 0; k < nrep; k++) {
+        uint64_t oa = 0, obb = 0, od = 0;
+        for (i = 0; i < R - 1; i++) {
+            oa += (uint64_t)(idx[i] * sta[i]);
+            obb += (uint64_t)(idx[i] * stb[i]);
+            od += (uint64_t)(idx[i] * std_[i]);
+        }
+        oa *= c->es;
+        obb *= c->es;
+        od *= c->es;
+        if (slot >= 0) {
+            if ((r = aicf__cuo_mm_push(c, &md, slot, A, oa, B, obb, -1, 0, Y, od, -1)) != AICF_SUCCESS) return r;
+        } else {
+            aicf__k_gemm g;
+            aicf__cuo_gemm_from_desc(&md, &g);
+            g.beta = 0.0f;
+            if ((r = aicf__cuo_gemm_kernel(c, &g, A, oa, B, obb, -1, 0, Y, od, &v)) != AICF_SUCCESS) return r;
+        }
+        for (i = R - 2; i >= 0; i--) {
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    if (slot >= 0)
+        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)md.M, (long long)N, (long long)K,
+                         (long long)md.batch, nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "");
+    else
+        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld (cuBLASLt: %.70s)", v, (long long)md.M,
+                         (long long)N, (long long)K, (long long)md.batch, (long long)nrep, why);
+    return AICF_SUCCESS;
+}
+
+/* ---- sliding windows: Conv, MaxPool, AveragePool (1-D as 2-D with H = 1) ---- */
+
+typedef struct aicf__cuo_win {
+    int64_t N, C, H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw, phe, pwe;
+} aicf__cuo_win;
+
+/* Geometry of x -> y with kernel dims k[nsp], as the ONNX attributes (auto_pad, pads, strides,
+   dilations) give it; y's spatial size is already inferred. */
+static aicf_result aicf__cuo_window(aicf__cuo* c, const aicf__shape* x, const aicf__shape* y, const int64_t* k,
+                                    aicf__cuo_win* w) {
+    int nsp = x->rank - 2, i, cnt;
+    int64_t in[2], out[2], kk[2], s[2], d[2], pb[2], pe[2];
+    const int64_t* v = NULL;
+    const char* ap = aicf__attr_s(c->nd, "auto_pad", "NOTSET");
+    if (nsp == 3)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "3-D (rank 5) data is not supported on the device yet");
+    if (nsp < 1 || nsp > 2 || y->rank != x->rank)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input rank %d is not supported on the device (1-D or 2-D NCHW)",
+                              x->rank);
+    for (i = 0; i < 2; i++) {
+        in[i] = out[i] = kk[i] = s[i] = d[i] = 1;
+        pb[i] = pe[i] = 0;
+    }
+    for (i = 0; i < nsp; i++) {
+        in[2 - nsp + i] = x->d[2 + i];
+        out[2 - nsp + i] = y->d[2 + i];
+        kk[2 - nsp + i] = k[i];
+    }
+    cnt = aicf__attr_ints(c->nd, "strides", &v);
+    if (cnt == nsp)
+        for (i = 0; i < nsp; i++) s[2 - nsp + i] = v[i];
+    cnt = aicf__attr_ints(c->nd, "dilations", &v);
+    if (cnt == nsp)
+        for (i = 0; i < nsp; i++) d[2 - nsp + i] = v[i];
+    if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        for (i = 2 - nsp; i < 2; i++) {
+            int64_t dk = (kk[i] - 1) * d[i] + 1, total = (out[i] - 1) * s[i] + dk - in[i];
+            if (total < 0) total = 0;
+            pb[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+            pe[i] = total - pb[i];
+        }
+    } else if (strcmp(ap, "VALID") != 0) {
+        cnt = aicf__attr_ints(c->nd, "pads", &v);
+        if (cnt == 2 * nsp)
+            for (i = 0; i < nsp; i++) {
+                pb[2 - nsp + i] = v[i];
+                pe[2 - nsp + i] = v[nsp + i];
+            }
+    }
+    w->N = x->d[0];
+    w->C = x->d[1];
+    w->H = in[0];
+    w->W = in[1];
+    w->OH = out[0];
+    w->OW = out[1];
+    w->KH = kk[0];
+    w->KW = kk[1];
+    w->sh = s[0];
+    w->sw = s[1];
+    w->dh = d[0];
+    w->dw = d[1];
+    w->ph = pb[0];
+    w->pw = pb[1];
+    w->phe = pe[0];
+    w->pwe = pe[1];
+    /* the kernels index rows and columns with 32-bit ints */
+    if (w->H > 0x3fffffff || w->W > 0x3fffffff || w->OH * w->sh > 0x3fffffff || w->OW * w->sw > 0x3fffffff ||
+        (w->KH - 1) * w->dh > 0x3fffffff || (w->KW - 1) * w->dw > 0x3fffffff)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "spatial sizes beyond 2^30 are not supported on the device");
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ws = aicf__cuo_shape(c, Wt);
+    int64_t group = aicf__attr_i(c->nd, "group", 1), M, Cg, Mg, Kg, NP;
+    aicf__cuo_win w;
+    aicf__k_conv2d a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96], why[192];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (xs->rank == 5) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "3-D convolution is not supported on the device yet");
+    if ((r = aicf__cuo_window(c, xs, aicf__cuo_shape(c, Y), ws->d + 2, &w)) != AICF_SUCCESS) return r;
+    M = ws->d[0];
+    if (group < 1 || w.C % group || M % group) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "group %lld does not divide C and M", (long long)group);
+    Cg = w.C / group;
+    Mg = M / group;
+    Kg = Cg * w.KH * w.KW;
+    NP = w.N * w.OH * w.OW;
+    memset(&a, 0, sizeof a);
+    a.N = w.N;
+    a.C = w.C;
+    a.H = w.H;
+    a.W = w.W;
+    a.M = M;
+    a.OH = w.OH;
+    a.OW = w.OW;
+    a.KH = w.KH;
+    a.KW = w.KW;
+    a.group = group;
+    a.pad_h = w.ph;
+    a.pad_w = w.pw;
+    a.stride_h = w.sh;
+    a.stride_w = w.sw;
+    a.dil_h = w.dh;
+    a.dil_w = w.dw;
+    /* pointwise convolution = a GEMM per image: Y[n] (M x HW) = W (M x C) X[n] (C x HW) */
+    if (group == 1 && w.KH == 1 && w.KW == 1 && w.sh == 1 && w.sw == 1 && w.ph == 0 && w.pw == 0 && w.phe == 0 &&
+        w.pwe == 0 && w.C > 0) {
+        aicf__matmul_desc md;
+        int64_t HW = w.H * w.W;
+        aicf__cuo_mm_desc(c, &md);
+        md.M = M;
+        md.N = HW;
+        md.K = w.C;
+        md.lda = w.C;
+        md.ldb = HW;
+        md.ldc = HW;
+        md.batch = w.N;
+        md.stride_a = 0;
+        md.stride_b = w.C * HW;
+        md.stride_c = M * HW;
+        aicf__cuo_mm_align(c, &md, Wt, X, -1, Y);
+        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+        if (slot >= 0) {
+            if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS) return r;
+            if (Bi >= 0) { /* Y += B[1,M,1] */
+                aicf__shape ys3, bs3;
+                memset(&ys3, 0, sizeof ys3);
+                memset(&bs3, 0, sizeof bs3);
+                ys3.rank = bs3.rank = 3;
+                ys3.d[0] = w.N;
+                ys3.d[1] = M;
+                ys3.d[2] = HW;
+                bs3.d[0] = 1;
+                bs3.d[1] = M;
+                bs3.d[2] = 1;
+                if ((r = aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3)) != AICF_SUCCESS) return r;
+                snprintf(c->kernel, sizeof c->kernel, "cublasLt:matmul");
+            }
+            aicf__cuo_reason(c, "1x1 conv as GEMM: %.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)M,
+                             (long long)HW, (long long)w.C, (long long)w.N, Bi >= 0 ? ", bias kernel after" : "");
+            return AICF_SUCCESS;
+        }
+    } else {
+        snprintf(why, sizeof why, "no cuBLASLt path for a %s conv",
+                 group > 1 ? "grouped" : (w.KH * w.KW > 1 ? "spatial" : "strided or padded"));
+    }
+    if (Mg >= 16 && Kg >= 16 && NP >= 64 && group <= 65535 && (Mg + 63) / 64 <= 65535 && (NP + 63) / 64 <= 0x7fffffff) {
+        grid[0] = (unsigned)((NP + 63) / 64);
+        grid[1] = (unsigned)((Mg + 63) / 64);
+        grid[2] = (unsigned)group;
+        block[0] = AICF__CUO_BLOCK;
+        block[1] = block[2] = 1;
+        snprintf(name, sizeof name, "aicf_conv2d_igemm_%s", aicf__cuo_dtn(c));
+        aicf__cuo_reason(c, "implicit GEMM 64x64x16: M=%lld N=%lld K=%lld per group, %lld groups (%.60s)", (long long)Mg,
+                         (long long)NP, (long long)Kg, (long long)group, why);
+    } else {
+        aicf__cuo_dims1(w.N * M * w.OH * w.OW, grid, block);
+        snprintf(name, sizeof name, "aicf_conv2d_direct_%s", aicf__cuo_dtn(c));
+        aicf__cuo_reason(c, "direct conv (one thread per output): %lld channels/group, K=%lld per output (%.60s)", (long long)Mg,
+                         (long long)Kg, why);
+    }
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, w), Wt, 0);
+    if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d, bias), Bi, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, y), Y, 0);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_pool(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), cnt;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const int64_t* ks = NULL;
+    int is_max = c->nd->op == AICF__OP_MaxPool;
+    aicf__cuo_win w;
+    aicf__k_pool2d a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (is_max && aicf__cuo_out(c, 1) >= 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "output 1 (Indices) is not supported");
+    cnt = aicf__attr_ints(c->nd, "kernel_shape", &ks);
+    if (cnt != xs->rank - 2) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'kernel_shape' has %d values", cnt);
+    if ((r = aicf__cuo_window(c, xs, aicf__cuo_shape(c, Y), ks, &w)) != AICF_SUCCESS) return r;
+    memset(&a, 0, sizeof a);
+    a.NC = w.N * w.C;
+    a.H = w.H;
+    a.W = w.W;
+    a.OH = w.OH;
+    a.OW = w.OW;
+    a.KH = w.KH;
+    a.KW = w.KW;
+    a.pad_h = w.ph;
+    a.pad_w = w.pw;
+    a.pad_h_end = w.phe;
+    a.pad_w_end = w.pwe;
+    a.stride_h = w.sh;
+    a.stride_w = w.sw;
+    a.dil_h = w.dh;
+    a.dil_w = w.dw;
+    a.count_include_pad = is_max ? 0 : aicf__attr_i(c->nd, "count_include_pad", 0) != 0;
+    snprintf(name, sizeof name, "aicf_%s_%s", is_max ? "maxpool2d" : "avgpool2d", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.NC * a.OH * a.OW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_pool2d, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_pool2d, y), Y, 0);
+    aicf__cuo_reason(c, "one thread per output, window %lldx%lld stride %lldx%lld%s", (long long)w.KH, (long long)w.KW,
+                     (long long)w.sh, (long long)w.sw, xs->rank == 3 ? " (1-D as 2-D with H = 1)" : "");
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_gap(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0);
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_rowmean a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", xs->rank);
+    memset(&a, 0, sizeof a);
+    a.rows = xs->d[0] * xs->d[1];
+    a.n = aicf__cuo_prod(xs, 2, xs->rank);
+    if (a.n == 0) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "empty spatial extent (the mean is NaN)");
+    grid[0] = (unsigned)AICF__MIN(a.rows, AICF__CUO_MAX_GRID);
+    grid[1] = grid[2] = 1;
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    snprintf(name, sizeof name, "aicf_rowmean_%s", aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_rowmean, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_rowmean, y), Y, 0);
+    aicf__cuo_reason(c, "one block per (n,c): %lld rows of %lld, fixed tree reduction", (long long)a.rows, (long long)a.n);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_bn(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), i;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_batchnorm a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    static const size_t fields[4] = {offsetof(aicf__k_batchnorm, scale), offsetof(aicf__k_batchnorm, bias),
+                                     offsetof(aicf__k_batchnorm, mean), offsetof(aicf__k_batchnorm, var)};
+    if ((r = aicf__cuo_floats(c, 5)) != AICF_SUCCESS) return r;
+    for (i = 1; i < c->st->n_out; i++)
+        if (aicf__cuo_out(c, i) >= 0) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "training-mode outputs are not supported");
+    if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", xs->rank);
+    for (i = 1; i < 5; i++)
+        if (aicf__cuo_in(c, i) < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
+    memset(&a, 0, sizeof a);
+    a.N = xs->d[0];
+    a.C = xs->d[1];
+    a.HW = aicf__cuo_prod(xs, 2, xs->rank);
+    a.per_act = aicf__cuo_opset(c) < 9 && aicf__attr_i(c->nd, "spatial", 1) == 0;
+    a.epsilon = aicf__attr_f(c->nd, "epsilon", 1e-5f);
+    snprintf(name, sizeof name, "aicf_batchnorm_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.N * a.C * a.HW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_batchnorm, x), X, 0);
+    for (i = 0; i < 4; i++) aicf__cuo_patch(op, fields[i], aicf__cuo_in(c, i + 1), 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_batchnorm, y), Y, 0);
+    aicf__cuo_reason(c, "standalone per-%s affine (not folded into a Conv)", a.per_act ? "activation" : "channel");
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_lrn(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0);
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_lrn a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", xs->rank);
+    memset(&a, 0, sizeof a);
+    a.N = xs->d[0];
+    a.C = xs->d[1];
+    a.HW = aicf__cuo_prod(xs, 2, xs->rank);
+    a.size = aicf__attr_i(c->nd, "size", 1);
+    if (a.size < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'size' must be >= 1");
+    a.alpha = aicf__attr_f(c->nd, "alpha", 1e-4f);
+    a.beta = aicf__attr_f(c->nd, "beta", 0.75f);
+    a.bias = aicf__attr_f(c->nd, "bias", 1.0f);
+    snprintf(name, sizeof name, "aicf_lrn_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.N * a.C * a.HW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_lrn, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_lrn, y), Y, 0);
+    aicf__cuo_reason(c, "one thread per element, window of %lld channels", (long long)a.size);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), rank;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    int64_t axis = aicf__attr_i(c->nd, "axis", aicf__cuo_opset(c) < 13 ? 1 : -1);
+    aicf__k_softmax a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op;
+    char name[96];
+    const char* v;
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    rank = xs->rank;
+    if (rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 is a scalar");
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'axis' is out of range");
+    memset(&a, 0, sizeof a);
+    a.outer = aicf__cuo_prod(xs, 0, (int)axis);
+    if (aicf__cuo_opset(c) < 13) {
+        a.n = aicf__cuo_prod(xs, (int)axis, rank);
+        a.inner = 1;
+    } else {
+        a.n = xs->d[axis];
+        a.inner = aicf__cuo_prod(xs, (int)axis + 1, rank);
+    }
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    grid[1] = grid[2] = 1;
+    if (a.inner > 1) {
+        v = "strided";
+        aicf__cuo_dims1(a.outer * a.inner, grid, block);
+        aicf__cuo_reason(c, "inner size %lld > 1: one thread per column of %lld", (long long)a.inner, (long long)a.n);
+    } else if (a.n <= 1024) {
+        v = "warp";
+        grid[0] = (unsigned)AICF__MIN((a.outer + 7) / 8, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "rows of %lld <= 1024: one warp per row, %lld rows", (long long)a.n, (long long)a.outer);
+    } else {
+        v = "block";
+        grid[0] = (unsigned)AICF__MIN(a.outer, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "rows of %lld > 1024: one block per row, %lld rows", (long long)a.n, (long long)a.outer);
+    }
+    if (grid[0] == 0) grid[0] = 1;
+    snprintf(name, sizeof name, "aicf_softmax_%s_%s", v, aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_softmax, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_softmax, y), Y, 0);
+    return AICF_SUCCESS;
+}
+
+/* ---- entry points ---- */
+
+static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
+    int y = aicf__cuo_out(c, 0);
+    aicf__op op = c->nd->op;
+    if (y < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "output 0 is omitted");
+    if (aicf__op_is_alias(op)) return aicf__cuo_lower_alias(c);
+    if (aicf__cuo_numel(c, y) == 0) {
+        snprintf(c->kernel, sizeof c->kernel, "empty");
+        aicf__cuo_reason(c, "output has 0 elements: nothing to run");
+        return AICF_SUCCESS;
+    }
+    switch (op) {
+    case AICF__OP_Relu:
+    case AICF__OP_Tanh:
+    case AICF__OP_Sigmoid:
+    case AICF__OP_Exp:
+    case AICF__OP_Log:
+    case AICF__OP_Sqrt:
+    case AICF__OP_Neg:
+    case AICF__OP_Abs:
+    case AICF__OP_Reciprocal:
+    case AICF__OP_Erf:
+    case AICF__OP_LeakyRelu:
+    case AICF__OP_Elu:
+    case AICF__OP_HardSigmoid:
+    case AICF__OP_HardSwish:
+    case AICF__OP_Clip: return aicf__cuo_lower_unary(c);
+    case AICF__OP_Add:
+    case AICF__OP_Sub:
+    case AICF__OP_Mul:
+    case AICF__OP_Div:
+    case AICF__OP_Pow:
+    case AICF__OP_Sum:
+    case AICF__OP_Max:
+    case AICF__OP_Min: return aicf__cuo_lower_binary(c);
+    case AICF__OP_Conv: return aicf__cuo_lower_conv(c);
+    case AICF__OP_Gemm: return aicf__cuo_lower_gemm(c);
+    case AICF__OP_MatMul: return aicf__cuo_lower_matmul(c);
+    case AICF__OP_MaxPool:
+    case AICF__OP_AveragePool: return aicf__cuo_lower_pool(c);
+    case AICF__OP_GlobalAveragePool: return aicf__cuo_lower_gap(c);
+    case AICF__OP_BatchNormalization: return aicf__cuo_lower_bn(c);
+    case AICF__OP_LRN: return aicf__cuo_lower_lrn(c);
+    case AICF__OP_Softmax: return aicf__cuo_lower_softmax(c);
+    case AICF__OP_Transpose: return aicf__cuo_lower_transpose(c);
+    case AICF__OP_Concat: return aicf__cuo_lower_concat(c);
+    case AICF__OP_Cast: return aicf__cuo_convert(c, aicf__cuo_in(c, 0), y);
+    case AICF__OP_Constant:
+    case AICF__OP_ConstantOfShape:
+    case AICF__OP_Shape:
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "should have been folded into a constant at plan time");
+    default: return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "op type has no device lowering");
+    }
+}
+
+aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
+    aicf__cuo c;
+    aicf__step* st;
+    aicf_result r;
+    int i, first = -1;
+    if (!p || !p->ctx || !p->g || !p->loc || si < 0 || si >= p->n_steps) return AICF_ERROR_INVALID_ARGUMENT;
+    st = &p->steps[si];
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.ctx = p->ctx;
+    c.g = p->g;
+    c.si = si;
+    c.st = st;
+    c.es = 4;
+    st->kernel[0] = 0;
+    st->reason[0] = 0;
+    st->kernel_index = -1;
+    st->shared_bytes = 0;
+    for (i = 0; i < 3; i++) st->grid[i] = st->block[i] = 0;
+    if (st->kind == AICF__STEP_NODE) {
+        if (st->node < 0 || st->node >= p->g->n_nodes) return AICF_ERROR_INVALID_ARGUMENT;
+        c.nd = &p->g->nodes[st->node];
+    }
+    c.ops = (aicf__cuo_op*)aicf__malloc(p->ctx, sizeof(aicf__cuo_op) * AICF__CUO_MAX_OPS);
+    if (!c.ops) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+    if (st->kind == AICF__STEP_CAST) {
+        if (st->n_in < 1 || st->n_out < 1 || st->in[0] < 0 || st->out[0] < 0) r = AICF_ERROR_INVALID_ARGUMENT;
+        else r = aicf__cuo_convert(&c, st->in[0], st->out[0]);
+    } else {
+        r = aicf__cuo_lower_node(&c);
+    }
+    if (r == AICF_SUCCESS) {
+        size_t bytes = AICF__CUO_HDR + (size_t)c.n_ops * sizeof(aicf__cuo_op) + (size_t)c.n_algo * AICF__CUO_ALGO_BYTES;
+        aicf__cuo_prog* pr = NULL;
+        if (c.n_ops > 0) {
+            pr = (aicf__cuo_prog*)aicf__calloc(p->ctx, 1, bytes);
+            if (!pr) r = aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
+        }
+        if (pr) {
+            pr->n_ops = c.n_ops;
+            pr->n_algo = c.n_algo;
+            memcpy(aicf__cuo_prog_ops(pr), c.ops, (size_t)c.n_ops * sizeof(aicf__cuo_op));
+            for (i = 0; i < c.n_algo; i++)
+                if (c.algo[i]) memcpy(aicf__cuo_prog_algo(pr, i), c.algo[i], AICF__CUO_ALGO_BYTES);
+            st->backend = pr;
+        }
+    }
+    for (i = 0; i < c.n_algo; i++) aicf__free(p->ctx, c.algo[i]);
+    if (r == AICF_SUCCESS) {
+        for (i = 0; i < c.n_ops; i++)
+            if (c.ops[i].kind == AICF__CUO_KERNEL) {
+                first = i;
+                break;
+            }
+        if (c.kernel[0] || first < 0) {
+            snprintf(st->kernel, sizeof st->kernel, "%s", c.kernel[0] ? c.kernel : "none");
+        } else {
+            const aicf__cuo_op* op = &c.ops[first];
+            st->kernel_index = op->kernel_index;
+            memcpy(st->grid, op->grid, sizeof st->grid);
+            memcpy(st->block, op->block, sizeof st->block);
+            st->shared_bytes = op->shared_bytes;
+            snprintf(st->kernel, sizeof st->kernel, "%s", c.first_name);
+        }
+        if (c.n_ops > 1) {
+            size_t len = strlen(c.reason);
+            snprintf(c.reason + len, sizeof c.reason - len, " [%d launches]", c.n_ops);
+        }
+        snprintf(st->reason, sizeof st->reason, "%s", c.reason);
+    }
+    aicf__free(p->ctx, c.ops);
+    return r;
+}
+
+aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
+    aicf__step* st;
+    aicf__cuo_prog* pr;
+    aicf__cuo_op* ops;
+    int i, k;
+    if (!em || !p || si < 0 || si >= p->n_steps) return AICF_ERROR_INVALID_ARGUMENT;
+    st = &p->steps[si];
+    pr = (aicf__cuo_prog*)st->backend;
+    if (!pr) return AICF_SUCCESS; /* alias, empty */
+    ops = aicf__cuo_prog_ops(pr);
+    for (i = 0; i < pr->n_ops; i++) {
+        const aicf__cuo_op* op = &ops[i];
+        uint64_t args[AICF__CUO_ARGS_WORDS];
+        uint64_t addr[AICF__CUO_MAX_PATCH];
+        aicf_result r;
+        for (k = 0; k < op->n_patch; k++) {
+            uint64_t base = aicf__cuda_tensor_ptr(em, op->patch[k].tensor);
+            if (!base) {
+                const aicf__tensor* t = &p->g->tensors[op->patch[k].tensor];
+                return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): tensor '%.200s' has no device storage",
+                                 si, st->kernel, t->name ? t->name : "");
+            }
+            addr[k] = base + op->patch[k].add;
+        }
+        if (op->kind == AICF__CUO_COPY) {
+            r = aicf__cuda_emit_copy(em, addr[0], addr[1], (size_t)op->copy_bytes);
+        } else {
+            memcpy(args, op->args, sizeof args);
+            for (k = 0; k < op->n_patch; k++) memcpy((unsigned char*)args + op->patch[k].field, &addr[k], sizeof(uint64_t));
+            if (op->kind == AICF__CUO_KERNEL)
+                r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size);
+            else
+                r = aicf__cuda_emit_matmul(em, (const aicf__matmul_desc*)(const void*)args, aicf__cuo_prog_algo(pr, op->algo));
+        }
+        if (r != AICF_SUCCESS) return r;
+    }
+    return AICF_SUCCESS;
+}
