@@ -56,8 +56,13 @@ static void run_case(const char* dir, char* buf, size_t cap) {
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     r = aicf_graph_load_onnx(ctx, path, NULL, &g);
     if (r != AICF_SUCCESS) {
-        snprintf(buf, cap, "%s\t?\tload: %s: %s", r == AICF_ERROR_UNSUPPORTED ? "SKIP" : "FAIL", aicf_result_str(r),
-                 aicf_last_error(ctx));
+        /* the loader's message names the op type as "(OpType)": use it for the per-op report */
+        const char* msg = aicf_last_error(ctx);
+        const char* lp = strstr(msg, "' (");
+        const char* rp = lp ? strchr(lp + 3, ')') : NULL;
+        if (lp && rp && rp - (lp + 3) < (long)sizeof op) snprintf(op, sizeof op, "%.*s", (int)(rp - (lp + 3)), lp + 3);
+        snprintf(buf, cap, "%s\t%s\tload: %s: %s", r == AICF_ERROR_UNSUPPORTED ? "SKIP" : "FAIL", op,
+                 aicf_result_str(r), msg);
         goto done;
     }
     if (g->n_nodes > 0) snprintf(op, sizeof op, "%s", g->nodes[0].op_type);
