@@ -1377,7 +1377,7 @@ static aicf_result aicf__onnx_build(aicf__onnx* o, aicf_graph* g, const aicf_onn
                               (long long)ir_version);
     if (opset >= 0) {
         res = aicf_graph_set_opset(g, "", opset);
-        if (res) return aicf__onnx_wrap(o, res, "opset_import");
+        if (res) return aicf__onnx_wrap(o, AICF_ERROR_INVALID_MODEL, "opset_import");
     }
 
     /* GraphProto: index the repeated fields, then build in dependency order */
@@ -1608,12 +1608,23 @@ static char* aicf__onnx_dirname(aicf_context* ctx, const char* path)
     return d;
 }
 
+/* raw_data and the dense arrays are little-endian: other hosts are refused, not misread. */
+static aicf_result aicf__onnx_check_host(aicf_context* ctx, const char* fn)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    if (b != 1) return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: big-endian hosts are not supported", fn);
+    return AICF_SUCCESS;
+}
+
 static aicf_result aicf__onnx_load(aicf_context* ctx, void* data, size_t size, int is_mmap, const char* dir,
                                    const aicf_onnx_desc* desc, aicf_graph** out)
 {
     aicf_graph* g = NULL;
     aicf__onnx o;
-    aicf_result res = aicf_graph_create(ctx, &g);
+    aicf_result res = aicf__onnx_check_host(ctx, "aicf_graph_load_onnx");
+    if (!res) res = aicf_graph_create(ctx, &g);
     if (res) {
         aicf__onnx_release_file(ctx, data, size, is_mmap);
         return res;
@@ -1680,7 +1691,8 @@ static aicf_result aicf__onnx_read_tensor(aicf_context* ctx, const void* data, s
     aicf__onnx_tp tp;
     const void* dense;
     int in_model;
-    aicf_result res;
+    aicf_result res = aicf__onnx_check_host(ctx, "aicf_tensor_read_pb");
+    if (res) return res;
     memset(&o, 0, sizeof(o));
     o.ctx = ctx;
     o.buf = (const unsigned char*)data;
@@ -1760,6 +1772,7 @@ AICF_API aicf_result aicf_tensor_write_pb(aicf_context* ctx, const char* path, c
     int i, ok;
     if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
     if (!path || !t) return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: path and t must not be NULL");
+    if (aicf__onnx_check_host(ctx, "aicf_tensor_write_pb")) return AICF_ERROR_UNSUPPORTED;
     esize = aicf__onnx_dtype_size(t->dtype);
     if (!esize)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "aicf_tensor_write_pb: dtype %d (%s) is not supported", (int)t->dtype,

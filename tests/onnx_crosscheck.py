@@ -13,6 +13,9 @@ A model is
         reason why aicf cannot represent it (an op outside AICF__OPS, a non-default domain, a
         subgraph or other unsupported attribute, a non-tensor or shapeless input, a data type
         aicf lacks, a sparse initializer...);
+        when the only reasons are op types outside AICF__OPS (or another domain), the parser is
+        still cross-checked on a copy with those ops renamed to Identity (re-serialised by onnx),
+        and a mismatch there is a FAIL;
   FAIL  otherwise (different summaries, any other error, an UNSUPPORTED with no reason found
         here, or a model loaded although it has such a reason).
 

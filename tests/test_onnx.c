@@ -157,6 +157,7 @@ typedef struct mopts {
     const char* ext_location;
     int string_init;        /* add a STRING initializer */
     int typed_mismatch;     /* S0 (INT64) carries float_data */
+    int64_t opset;          /* default-domain opset version (17) */
 } mopts;
 
 static void mopts_default(mopts* o)
@@ -169,6 +170,7 @@ static void mopts_default(mopts* o)
     o->relu_op = "Relu";
     o->x_rank = 2;
     o->x_dim1 = 4;
+    o->opset = 17;
 }
 
 static float w_value(int i) { return 0.5f * (float)i - 2.0f; }
@@ -195,7 +197,7 @@ static buf make_model(const mopts* o)
     memset(at, 0, sizeof(at));
     b_vint(&m, 1, 8); /* ir_version */
     b_str(&ops, 1, "");
-    b_vint(&ops, 2, 17);
+    b_vint(&ops, 2, o->opset);
     b_msg(&m, 8, &ops);
     /* nodes */
     {
@@ -788,6 +790,12 @@ static void test_errors(void)
     mopts_default(&o);
     o.x_rank = 9;
     expect_model("input of rank 9 > AICF_MAX_RANK", &o, AICF_ERROR_LIMIT, "input 'x'", "rank 9 exceeds");
+    mopts_default(&o);
+    o.opset = 0;
+    expect_model("opset version 0", &o, AICF_ERROR_INVALID_MODEL, "ModelProto.opset_import[0]", "opset version 0");
+    mopts_default(&o);
+    o.opset = 5000;
+    expect_model("opset version 5000 (the builder refuses it)", &o, AICF_ERROR_INVALID_MODEL, "opset_import", "5000");
     mopts_default(&o);
     o.relu_op = "FooBar";
     expect_model("unknown op type", &o, AICF_ERROR_UNSUPPORTED, "node 2 'relu' (FooBar)", "unsupported op type");
