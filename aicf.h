@@ -3092,7 +3092,7 @@ static aicf_result aicf__onnx_build(aicf__onnx* o, aicf_graph* g, const aicf_onn
                               (long long)ir_version);
     if (opset >= 0) {
         res = aicf_graph_set_opset(g, "", opset);
-        if (res) return aicf__onnx_wrap(o, res, "opset_import");
+        if (res) return aicf__onnx_wrap(o, AICF_ERROR_INVALID_MODEL, "opset_import");
     }
 
     /* GraphProto: index the repeated fields, then build in dependency order */
@@ -3323,12 +3323,23 @@ static char* aicf__onnx_dirname(aicf_context* ctx, const char* path)
     return d;
 }
 
+/* raw_data and the dense arrays are little-endian: other hosts are refused, not misread. */
+static aicf_result aicf__onnx_check_host(aicf_context* ctx, const char* fn)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    if (b != 1) return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: big-endian hosts are not supported", fn);
+    return AICF_SUCCESS;
+}
+
 static aicf_result aicf__onnx_load(aicf_context* ctx, void* data, size_t size, int is_mmap, const char* dir,
                                    const aicf_onnx_desc* desc, aicf_graph** out)
 {
     aicf_graph* g = NULL;
     aicf__onnx o;
-    aicf_result res = aicf_graph_create(ctx, &g);
+    aicf_result res = aicf__onnx_check_host(ctx, "aicf_graph_load_onnx");
+    if (!res) res = aicf_graph_create(ctx, &g);
     if (res) {
         aicf__onnx_release_file(ctx, data, size, is_mmap);
         return res;
@@ -3395,7 +3406,8 @@ static aicf_result aicf__onnx_read_tensor(aicf_context* ctx, const void* data, s
     aicf__onnx_tp tp;
     const void* dense;
     int in_model;
-    aicf_result res;
+    aicf_result res = aicf__onnx_check_host(ctx, "aicf_tensor_read_pb");
+    if (res) return res;
     memset(&o, 0, sizeof(o));
     o.ctx = ctx;
     o.buf = (const unsigned char*)data;
@@ -3475,6 +3487,7 @@ AICF_API aicf_result aicf_tensor_write_pb(aicf_context* ctx, const char* path, c
     int i, ok;
     if (!ctx) return AICF_ERROR_INVALID_ARGUMENT;
     if (!path || !t) return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_tensor_write_pb: path and t must not be NULL");
+    if (aicf__onnx_check_host(ctx, "aicf_tensor_write_pb")) return AICF_ERROR_UNSUPPORTED;
     esize = aicf__onnx_dtype_size(t->dtype);
     if (!esize)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "aicf_tensor_write_pb: dtype %d (%s) is not supported", (int)t->dtype,
@@ -7849,7 +7862,7 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
     aicf_context* ctx = em->ctx;
     int m = aicf__kt_kernels[k].module;
     aicf__CUresult r;
-    char where[400], what[600];
+    char where[400], what[1200];
     if (x->functions[k]) {
         *out = x->functions[k];
         return AICF_SUCCESS;
@@ -8298,6 +8311,8 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
         int is_out = i >= p->n_in, k = is_out ? i - p->n_in : i;
         if (device_io) break; /* no staging: inputs and outputs stay on the device */
         size_t bytes = 0;
+        /* an output folded to a constant at plan time is served from the host (aicf_exec_get_output) */
+        if (is_out && (p->g->tensors[aicf__cu_bnd_tensor(p, 1, k)].flags & AICF__T_CONST)) continue;
         res = aicf__cuda_boundary(ctx, p, is_out, k, &bytes);
         if (res != AICF_SUCCESS) return res;
         if (is_out) x->out_off[k] = off;
@@ -8348,6 +8363,7 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
         for (i = 0; i < p->n_out; ++i) {
             size_t bytes = 0;
             int t = aicf__cu_bnd_tensor(p, 1, i);
+            if (p->g->tensors[t].flags & AICF__T_CONST) continue;
             aicf__cuda_boundary(ctx, p, 1, i, &bytes);
             aicf__cu_fmt(what, sizeof what, "copy-out of output %d '%s' (%zu bytes)", i, aicf__cu_tname(p, t), bytes);
             res = aicf__em_memcpy(&em, 0, x->staging + x->out_off[i], (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), NULL, bytes, what);
@@ -8671,7 +8687,7 @@ int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
    cuBLASLt algorithm, or device-to-device copy) runs, its launch dimensions, and its argument
    struct with every field filled except the device addresses, which are recorded as "patches"
    (tensor index + byte offset). The result is one flat block in step->backend (no nested
-   allocations; cuBLASLt algorithm records are the exception, see aicf__cuo_prog).
+   allocations: cuBLASLt algorithm records are copied into it, see aicf__cuo_prog).
    aicf__cuda_emit_step (exec creation) only resolves the addresses and hands each launch to
    the emit functions of 80_cuda.c. Nothing is decided at run time.
 
@@ -8816,10 +8832,11 @@ typedef struct aicf__cuo_op {
    8 x u64 cuBLASLt blob, workspace size, cuBLASLt version, alignments), so it is copied into
    the step's block and the original freed: step->backend stays one allocation. */
 #if !defined(AICF_NO_CUDA)
-#  define AICF__CUO_ALGO_BYTES ((sizeof(aicf__cuda_algo) + 15u) & ~(size_t)15u)
+#  define AICF__CUO_ALGO_SIZE sizeof(aicf__cuda_algo)
 #else
-#  define AICF__CUO_ALGO_BYTES ((size_t)16)
+#  define AICF__CUO_ALGO_SIZE ((size_t)16)
 #endif
+#define AICF__CUO_ALGO_BYTES ((AICF__CUO_ALGO_SIZE + 15u) & ~(size_t)15u) /* one slot */
 
 /* step->backend: this header, then n_ops aicf__cuo_op, then n_algo algorithm records, in one
    aicf__malloc block (freed by aicf__cuda_plan_free with aicf__free). */
@@ -8965,7 +8982,7 @@ static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) {
 /* ---- building the op list ---- */
 
 static aicf_result aicf__cuo_push(aicf__cuo* c, int kind, aicf__cuo_op** out) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     if (c->n_ops >= AICF__CUO_MAX_OPS)
         return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "needs more than %d device launches", AICF__CUO_MAX_OPS);
     op = &c->ops[c->n_ops++];
@@ -9000,7 +9017,7 @@ static void aicf__cuo_dims1(int64_t work, unsigned grid[3], unsigned block[3]) {
 /* Adds a launch of table kernel `name` with the argument struct `args`. */
 static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* args, size_t size, const unsigned grid[3],
                                     const unsigned block[3], unsigned shared, aicf__cuo_op** out) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     aicf_result r;
     int k = aicf__cuda_kernel_find(name);
     if (k < 0)
@@ -9021,7 +9038,7 @@ static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* 
 
 /* Adds a device-to-device copy of `bytes` from tensor src (+ src_add) to dst (+ dst_add). */
 static aicf_result aicf__cuo_copy(aicf__cuo* c, int dst, uint64_t dst_add, int src, uint64_t src_add, uint64_t bytes) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     aicf_result r;
     if (bytes == 0) return AICF_SUCCESS;
     if ((r = aicf__cuo_push(c, AICF__CUO_COPY, &op)) != AICF_SUCCESS) return r;
@@ -9046,7 +9063,7 @@ static int aicf__cuo_vec4(const aicf__cuo* c, int64_t n, const int* ts, const ui
 
 static aicf_result aicf__cuo_unary_launch(aicf__cuo* c, const char* fn, int x, int y, float alpha, float beta) {
     aicf__k_unary a;
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
     int ts[2];
     int vec;
@@ -9198,7 +9215,7 @@ static aicf_result aicf__cuo_binary(aicf__cuo* c, const char* fn, int ta, const 
                                     const aicf__shape* sb, int ty, const aicf__shape* sy) {
     int64_t n = aicf__shape_numel(sy), na = aicf__shape_numel(sa), nb = aicf__shape_numel(sb);
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96], b1[160];
     aicf_result r;
     if ((na == n || na == 1) && (nb == n || nb == 1)) {
@@ -9327,7 +9344,7 @@ static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y,
     int64_t* st[1];
     int rank, i;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     for (i = 0; i < rank_in; i++) {
@@ -9442,7 +9459,7 @@ static aicf_result aicf__cuo_lower_concat(aicf__cuo* c) {
             } else {
                 aicf__k_copy2d a;
                 unsigned grid[3], block[3];
-                aicf__cuo_op* op;
+                aicf__cuo_op* op = NULL;
                 char name[96];
                 int v = cols % 4 == 0 && ycols % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * c->es &&
                                 aicf__cuo_align(c, y, (uint64_t)pos * c->es) >= 4 * c->es
@@ -9490,7 +9507,7 @@ static aicf_result aicf__cuo_convert(aicf__cuo* c, int x, int y) {
     {
         aicf__k_cast a;
         unsigned grid[3], block[3];
-        aicf__cuo_op* op;
+        aicf__cuo_op* op = NULL;
         char name[96];
         const char* src = sx == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
         const char* dst = sy == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
@@ -9562,7 +9579,7 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
 
 static aicf_result aicf__cuo_mm_push(aicf__cuo* c, const aicf__matmul_desc* md, int slot, int ta, uint64_t oa, int tb,
                                      uint64_t ob, int tc, uint64_t oc, int td, uint64_t od, int tbias) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     aicf_result r;
     if ((r = aicf__cuo_push(c, AICF__CUO_MATMUL, &op)) != AICF_SUCCESS) return r;
     op->algo = slot;
@@ -9584,7 +9601,7 @@ static aicf_result aicf__cuo_gemm_kernel(aicf__cuo* c, const aicf__k_gemm* g, in
     int64_t t64 = ((g->M + 63) / 64) * ((g->N + 63) / 64) * g->batch;
     int use64 = t64 >= 128 || (g->M + 15) / 16 > 65535;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     int64_t tile = use64 ? 64 : 16;
@@ -9653,7 +9670,7 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     int64_t cm = 1, cn = 1, c_rs = 0, c_cs = 0;
     int has_c, mode = 0; /* cuBLASLt C term: 0 none, 1 C is [M,N], 2 bias epilogue, 3 broadcast copy */
     aicf__matmul_desc md;
-    char why[192], b1[160];
+    char why[192];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
     if (as->rank != 2 || bs->rank != 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "inputs A and B must be 2-D");
@@ -9712,7 +9729,6 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld%s (cuBLASLt: %.80s)", v, (long long)md.M, (long long)md.N,
                          (long long)md.K, has_c ? ", C strided" : "", why);
     }
-    AICF__UNUSED(b1);
     return AICF_SUCCESS;
 }
 
@@ -9927,7 +9943,7 @@ static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
     aicf__cuo_win w;
     aicf__k_conv2d a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96], why[192];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
@@ -10029,7 +10045,7 @@ static aicf_result aicf__cuo_lower_pool(aicf__cuo* c) {
     aicf__cuo_win w;
     aicf__k_pool2d a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
@@ -10070,7 +10086,7 @@ static aicf_result aicf__cuo_lower_gap(aicf__cuo* c) {
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     aicf__k_rowmean a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
@@ -10096,7 +10112,7 @@ static aicf_result aicf__cuo_lower_bn(aicf__cuo* c) {
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     aicf__k_batchnorm a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     static const size_t fields[4] = {offsetof(aicf__k_batchnorm, scale), offsetof(aicf__k_batchnorm, bias),
@@ -10128,7 +10144,7 @@ static aicf_result aicf__cuo_lower_lrn(aicf__cuo* c) {
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     aicf__k_lrn a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
@@ -10157,7 +10173,7 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
     int64_t axis = aicf__attr_i(c->nd, "axis", aicf__cuo_opset(c) < 13 ? 1 : -1);
     aicf__k_softmax a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     const char* v;
     aicf_result r;
@@ -10298,7 +10314,7 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
             pr->n_algo = c.n_algo;
             memcpy(aicf__cuo_prog_ops(pr), c.ops, (size_t)c.n_ops * sizeof(aicf__cuo_op));
             for (i = 0; i < c.n_algo; i++)
-                if (c.algo[i]) memcpy(aicf__cuo_prog_algo(pr, i), c.algo[i], AICF__CUO_ALGO_BYTES);
+                if (c.algo[i]) memcpy(aicf__cuo_prog_algo(pr, i), c.algo[i], AICF__CUO_ALGO_SIZE);
             st->backend = pr;
         }
     }

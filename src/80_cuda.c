@@ -1099,7 +1099,7 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
     aicf_context* ctx = em->ctx;
     int m = aicf__kt_kernels[k].module;
     aicf__CUresult r;
-    char where[400], what[600];
+    char where[400], what[1200];
     if (x->functions[k]) {
         *out = x->functions[k];
         return AICF_SUCCESS;
@@ -1548,6 +1548,8 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
         int is_out = i >= p->n_in, k = is_out ? i - p->n_in : i;
         if (device_io) break; /* no staging: inputs and outputs stay on the device */
         size_t bytes = 0;
+        /* an output folded to a constant at plan time is served from the host (aicf_exec_get_output) */
+        if (is_out && (p->g->tensors[aicf__cu_bnd_tensor(p, 1, k)].flags & AICF__T_CONST)) continue;
         res = aicf__cuda_boundary(ctx, p, is_out, k, &bytes);
         if (res != AICF_SUCCESS) return res;
         if (is_out) x->out_off[k] = off;
@@ -1598,6 +1600,7 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
         for (i = 0; i < p->n_out; ++i) {
             size_t bytes = 0;
             int t = aicf__cu_bnd_tensor(p, 1, i);
+            if (p->g->tensors[t].flags & AICF__T_CONST) continue;
             aicf__cuda_boundary(ctx, p, 1, i, &bytes);
             aicf__cu_fmt(what, sizeof what, "copy-out of output %d '%s' (%zu bytes)", i, aicf__cu_tname(p, t), bytes);
             res = aicf__em_memcpy(&em, 0, x->staging + x->out_off[i], (aicf__CUdeviceptr)aicf__cuda_tensor_ptr(&em, t), NULL, bytes, what);

@@ -5,7 +5,7 @@
    cuBLASLt algorithm, or device-to-device copy) runs, its launch dimensions, and its argument
    struct with every field filled except the device addresses, which are recorded as "patches"
    (tensor index + byte offset). The result is one flat block in step->backend (no nested
-   allocations; cuBLASLt algorithm records are the exception, see aicf__cuo_prog).
+   allocations: cuBLASLt algorithm records are copied into it, see aicf__cuo_prog).
    aicf__cuda_emit_step (exec creation) only resolves the addresses and hands each launch to
    the emit functions of 80_cuda.c. Nothing is decided at run time.
 
@@ -150,10 +150,11 @@ typedef struct aicf__cuo_op {
    8 x u64 cuBLASLt blob, workspace size, cuBLASLt version, alignments), so it is copied into
    the step's block and the original freed: step->backend stays one allocation. */
 #if !defined(AICF_NO_CUDA)
-#  define AICF__CUO_ALGO_BYTES ((sizeof(aicf__cuda_algo) + 15u) & ~(size_t)15u)
+#  define AICF__CUO_ALGO_SIZE sizeof(aicf__cuda_algo)
 #else
-#  define AICF__CUO_ALGO_BYTES ((size_t)16)
+#  define AICF__CUO_ALGO_SIZE ((size_t)16)
 #endif
+#define AICF__CUO_ALGO_BYTES ((AICF__CUO_ALGO_SIZE + 15u) & ~(size_t)15u) /* one slot */
 
 /* step->backend: this header, then n_ops aicf__cuo_op, then n_algo algorithm records, in one
    aicf__malloc block (freed by aicf__cuda_plan_free with aicf__free). */
@@ -299,7 +300,7 @@ static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) {
 /* ---- building the op list ---- */
 
 static aicf_result aicf__cuo_push(aicf__cuo* c, int kind, aicf__cuo_op** out) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     if (c->n_ops >= AICF__CUO_MAX_OPS)
         return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "needs more than %d device launches", AICF__CUO_MAX_OPS);
     op = &c->ops[c->n_ops++];
@@ -334,7 +335,7 @@ static void aicf__cuo_dims1(int64_t work, unsigned grid[3], unsigned block[3]) {
 /* Adds a launch of table kernel `name` with the argument struct `args`. */
 static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* args, size_t size, const unsigned grid[3],
                                     const unsigned block[3], unsigned shared, aicf__cuo_op** out) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     aicf_result r;
     int k = aicf__cuda_kernel_find(name);
     if (k < 0)
@@ -355,7 +356,7 @@ static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* 
 
 /* Adds a device-to-device copy of `bytes` from tensor src (+ src_add) to dst (+ dst_add). */
 static aicf_result aicf__cuo_copy(aicf__cuo* c, int dst, uint64_t dst_add, int src, uint64_t src_add, uint64_t bytes) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     aicf_result r;
     if (bytes == 0) return AICF_SUCCESS;
     if ((r = aicf__cuo_push(c, AICF__CUO_COPY, &op)) != AICF_SUCCESS) return r;
@@ -380,7 +381,7 @@ static int aicf__cuo_vec4(const aicf__cuo* c, int64_t n, const int* ts, const ui
 
 static aicf_result aicf__cuo_unary_launch(aicf__cuo* c, const char* fn, int x, int y, float alpha, float beta) {
     aicf__k_unary a;
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
     int ts[2];
     int vec;
@@ -532,7 +533,7 @@ static aicf_result aicf__cuo_binary(aicf__cuo* c, const char* fn, int ta, const 
                                     const aicf__shape* sb, int ty, const aicf__shape* sy) {
     int64_t n = aicf__shape_numel(sy), na = aicf__shape_numel(sa), nb = aicf__shape_numel(sb);
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96], b1[160];
     aicf_result r;
     if ((na == n || na == 1) && (nb == n || nb == 1)) {
@@ -661,7 +662,7 @@ static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y,
     int64_t* st[1];
     int rank, i;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     for (i = 0; i < rank_in; i++) {
@@ -776,7 +777,7 @@ static aicf_result aicf__cuo_lower_concat(aicf__cuo* c) {
             } else {
                 aicf__k_copy2d a;
                 unsigned grid[3], block[3];
-                aicf__cuo_op* op;
+                aicf__cuo_op* op = NULL;
                 char name[96];
                 int v = cols % 4 == 0 && ycols % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * c->es &&
                                 aicf__cuo_align(c, y, (uint64_t)pos * c->es) >= 4 * c->es
@@ -824,7 +825,7 @@ static aicf_result aicf__cuo_convert(aicf__cuo* c, int x, int y) {
     {
         aicf__k_cast a;
         unsigned grid[3], block[3];
-        aicf__cuo_op* op;
+        aicf__cuo_op* op = NULL;
         char name[96];
         const char* src = sx == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
         const char* dst = sy == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
@@ -896,7 +897,7 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
 
 static aicf_result aicf__cuo_mm_push(aicf__cuo* c, const aicf__matmul_desc* md, int slot, int ta, uint64_t oa, int tb,
                                      uint64_t ob, int tc, uint64_t oc, int td, uint64_t od, int tbias) {
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     aicf_result r;
     if ((r = aicf__cuo_push(c, AICF__CUO_MATMUL, &op)) != AICF_SUCCESS) return r;
     op->algo = slot;
@@ -918,7 +919,7 @@ static aicf_result aicf__cuo_gemm_kernel(aicf__cuo* c, const aicf__k_gemm* g, in
     int64_t t64 = ((g->M + 63) / 64) * ((g->N + 63) / 64) * g->batch;
     int use64 = t64 >= 128 || (g->M + 15) / 16 > 65535;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     int64_t tile = use64 ? 64 : 16;
@@ -987,7 +988,7 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     int64_t cm = 1, cn = 1, c_rs = 0, c_cs = 0;
     int has_c, mode = 0; /* cuBLASLt C term: 0 none, 1 C is [M,N], 2 bias epilogue, 3 broadcast copy */
     aicf__matmul_desc md;
-    char why[192], b1[160];
+    char why[192];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
     if (as->rank != 2 || bs->rank != 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "inputs A and B must be 2-D");
@@ -1046,7 +1047,6 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld%s (cuBLASLt: %.80s)", v, (long long)md.M, (long long)md.N,
                          (long long)md.K, has_c ? ", C strided" : "", why);
     }
-    AICF__UNUSED(b1);
     return AICF_SUCCESS;
 }
 
@@ -1261,7 +1261,7 @@ static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
     aicf__cuo_win w;
     aicf__k_conv2d a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96], why[192];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
@@ -1363,7 +1363,7 @@ static aicf_result aicf__cuo_lower_pool(aicf__cuo* c) {
     aicf__cuo_win w;
     aicf__k_pool2d a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
@@ -1404,7 +1404,7 @@ static aicf_result aicf__cuo_lower_gap(aicf__cuo* c) {
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     aicf__k_rowmean a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
@@ -1430,7 +1430,7 @@ static aicf_result aicf__cuo_lower_bn(aicf__cuo* c) {
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     aicf__k_batchnorm a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     static const size_t fields[4] = {offsetof(aicf__k_batchnorm, scale), offsetof(aicf__k_batchnorm, bias),
@@ -1462,7 +1462,7 @@ static aicf_result aicf__cuo_lower_lrn(aicf__cuo* c) {
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     aicf__k_lrn a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
@@ -1491,7 +1491,7 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
     int64_t axis = aicf__attr_i(c->nd, "axis", aicf__cuo_opset(c) < 13 ? 1 : -1);
     aicf__k_softmax a;
     unsigned grid[3], block[3];
-    aicf__cuo_op* op;
+    aicf__cuo_op* op = NULL;
     char name[96];
     const char* v;
     aicf_result r;
@@ -1632,7 +1632,7 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
             pr->n_algo = c.n_algo;
             memcpy(aicf__cuo_prog_ops(pr), c.ops, (size_t)c.n_ops * sizeof(aicf__cuo_op));
             for (i = 0; i < c.n_algo; i++)
-                if (c.algo[i]) memcpy(aicf__cuo_prog_algo(pr, i), c.algo[i], AICF__CUO_ALGO_BYTES);
+                if (c.algo[i]) memcpy(aicf__cuo_prog_algo(pr, i), c.algo[i], AICF__CUO_ALGO_SIZE);
             st->backend = pr;
         }
     }
