@@ -176,121 +176,6 @@ static int aicf__op_dt_in(aicf_dtype dt, unsigned mask) {
     return (int)dt > 0 && (int)dt < 32 && (mask & AICF__OP_DTM(dt)) != 0;
 }
 
-/* Every fixed-size type, for the ops that only move, compare or index elements. */
-#define AICF__OP_DTM_SINT                                                                         \
-    (AICF__OP_DTM(AICF_DTYPE_INT8) | AICF__OP_DTM(AICF_DTYPE_INT16) | AICF__OP_DTM(AICF_DTYPE_INT32) |   \
-     AICF__OP_DTM(AICF_DTYPE_INT64))
-#define AICF__OP_DTM_UINT                                                                         \
-    (AICF__OP_DTM(AICF_DTYPE_UINT8) | AICF__OP_DTM(AICF_DTYPE_UINT16) | AICF__OP_DTM(AICF_DTYPE_UINT32) | \
-     AICF__OP_DTM(AICF_DTYPE_UINT64))
-#define AICF__OP_DTM_INTS (AICF__OP_DTM_SINT | AICF__OP_DTM_UINT)
-#define AICF__OP_DTM_FLOATS                                                                       \
-    (AICF__OP_DTM_F32 | AICF__OP_DTM(AICF_DTYPE_FLOAT64) | AICF__OP_DTM(AICF_DTYPE_FLOAT16) |           \
-     AICF__OP_DTM(AICF_DTYPE_BFLOAT16))
-#define AICF__OP_DTM_NUM (AICF__OP_DTM_FLOATS | AICF__OP_DTM_INTS)
-#define AICF__OP_DTM_ALL (AICF__OP_DTM_NUM | AICF__OP_DTM(AICF_DTYPE_BOOL))
-
-static int aicf__op_dt_isfloat(aicf_dtype dt) { return aicf__op_dt_in(dt, AICF__OP_DTM_FLOATS); }
-
-static float aicf__op_bf16_to_f32(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* float32 -> bfloat16, round to nearest even; NaN stays a (quiet) NaN */
-static uint16_t aicf__op_f32_to_bf16(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static uint16_t aicf__op_f64_to_f16(double v);
-static int64_t aicf__op_f2i(double v, int64_t lo, int64_t hi);
-
-/* Element i of a tensor of any fixed-size type, as double (uint64/int64 beyond 2^53 round). */
-static double aicf__op_getd(aicf_dtype dt, const void* p, int64_t i) {
-    switch (dt) {
-    case AICF_DTYPE_FLOAT32: return ((const float*)p)[i];
-    case AICF_DTYPE_FLOAT64: return ((const double*)p)[i];
-    case AICF_DTYPE_FLOAT16: return aicf__f16_to_f32(((const uint16_t*)p)[i]);
-    case AICF_DTYPE_BFLOAT16: return aicf__op_bf16_to_f32(((const uint16_t*)p)[i]);
-    case AICF_DTYPE_INT8: return ((const int8_t*)p)[i];
-    case AICF_DTYPE_UINT8: return ((const uint8_t*)p)[i];
-    case AICF_DTYPE_INT16: return ((const int16_t*)p)[i];
-    case AICF_DTYPE_UINT16: return ((const uint16_t*)p)[i];
-    case AICF_DTYPE_INT32: return ((const int32_t*)p)[i];
-    case AICF_DTYPE_UINT32: return ((const uint32_t*)p)[i];
-    case AICF_DTYPE_INT64: return (double)((const int64_t*)p)[i];
-    case AICF_DTYPE_UINT64: return (double)((const uint64_t*)p)[i];
-    case AICF_DTYPE_BOOL: return ((const uint8_t*)p)[i] != 0;
-    default: return 0.0;
-    }
-}
-
-/* Element i as int64: integers exactly (uint64 as its two's complement bits), floats truncated
-   toward zero and saturated. */
-static int64_t aicf__op_geti(aicf_dtype dt, const void* p, int64_t i) {
-    switch (dt) {
-    case AICF_DTYPE_INT8: return ((const int8_t*)p)[i];
-    case AICF_DTYPE_UINT8: return ((const uint8_t*)p)[i];
-    case AICF_DTYPE_INT16: return ((const int16_t*)p)[i];
-    case AICF_DTYPE_UINT16: return ((const uint16_t*)p)[i];
-    case AICF_DTYPE_INT32: return ((const int32_t*)p)[i];
-    case AICF_DTYPE_UINT32: return ((const uint32_t*)p)[i];
-    case AICF_DTYPE_INT64: return ((const int64_t*)p)[i];
-    case AICF_DTYPE_UINT64: return (int64_t)((const uint64_t*)p)[i];
-    case AICF_DTYPE_BOOL: return ((const uint8_t*)p)[i] != 0;
-    default: return aicf__op_f2i(aicf__op_getd(dt, p, i), INT64_MIN, INT64_MAX);
-    }
-}
-
-/* Stores an int64 into element i; integer types wrap (two's complement). */
-static void aicf__op_seti(aicf_dtype dt, void* p, int64_t i, int64_t v) {
-    uint64_t u = (uint64_t)v;
-    switch (dt) {
-    case AICF_DTYPE_INT8: ((int8_t*)p)[i] = (int8_t)(uint8_t)u; break;
-    case AICF_DTYPE_UINT8: ((uint8_t*)p)[i] = (uint8_t)u; break;
-    case AICF_DTYPE_INT16: ((int16_t*)p)[i] = (int16_t)(uint16_t)u; break;
-    case AICF_DTYPE_UINT16: ((uint16_t*)p)[i] = (uint16_t)u; break;
-    case AICF_DTYPE_INT32: ((int32_t*)p)[i] = (int32_t)(uint32_t)u; break;
-    case AICF_DTYPE_UINT32: ((uint32_t*)p)[i] = (uint32_t)u; break;
-    case AICF_DTYPE_INT64: ((int64_t*)p)[i] = v; break;
-    case AICF_DTYPE_UINT64: ((uint64_t*)p)[i] = u; break;
-    case AICF_DTYPE_BOOL: ((uint8_t*)p)[i] = (uint8_t)(v != 0); break;
-    case AICF_DTYPE_FLOAT32: ((float*)p)[i] = (float)v; break;
-    case AICF_DTYPE_FLOAT64: ((double*)p)[i] = (double)v; break;
-    case AICF_DTYPE_FLOAT16: ((uint16_t*)p)[i] = aicf__op_f64_to_f16((double)v); break;
-    case AICF_DTYPE_BFLOAT16: ((uint16_t*)p)[i] = aicf__op_f32_to_bf16((float)v); break;
-    default: break;
-    }
-}
-
-/* Stores a double into element i (float types round; integer types truncate and saturate). */
-static void aicf__op_setd(aicf_dtype dt, void* p, int64_t i, double v) {
-    switch (dt) {
-    case AICF_DTYPE_FLOAT32: ((float*)p)[i] = (float)v; break;
-    case AICF_DTYPE_FLOAT64: ((double*)p)[i] = v; break;
-    case AICF_DTYPE_FLOAT16: ((uint16_t*)p)[i] = aicf__op_f64_to_f16(v); break;
-    case AICF_DTYPE_BFLOAT16: ((uint16_t*)p)[i] = aicf__op_f32_to_bf16((float)v); break;
-    case AICF_DTYPE_BOOL: ((uint8_t*)p)[i] = (uint8_t)(v != 0.0); break;
-    case AICF_DTYPE_INT8: ((int8_t*)p)[i] = (int8_t)aicf__op_f2i(v, -128, 127); break;
-    case AICF_DTYPE_UINT8: ((uint8_t*)p)[i] = (uint8_t)aicf__op_f2i(v, 0, 255); break;
-    case AICF_DTYPE_INT16: ((int16_t*)p)[i] = (int16_t)aicf__op_f2i(v, -32768, 32767); break;
-    case AICF_DTYPE_UINT16: ((uint16_t*)p)[i] = (uint16_t)aicf__op_f2i(v, 0, 65535); break;
-    case AICF_DTYPE_INT32: ((int32_t*)p)[i] = (int32_t)aicf__op_f2i(v, INT32_MIN, INT32_MAX); break;
-    case AICF_DTYPE_UINT32: ((uint32_t*)p)[i] = (uint32_t)aicf__op_f2i(v, 0, (int64_t)UINT32_MAX); break;
-    case AICF_DTYPE_INT64: ((int64_t*)p)[i] = aicf__op_f2i(v, INT64_MIN, INT64_MAX); break;
-    case AICF_DTYPE_UINT64:
-        ((uint64_t*)p)[i] = v != v || v <= 0.0 ? 0u : (v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v);
-        break;
-    default: break;
-    }
-}
-
 static const char* aicf__op_dtm_str(unsigned mask, char* buf, size_t cap) {
     int dt;
     size_t len = 0;
@@ -366,19 +251,18 @@ static aicf_result aicf__op_aints(const aicf__opc* c, const char* name, const in
     return AICF_SUCCESS;
 }
 
-/* Reads constant input i, an int64 (or int32) tensor of rank 0 or 1 with at most `cap` values, into vals.
+/* Reads constant input i, an int64 tensor of rank 0 or 1 with at most `cap` values, into vals.
    `what` names the input in the message ("shape", "axes"). */
 static aicf_result aicf__op_const_ints(const aicf__opc* c, int i, const char* what, int64_t* vals, int cap, int* count) {
     const aicf__tensor* t = aicf__op_in(c, i);
     int64_t ne, k;
-    size_t esz;
     *count = -1;
     if (!t) return AICF_SUCCESS;
     if (!(t->flags & AICF__T_CONST) || (!t->data && aicf__shape_numel(&t->shape) != 0))
         return aicf__op_err(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' must be a constant at plan time (it gives the %s)", i,
                           aicf__op_in_name(c, i), what);
-    if (t->dtype != AICF_DTYPE_INT64 && t->dtype != AICF_DTYPE_INT32)
-        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) must be int64 or int32, not %s", i,
+    if (t->dtype != AICF_DTYPE_INT64)
+        return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) must be int64, not %s", i,
                           aicf__op_in_name(c, i), what, aicf_dtype_name(t->dtype));
     if (t->shape.rank > 1)
         return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) must be 1-D, has rank %d", i,
@@ -387,19 +271,10 @@ static aicf_result aicf__op_const_ints(const aicf__opc* c, int i, const char* wh
     if (ne < 0 || ne > cap)
         return aicf__op_err(c, AICF_ERROR_LIMIT, "input %d '%.200s' (%s) has %lld values (limit %d)", i,
                           aicf__op_in_name(c, i), what, (long long)ne, cap);
-    esz = aicf_dtype_size(t->dtype);
-    if (t->data_bytes < (size_t)ne * esz)
+    if (t->data_bytes < (size_t)ne * sizeof(int64_t))
         return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) holds %zu bytes, needs %zu", i,
-                          aicf__op_in_name(c, i), what, t->data_bytes, (size_t)ne * esz);
-    for (k = 0; k < ne; k++) {
-        if (esz == 8) {
-            memcpy(&vals[k], (const unsigned char*)t->data + k * 8, 8);
-        } else {
-            int32_t v32;
-            memcpy(&v32, (const unsigned char*)t->data + k * 4, 4);
-            vals[k] = v32;
-        }
-    }
+                          aicf__op_in_name(c, i), what, t->data_bytes, (size_t)ne * sizeof(int64_t));
+    for (k = 0; k < ne; k++) memcpy(&vals[k], (const unsigned char*)t->data + k * 8, 8);
     *count = (int)ne;
     return AICF_SUCCESS;
 }
@@ -504,11 +379,6 @@ static void aicf__op_iter_next(aicf__op_iter* it) {
    Elementwise ops
    ============================================================================================ */
 
-/* log(1 + e^x) without overflow */
-static float aicf__op_softplus(float x) {
-    return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
-}
-
 static float aicf__op_unary_f(aicf__op op, float x, float alpha, float beta) {
     switch (op) {
     case AICF__OP_Relu: return x < 0.0f ? 0.0f : x;
@@ -541,35 +411,6 @@ static float aicf__op_unary_f(aicf__op op, float x, float alpha, float beta) {
         float v = x < alpha ? alpha : x; /* NaN stays NaN */
         return v > beta ? beta : v;
     }
-    case AICF__OP_Floor: return floorf(x);
-    case AICF__OP_Ceil: return ceilf(x);
-    case AICF__OP_Round: return rintf(x); /* halves to even (the default rounding mode) */
-    case AICF__OP_Sign: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
-    case AICF__OP_Softplus: return aicf__op_softplus(x);
-    case AICF__OP_Softsign: return x / (1.0f + fabsf(x));
-    case AICF__OP_Selu: return x > 0.0f ? beta * x : beta * alpha * expm1f(x);
-    case AICF__OP_Celu: return (x > 0.0f ? x : 0.0f) + (x < 0.0f ? alpha * expm1f(x / alpha) : 0.0f);
-    case AICF__OP_ThresholdedRelu: return x > alpha ? x : 0.0f;
-    case AICF__OP_Sin: return sinf(x);
-    case AICF__OP_Cos: return cosf(x);
-    case AICF__OP_Tan: return tanf(x);
-    case AICF__OP_Asin: return asinf(x);
-    case AICF__OP_Acos: return acosf(x);
-    case AICF__OP_Atan: return atanf(x);
-    case AICF__OP_Sinh: return sinhf(x);
-    case AICF__OP_Cosh: return coshf(x);
-    case AICF__OP_Asinh: return asinhf(x);
-    case AICF__OP_Acosh: return acoshf(x);
-    case AICF__OP_Atanh: return atanhf(x);
-    case AICF__OP_Gelu:
-        if (alpha != 0.0f) { /* approximate = "tanh" */
-            float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-            return 0.5f * x * (1.0f + tanhf(u));
-        }
-        return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-    case AICF__OP_Mish: return x * tanhf(aicf__op_softplus(x));
-    case AICF__OP_Shrink: return x < -alpha ? x + beta : (x > alpha ? x - beta : 0.0f);
-    case AICF__OP_Swish: return x * aicf__op_unary_f(AICF__OP_Sigmoid, alpha * x, 0.0f, 0.0f);
     default: return x;
     }
 }
@@ -592,33 +433,8 @@ static aicf_result aicf__op_unary_params(const aicf__opc* c, float* alpha, float
         *alpha = -INFINITY;
         *beta = INFINITY;
         return AICF_SUCCESS;
-    case AICF__OP_Selu:
-        AICF__OP_TRY(aicf__op_af(c, "alpha", 1.67326319217681884765625f, alpha));
-        return aicf__op_af(c, "gamma", 1.05070102214813232421875f, beta);
-    case AICF__OP_Celu:
-        AICF__OP_TRY(aicf__op_af(c, "alpha", 1.0f, alpha));
-        if (*alpha == 0.0f) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'alpha' must not be 0");
-        return AICF_SUCCESS;
-    case AICF__OP_ThresholdedRelu: return aicf__op_af(c, "alpha", 1.0f, alpha);
-    case AICF__OP_Swish: return aicf__op_af(c, "alpha", 1.0f, alpha);
-    case AICF__OP_Shrink:
-        AICF__OP_TRY(aicf__op_af(c, "lambd", 0.5f, alpha));
-        return aicf__op_af(c, "bias", 0.0f, beta);
-    case AICF__OP_Gelu: {
-        const char* ap;
-        AICF__OP_TRY(aicf__op_as(c, "approximate", "none", &ap));
-        if (!strcmp(ap, "tanh")) *alpha = 1.0f;
-        else if (strcmp(ap, "none") != 0)
-            return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "attribute 'approximate' is '%.40s'; expected none or tanh", ap);
-        return AICF_SUCCESS;
-    }
     default: return AICF_SUCCESS;
     }
-}
-
-/* Unary ops that also take signed integers (computed exactly in int64). */
-static int aicf__op_unary_int_ok(aicf__op op) {
-    return op == AICF__OP_Neg || op == AICF__OP_Abs || op == AICF__OP_Sign || op == AICF__OP_Relu;
 }
 
 static aicf_result aicf__op_infer_unary(const aicf__opc* c) {
@@ -627,7 +443,7 @@ static aicf_result aicf__op_infer_unary(const aicf__opc* c) {
     int max_in = 1;
     if (c->n->op == AICF__OP_Clip && c->opset >= 11) max_in = 3;
     AICF__OP_TRY(aicf__op_check_io(c, 1, max_in, 1, 1));
-    AICF__OP_TRY(aicf__op_check_dt(c, 0, aicf__op_unary_int_ok(c->n->op) ? AICF__OP_DTM_F32 | AICF__OP_DTM_SINT : AICF__OP_DTM_F32));
+    AICF__OP_TRY(aicf__op_check_dt(c, 0, AICF__OP_DTM_F32));
     AICF__OP_TRY(aicf__op_unary_params(c, &a, &b));
     if (c->n->op == AICF__OP_Clip) {
         int i;
@@ -655,19 +471,6 @@ static aicf_result aicf__op_run_unary(const aicf__opc* c, const void* const* in,
     float a, b;
     aicf__op op = c->n->op;
     AICF__OP_TRY(aicf__op_unary_params(c, &a, &b));
-    if (x->dtype != AICF_DTYPE_FLOAT32) { /* signed integers: Neg, Abs, Sign, Relu */
-        for (i = 0; i < n; i++) {
-            int64_t v = aicf__op_geti(x->dtype, in[0], (int64_t)i), r;
-            switch (op) {
-            case AICF__OP_Neg: r = (int64_t)(0 - (uint64_t)v); break;
-            case AICF__OP_Abs: r = v < 0 ? (int64_t)(0 - (uint64_t)v) : v; break;
-            case AICF__OP_Sign: r = v > 0 ? 1 : (v < 0 ? -1 : 0); break;
-            default: r = v < 0 ? 0 : v; break;
-            }
-            aicf__op_seti(x->dtype, out[0], (int64_t)i, r);
-        }
-        return AICF_SUCCESS;
-    }
     if (op == AICF__OP_Clip && c->opset >= 11) {
         if (aicf__op_in(c, 1) && in[1]) memcpy(&a, in[1], sizeof(float));
         if (aicf__op_in(c, 2) && in[2]) memcpy(&b, in[2], sizeof(float));
@@ -679,7 +482,7 @@ static aicf_result aicf__op_run_unary(const aicf__opc* c, const void* const* in,
 /* ---- binary and variadic ops with broadcasting ---- */
 
 static int aicf__op_is_variadic(aicf__op op) {
-    return op == AICF__OP_Sum || op == AICF__OP_Max || op == AICF__OP_Min || op == AICF__OP_Mean;
+    return op == AICF__OP_Sum || op == AICF__OP_Max || op == AICF__OP_Min;
 }
 
 /* Shape of input i as it takes part in the broadcast: before opset 7, Add/Sub/Mul/Div/Pow
@@ -726,7 +529,7 @@ static aicf_result aicf__op_infer_binary(const aicf__opc* c) {
     char b1[160], b2[160];
     if (aicf__op_is_variadic(op)) AICF__OP_TRY(aicf__op_check_io(c, 1, AICF_MAX_NODE_IO, 1, 1));
     else AICF__OP_TRY(aicf__op_check_io(c, 2, 2, 1, 1));
-    if (op != AICF__OP_Pow && op != AICF__OP_Mean) mask |= AICF__OP_DTM_INT;
+    if (op != AICF__OP_Pow) mask |= AICF__OP_DTM_INT;
     nin = aicf__op_nin(c->n);
     for (i = 0; i < nin; i++) {
         if (!aicf__op_in(c, i)) return aicf__op_err(c, AICF_ERROR_INVALID_MODEL, "input %d is omitted", i);
@@ -746,8 +549,7 @@ static aicf_result aicf__op_infer_binary(const aicf__opc* c) {
 static float aicf__op_bin_f(aicf__op op, float a, float b) {
     switch (op) {
     case AICF__OP_Add:
-    case AICF__OP_Sum:
-    case AICF__OP_Mean: return a + b;
+    case AICF__OP_Sum: return a + b;
     case AICF__OP_Sub: return a - b;
     case AICF__OP_Mul: return a * b;
     case AICF__OP_Div: return a / b;
@@ -830,7 +632,7 @@ static aicf_result aicf__op_run_binary(const aicf__opc* c, const void* const* in
     AICF__OP_TRY(aicf__op_bin_in_shape(c, 0, &sa));
     aicf__op_bcast_strides(&sa, &y->shape, sta);
     if (nin == 1) {
-        /* one-input Sum/Max/Min/Mean: a copy */
+        /* one-input Sum/Max/Min: a copy */
         memcpy(out[0], in[0], aicf__op_tbytes(y));
         return AICF_SUCCESS;
     }
@@ -844,10 +646,6 @@ static aicf_result aicf__op_run_binary(const aicf__opc* c, const void* const* in
         AICF__OP_TRY(aicf__op_bin_in_shape(c, i, &sb));
         aicf__op_bcast_strides(&sb, &y->shape, stb);
         aicf__op_bin_apply(op, dt, out[0], sta, in[i], stb, out[0], &y->shape);
-    }
-    if (op == AICF__OP_Mean) {
-        size_t n = aicf__op_numel(&y->shape), k;
-        for (k = 0; k < n; k++) ((float*)out[0])[k] /= (float)nin;
     }
     return AICF_SUCCESS;
 }
@@ -2188,7 +1986,6 @@ static aicf_result aicf__op_run_cast(const aicf__opc* c, const void* const* in, 
     return AICF_SUCCESS;
 }
 
-/*@@NEW_OPS@@*/
 /* ============================================================================================
    Entry points
    ============================================================================================ */
