@@ -6027,6 +6027,22 @@ static void aicf__dead_nodes(aicf_graph* g) {
     aicf__free(g->ctx, live);
 }
 
+/* Optional trailing outputs nobody reads (Dropout's mask, BatchNormalization's running
+   statistics, MaxPool's indices) are dropped, so no backend has to produce them. */
+static void aicf__drop_unused_outputs(aicf_graph* g) {
+    int i, j;
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* n = &g->nodes[i];
+        if (n->removed || (n->op != AICF__OP_Dropout && n->op != AICF__OP_BatchNormalization && n->op != AICF__OP_MaxPool))
+            continue;
+        for (j = 1; j < n->n_out; j++)
+            if (n->out[j] >= 0 && aicf__use_count(g, n->out[j]) == 0) {
+                g->tensors[n->out[j]].producer = -1;
+                n->out[j] = -1;
+            }
+    }
+}
+
 static aicf_result aicf__plan_push_step(aicf_plan* p, int* cap, const aicf__step* s) {
     if (!aicf__grow(p->ctx, (void**)&p->steps, cap, p->n_steps + 1, sizeof(aicf__step)))
         return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
@@ -6251,6 +6267,7 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
+    aicf__drop_unused_outputs(g);
     /* shape inference + constant folding */
     for (i = 0; i < g->n_nodes; i++) {
         aicf__node* n = &g->nodes[i];
@@ -9628,7 +9645,10 @@ static void aicf__cuo_mm_desc(aicf__cuo* c, aicf__matmul_desc* md) {
     md->batch = 1;
     md->alpha = 1.0f;
     md->dtype = c->f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
-    md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32;
+    /* the tf32 policy puts GEMMs (Gemm, MatMul) on TF32 tensor cores; convolutions lowered to
+       GEMMs keep float32 arithmetic (as the policy's documentation says) */
+    md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32 && c->nd &&
+               (c->nd->op == AICF__OP_Gemm || c->nd->op == AICF__OP_MatMul);
 }
 
 /* Plan time: cuBLASLt's search reads the address fields as byte offsets to decide the alignment

@@ -6,8 +6,11 @@
      aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]...
      aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--iters N]
               [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]
+     aicf range MODEL.onnx [--dim NAME=VALUE]... [--input FILE.pb]... [--check DIR] [--input-arange]
      aicf info
 
+   range runs the model on the CPU reference and reports the largest and smallest per-tensor
+   max |x| of its activations: whether this input's values fit float16 storage.
    --check DIR compares with an ONNX test_data_set folder (input_K.pb, output_K.pb) and prints
    the max absolute and relative error per output; relative error = ||got - ref|| / ||ref||.
    Exit status: 0 on success, 1 on an error, 2 when a check exceeds --tol (default 1e-5 at fp32,
@@ -59,6 +62,7 @@ static int usage(void) {
             "       aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]...\n"
             "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--iters N]\n"
             "                [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]\n"
+            "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--input FILE.pb]... [--check DIR] [--input-arange] [--json]\n"
             "       aicf info\n");
     return 1;
 }
@@ -486,6 +490,67 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
     return rc;
 }
 
+/* Runs the plan on the CPU reference and reports the range of every activation: whether the
+   model's values on this input fit float16 storage (normal range 6.1e-5 .. 65504). */
+static int cmd_range(aicf_context* ctx, opts* o) {
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_result r;
+    int rc, s, j, hi_t = -1, lo_t = -1;
+    double hi = 0, lo = 1e300;
+    const char* files[MAXN];
+    char* owned[MAXN];
+    int nf = 0, k;
+    o->backend = AICF_BACKEND_CPU;
+    if (make_plan(ctx, o, &p, NULL)) return 1;
+    if ((r = aicf_exec_create(p, NULL, &e)) != AICF_SUCCESS) {
+        aicf_plan_destroy(p);
+        return fail(ctx, r, "exec");
+    }
+    for (k = 0; o->n_checks > 0 && k < MAXN; k++) {
+        char path[4096];
+        FILE* f;
+        snprintf(path, sizeof path, "%s/input_%d.pb", o->checks[0], k);
+        if (!(f = fopen(path, "rb"))) break;
+        fclose(f);
+        owned[nf] = strdup(path);
+        files[nf] = owned[nf];
+        nf++;
+    }
+    rc = nf ? set_inputs(ctx, e, p, o, files, nf) : set_inputs(ctx, e, p, o, o->inputs, o->n_inputs);
+    for (k = 0; k < nf; k++) free(owned[k]);
+    if (!rc && (r = aicf_exec_run(e)) != AICF_SUCCESS) rc = fail(ctx, r, "run");
+    for (s = 0; !rc && s < p->n_steps; s++)
+        for (j = 0; j < p->steps[s].n_out; j++) {
+            int t = p->steps[s].out[j];
+            const float* v;
+            size_t n, i;
+            double m = 0;
+            if (t < 0 || p->g->tensors[t].dtype != AICF_DTYPE_FLOAT32 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            v = (const float*)(e->host_arena + p->loc[t].offset);
+            n = p->loc[t].bytes / sizeof(float);
+            for (i = 0; i < n; i++)
+                if (fabs((double)v[i]) > m) m = fabs((double)v[i]);
+            if (m > hi) hi = m, hi_t = t;
+            if (m < lo) lo = m, lo_t = t;
+        }
+    if (!rc && hi_t >= 0) {
+        const char* verdict = hi > 65504.0 ? "exceeds float16 (max 65504)"
+                              : lo < 6.103515625e-05 ? "falls below float16's normal range (6.1e-5)" : "fits float16";
+        if (o->json)
+            printf("{\"model\": \"%s\", \"largest\": %.6g, \"largest_tensor\": \"%s\", \"smallest_max\": %.6g, "
+                   "\"smallest_max_tensor\": \"%s\", \"float16\": %s}\n",
+                   o->model, hi, p->g->tensors[hi_t].name, lo, p->g->tensors[lo_t].name,
+                   (hi > 65504.0 || lo < 6.103515625e-05) ? "false" : "true");
+        else
+            printf("%s: largest |x| %.4g in '%s'; smallest per-tensor max |x| %.4g in '%s': %s\n", o->model, hi,
+                   p->g->tensors[hi_t].name, lo, p->g->tensors[lo_t].name, verdict);
+    }
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    return rc;
+}
+
 static int cmd_info(aicf_context* ctx) {
     aicf_device_info di;
     aicf_result r = aicf_context_device_info(ctx, &di);
@@ -506,7 +571,7 @@ int main(int argc, char** argv) {
     int rc;
     if (!parse(argc, argv, &o)) return usage();
     memset(&cd, 0, sizeof cd);
-    if (o.backend == AICF_BACKEND_CPU) cd.flags |= AICF_CONTEXT_NO_CUDA;
+    if (o.backend == AICF_BACKEND_CPU || strcmp(o.cmd, "range") == 0) cd.flags |= AICF_CONTEXT_NO_CUDA;
     if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
         fprintf(stderr, "aicf: cannot create a context\n");
         return 1;
@@ -516,6 +581,7 @@ int main(int argc, char** argv) {
     else if (strcmp(o.cmd, "run") == 0) rc = cmd_run(ctx, &o);
     else if (strcmp(o.cmd, "plan") == 0) rc = cmd_plan(ctx, &o);
     else if (strcmp(o.cmd, "bench") == 0) rc = cmd_bench(ctx, &o);
+    else if (strcmp(o.cmd, "range") == 0) rc = cmd_range(ctx, &o);
     else rc = usage();
     aicf_context_destroy(ctx);
     for (argc = 0; argc < o.n_dims; argc++) free((void*)o.dim_names[argc]);

@@ -946,7 +946,10 @@ static void aicf__cuo_mm_desc(aicf__cuo* c, aicf__matmul_desc* md) {
     md->batch = 1;
     md->alpha = 1.0f;
     md->dtype = c->f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
-    md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32;
+    /* the tf32 policy puts GEMMs (Gemm, MatMul) on TF32 tensor cores; convolutions lowered to
+       GEMMs keep float32 arithmetic (as the policy's documentation says) */
+    md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32 && c->nd &&
+               (c->nd->op == AICF__OP_Gemm || c->nd->op == AICF__OP_MatMul);
 }
 
 /* Plan time: cuBLASLt's search reads the address fields as byte offsets to decide the alignment
