@@ -89,7 +89,11 @@
    AICF_STATIC           make the public functions static
    AICF_API              override the linkage of the public functions
    AICF_ASSERT(c)        override assert (internal invariants only; input is never asserted)
-   AICF_NO_KERNEL_TABLE  build without the generated kernel table (CPU backend only)
+   AICF_NO_KERNEL_TABLE  build without the generated kernel table (CUDA plans can then use
+                         only cuBLASLt; anything else is AICF_ERROR_NO_KERNEL)
+   AICF_KERNEL_TABLE_FILE "path"  include this kernel table instead of kernels_gen/aicf_kernels.h
+   AICF_NO_CUDA          compile the CUDA backend out: no dlopen, every CUDA entry point
+                         returns AICF_ERROR_NO_DEVICE
    Memory goes through aicf_context_desc.allocator (default malloc/realloc/free).
 
    KERNELS
