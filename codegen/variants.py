@@ -22,14 +22,19 @@ for _dtype in ("f16", "f32"):
     })
 
 
-# ---- the op kernels of src/81_cuda_ops.c (templates/{unary,binary,conv,gemm,pool,softmax,layout}.cu.j2)
+# ---- the op kernels of src/81_cuda_ops.c (templates/{unary,binary,conv,gemm,pool,softmax,layout,
+#      index,reduce,norm,resize}.cu.j2)
 # 81_cuda_ops.c finds these kernels by name (aicf__cuda_kernel_find) and chooses among the
 # variants at plan time; tests/test_gpu_kernels.c runs every one of them against the CPU
 # reference. The argument structs are declared in each template and mirrored in 81_cuda_ops.c.
 DTYPES = ("f32", "f16")
 UNARY_FNS = ("relu", "tanh", "sigmoid", "exp", "log", "sqrt", "neg", "abs", "reciprocal", "erf",
-             "leaky_relu", "elu", "hard_sigmoid", "hard_swish", "clip")
-BINARY_FNS = ("add", "sub", "mul", "div", "pow", "max", "min")
+             "leaky_relu", "elu", "hard_sigmoid", "hard_swish", "clip",
+             "floor", "ceil", "round", "sign", "softplus", "softsign", "selu", "celu", "thresholded_relu",
+             "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+             "gelu", "gelu_tanh", "mish", "shrink", "swish", "divs")
+BINARY_FNS = ("add", "sub", "mul", "div", "pow", "max", "min", "prelu")
+REDUCE_FNS = ("sum", "mean", "max", "min", "prod", "l1", "l2", "sumsquare", "logsum", "logsumexp")
 
 
 def _k(name, op, dtype, params, block=256):
@@ -65,6 +70,7 @@ def _conv():
         ks.append(_k("aicf_conv2d_direct_%s" % dt, "conv2d", dt, {"variant": "direct"}))
         ks.append(_k("aicf_conv2d_igemm_%s" % dt, "conv2d", dt, {"variant": "igemm", "tile": "64x64x16"}))
         ks.append(_k("aicf_batchnorm_%s" % dt, "batchnorm", dt, {}))
+        ks.append(_k("aicf_convtranspose2d_%s" % dt, "convtranspose2d", dt, {"variant": "direct"}))
     return ks
 
 
@@ -91,6 +97,7 @@ def _softmax():
     for dt in DTYPES:
         for v in ("block", "warp", "strided"):
             ks.append(_k("aicf_softmax_%s_%s" % (v, dt), "softmax", dt, {"variant": v}))
+            ks.append(_k("aicf_logsoftmax_%s_%s" % (v, dt), "logsoftmax", dt, {"variant": v}))
     return ks
 
 
@@ -104,6 +111,37 @@ def _layout():
     return ks
 
 
+def _index():
+    ks = []
+    for dt in DTYPES:
+        for ix in ("i32", "i64"):
+            ks.append(_k("aicf_gather_%s_%s" % (dt, ix), "gather", dt, {"index": ix}))
+        ks.append(_k("aicf_where_%s" % dt, "where", dt, {}))
+        ks.append(_k("aicf_pad_%s" % dt, "pad", dt, {}))
+    return ks
+
+
+def _reduce():
+    # the function is a runtime argument (uniform switch): one kernel per variant serves all ten
+    ks = []
+    for dt in DTYPES:
+        for v in ("thread", "warp", "block"):
+            ks.append(_k("aicf_reduce_%s_%s" % (v, dt), "reduce", dt, {"fns": "+".join(REDUCE_FNS), "variant": v}))
+    return ks
+
+
+def _norm():
+    ks = []
+    for dt in DTYPES:
+        for v in ("warp", "block"):
+            ks.append(_k("aicf_norm_%s_%s" % (v, dt), "norm", dt, {"variant": v}))
+    return ks
+
+
+def _resize():
+    return [_k("aicf_resize2d_%s" % dt, "resize2d", dt, {"modes": "nearest+linear"}) for dt in DTYPES]
+
+
 MODULES += [
     {"name": "unary", "template": "unary.cu.j2", "context": {}, "kernels": _unary()},
     {"name": "binary", "template": "binary.cu.j2", "context": {}, "kernels": _binary()},
@@ -112,4 +150,8 @@ MODULES += [
     {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
     {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
     {"name": "layout", "template": "layout.cu.j2", "context": {}, "kernels": _layout()},
+    {"name": "index", "template": "index.cu.j2", "context": {}, "kernels": _index()},
+    {"name": "reduce", "template": "reduce.cu.j2", "context": {}, "kernels": _reduce()},
+    {"name": "norm", "template": "norm.cu.j2", "context": {}, "kernels": _norm()},
+    {"name": "resize", "template": "resize.cu.j2", "context": {}, "kernels": _resize()},
 ]

@@ -1,13 +1,20 @@
 /* aicf command line: run, plan and benchmark ONNX models.
 
      aicf run MODEL.onnx [--backend cpu|cuda] [--precision fp32|tf32|fp16] [--dim NAME=VALUE]...
-              [--input FILE.pb]... [--input-arange] [--output FILE.pb]... [--check DIR]...
-              [--expect FILE.pb]... [--tol REL]
-     aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]...
-     aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--iters N]
-              [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]
-     aicf range MODEL.onnx [--dim NAME=VALUE]... [--input FILE.pb]... [--check DIR] [--input-arange]
+              [--bind NAME=FILE.pb]... [--input FILE.pb]... [--input-arange] [--output FILE.pb]...
+              [--check DIR]... [--expect FILE.pb]... [--tol REL]
+     aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
+     aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
+              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]
+     aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]
+              [--input-arange]
      aicf info
+
+   --bind NAME=FILE.pb turns graph input NAME into a constant holding the tensor in FILE.pb,
+   fixed at plan time (aicf_graph_bind_input_value): for inputs that steer shapes or control
+   flow, such as the sample rate that selects an If branch. The plan then no longer has that
+   input. --check DIR binds the data set's integer and bool inputs the same way (a plan per
+   data set), as the ONNX node-test runner does; float inputs stay inputs.
 
    range runs the model on the CPU reference and reports the largest and smallest per-tensor
    max |x| of its activations: whether this input's values fit float16 storage.
@@ -35,6 +42,9 @@ typedef struct opts {
     const char* dim_names[MAXN];
     int64_t dim_values[MAXN];
     int n_dims;
+    const char* bind_names[MAXN]; /* --bind NAME=FILE.pb (names malloc'd) */
+    const char* bind_files[MAXN];
+    int n_binds;
     const char* inputs[MAXN];
     int n_inputs;
     const char* outputs[MAXN];
@@ -57,13 +67,17 @@ static double now_us(void) {
 static int usage(void) {
     fprintf(stderr,
             "usage: aicf run MODEL.onnx [--backend cpu|cuda] [--precision fp32|tf32|fp16] [--dim NAME=VALUE]...\n"
-            "                [--input FILE.pb]... [--input-arange] [--output FILE.pb]... [--check DIR]...\n"
-            "                [--expect FILE.pb]... [--tol REL]\n"
-            "       aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]...\n"
-            "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--iters N]\n"
-            "                [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]\n"
-            "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--input FILE.pb]... [--check DIR] [--input-arange] [--json]\n"
-            "       aicf info\n");
+            "                [--bind NAME=FILE.pb]... [--input FILE.pb]... [--input-arange] [--output FILE.pb]...\n"
+            "                [--check DIR]... [--expect FILE.pb]... [--tol REL]\n"
+            "       aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...\n"
+            "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...\n"
+            "                [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]\n"
+            "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]\n"
+            "                [--input-arange] [--json]\n"
+            "       aicf info\n"
+            "  --bind NAME=FILE.pb  graph input NAME becomes a constant with the tensor in FILE.pb, fixed at plan\n"
+            "                       time (inputs that steer shapes or an If); --check DIR binds the data set's\n"
+            "                       integer and bool inputs that way (one plan per data set)\n");
     return 1;
 }
 
@@ -130,6 +144,23 @@ static int parse(int argc, char** argv, opts* o) {
                 return 0;
             }
             o->n_dims++;
+        } else if (strcmp(a, "--bind") == 0) {
+            const char* eq;
+            NEED_VALUE
+            eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1] || o->n_binds >= MAXN) {
+                fprintf(stderr, "aicf: --bind expects NAME=FILE.pb, got '%s'\n", v);
+                return 0;
+            }
+            {
+                size_t len = (size_t)(eq - v);
+                char* name = (char*)malloc(len + 1);
+                memcpy(name, v, len);
+                name[len] = 0;
+                o->bind_names[o->n_binds] = name;
+                o->bind_files[o->n_binds] = eq + 1;
+                o->n_binds++;
+            }
         } else if (strcmp(a, "--input") == 0) {
             NEED_VALUE
             PUSH(inputs, n_inputs)
@@ -180,13 +211,82 @@ static int fail(aicf_context* ctx, aicf_result r, const char* what) {
     return 1;
 }
 
-/* Loads the model and makes the plan. */
-static int make_plan(aicf_context* ctx, const opts* o, aicf_plan** plan, double* plan_ms) {
+/* Index of graph input `name`, -1 if it is not one (any more). */
+static int graph_input_index(const aicf_graph* g, const char* name) {
+    int i;
+    for (i = 0; i < aicf_graph_num_inputs(g); i++) {
+        aicf_tensor_info ti;
+        if (aicf_graph_input_info(g, i, &ti) == AICF_SUCCESS && strcmp(ti.name, name) == 0) return i;
+    }
+    return -1;
+}
+
+/* Makes graph input `name` a constant holding the tensor of a .pb file. */
+static int bind_file(aicf_context* ctx, aicf_graph* g, const char* name, const char* path) {
+    aicf_tensor_info ti;
+    aicf_host_tensor ht;
+    aicf_result r;
+    int k = graph_input_index(g, name);
+    if (k < 0) {
+        fprintf(stderr, "aicf: --bind %s: the model has no input '%s'\n", path, name);
+        return 1;
+    }
+    aicf_graph_input_info(g, k, &ti);
+    r = aicf_tensor_read_pb(ctx, path, &ht);
+    if (r != AICF_SUCCESS) return fail(ctx, r, path);
+    if (ht.dtype != ti.dtype) {
+        fprintf(stderr, "aicf: %s: tensor %s does not match input '%s' (%s)\n", path, aicf_dtype_name(ht.dtype), name,
+                aicf_dtype_name(ti.dtype));
+        aicf_host_tensor_free(ctx, &ht);
+        return 1;
+    }
+    r = aicf_graph_bind_input_value(g, name, ht.data, ht.bytes);
+    aicf_host_tensor_free(ctx, &ht);
+    if (r != AICF_SUCCESS) return fail(ctx, r, "bind");
+    return 0;
+}
+
+static int is_float_dtype(aicf_dtype dt) {
+    return dt == AICF_DTYPE_FLOAT32 || dt == AICF_DTYPE_FLOAT16 || dt == AICF_DTYPE_FLOAT64 || dt == AICF_DTYPE_BFLOAT16;
+}
+
+static int file_exists(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
+
+/* The data set file of input `name`, model position k: the input_J.pb named `name`, else
+   input_K.pb. */
+static void data_set_file(aicf_context* ctx, const char* dir, const char* name, int k, char* path, size_t cap) {
+    int j;
+    for (j = 0; j < MAXN; j++) {
+        aicf_host_tensor t;
+        int same;
+        snprintf(path, cap, "%s/input_%d.pb", dir, j);
+        if (!file_exists(path)) break;
+        if (aicf_tensor_read_pb(ctx, path, &t) != AICF_SUCCESS) continue;
+        same = t.name && strcmp(t.name, name) == 0;
+        aicf_host_tensor_free(ctx, &t);
+        if (same) return;
+    }
+    snprintf(path, cap, "%s/input_%d.pb", dir, k);
+}
+
+/* Loads the model, applies --bind (and, with check_dir, binds the data set's non-float inputs)
+   and makes the plan. pos (optional) receives, per plan input, its position among the model's
+   inputs (for input_K.pb). */
+static int make_plan_ex(aicf_context* ctx, const opts* o, const char* check_dir, aicf_plan** plan, double* plan_ms,
+                        int* pos) {
     aicf_graph* g = NULL;
     aicf_onnx_desc od;
     aicf_plan_desc pd;
     aicf_result r;
     double t0;
+    char* names0[MAXN];
+    aicf_dtype dt0[MAXN];
+    int n0, i, k, rc = 0;
     memset(&od, 0, sizeof od);
     od.num_dims = o->n_dims;
     od.dim_names = o->dim_names;
@@ -194,15 +294,66 @@ static int make_plan(aicf_context* ctx, const opts* o, aicf_plan** plan, double*
     t0 = now_us();
     r = aicf_graph_load_onnx(ctx, o->model, &od, &g);
     if (r != AICF_SUCCESS) return fail(ctx, r, o->model);
-    memset(&pd, 0, sizeof pd);
-    pd.backend = o->backend;
-    pd.policy.precision = o->precision;
-    pd.policy.allow_cpu_fallback = o->backend == AICF_BACKEND_DEFAULT;
-    r = aicf_plan_create(g, &pd, plan);
+    n0 = aicf_graph_num_inputs(g);
+    if (n0 > MAXN) n0 = MAXN;
+    for (k = 0; k < n0; k++) {
+        aicf_tensor_info ti;
+        aicf_graph_input_info(g, k, &ti);
+        names0[k] = strdup(ti.name);
+        dt0[k] = ti.dtype;
+    }
+    for (i = 0; !rc && i < o->n_binds; i++) rc = bind_file(ctx, g, o->bind_names[i], o->bind_files[i]);
+    for (k = 0; !rc && check_dir && k < n0; k++) {
+        char path[4096];
+        if (is_float_dtype(dt0[k]) || graph_input_index(g, names0[k]) < 0) continue;
+        data_set_file(ctx, check_dir, names0[k], k, path, sizeof path);
+        if (file_exists(path)) rc = bind_file(ctx, g, names0[k], path);
+    }
+    if (!rc) {
+        memset(&pd, 0, sizeof pd);
+        pd.backend = o->backend;
+        pd.policy.precision = o->precision;
+        pd.policy.allow_cpu_fallback = o->backend == AICF_BACKEND_DEFAULT;
+        r = aicf_plan_create(g, &pd, plan);
+        if (plan_ms) *plan_ms = (now_us() - t0) / 1e3;
+        if (r != AICF_SUCCESS) {
+            rc = fail(ctx, r, "plan");
+            if (strstr(aicf_last_error(ctx), "is not known at plan time"))
+                fprintf(stderr, "aicf: give the inputs the condition depends on with --bind NAME=FILE.pb\n");
+        }
+    }
+    for (i = 0; !rc && pos && i < aicf_plan_num_inputs(*plan); i++) {
+        aicf_tensor_info ti;
+        aicf_plan_input_info(*plan, i, &ti);
+        pos[i] = i;
+        for (k = 0; k < n0; k++)
+            if (strcmp(names0[k], ti.name) == 0) pos[i] = k;
+    }
     aicf_graph_destroy(g);
-    if (plan_ms) *plan_ms = (now_us() - t0) / 1e3;
-    if (r != AICF_SUCCESS) return fail(ctx, r, "plan");
-    return 0;
+    for (k = 0; k < n0; k++) free(names0[k]);
+    return rc;
+}
+
+static int make_plan(aicf_context* ctx, const opts* o, aicf_plan** plan, double* plan_ms) {
+    return make_plan_ex(ctx, o, NULL, plan, plan_ms, NULL);
+}
+
+/* The data set's input files for the plan's inputs (files[i] NULL where absent); returns the
+   count. Free with free_files. */
+static int data_set_files(const char* dir, const aicf_plan* p, const int* pos, const char** files) {
+    int i, n = aicf_plan_num_inputs(p);
+    if (n > MAXN) n = MAXN;
+    for (i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/input_%d.pb", dir, pos[i]);
+        files[i] = file_exists(path) ? strdup(path) : NULL;
+    }
+    return n;
+}
+
+static void free_files(const char** files, int n) {
+    int i;
+    for (i = 0; i < n; i++) free((void*)files[i]);
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -225,7 +376,7 @@ static int set_inputs(aicf_context* ctx, aicf_exec* e, aicf_plan* p, const opts*
         memset(&ht, 0, sizeof ht);
         for (k = 0; k < nfiles && used < 0; k++) {
             aicf_host_tensor t2;
-            if (aicf_tensor_read_pb(ctx, files[k], &t2) != AICF_SUCCESS) continue;
+            if (!files[k] || aicf_tensor_read_pb(ctx, files[k], &t2) != AICF_SUCCESS) continue;
             if (t2.name && strcmp(t2.name, ti.name) == 0) {
                 ht = t2;
                 used = k;
@@ -233,7 +384,7 @@ static int set_inputs(aicf_context* ctx, aicf_exec* e, aicf_plan* p, const opts*
                 aicf_host_tensor_free(ctx, &t2);
             }
         }
-        if (used < 0 && i < nfiles) {
+        if (used < 0 && i < nfiles && files[i]) {
             r = aicf_tensor_read_pb(ctx, files[i], &ht);
             if (r != AICF_SUCCESS) return fail(ctx, r, files[i]);
             used = i;
@@ -349,13 +500,13 @@ static int cmd_run(aicf_context* ctx, const opts* o) {
     aicf_exec* e = NULL;
     aicf_result r;
     int rc = 0, c, i;
-    if (make_plan(ctx, o, &p, NULL)) return 1;
-    r = aicf_exec_create(p, NULL, &e);
-    if (r != AICF_SUCCESS) {
-        aicf_plan_destroy(p);
-        return fail(ctx, r, "exec");
-    }
     if (o->n_checks == 0) {
+        if (make_plan(ctx, o, &p, NULL)) return 1;
+        r = aicf_exec_create(p, NULL, &e);
+        if (r != AICF_SUCCESS) {
+            aicf_plan_destroy(p);
+            return fail(ctx, r, "exec");
+        }
         rc = set_inputs(ctx, e, p, o, o->inputs, o->n_inputs);
         if (!rc && (r = aicf_exec_run(e)) != AICF_SUCCESS) rc = fail(ctx, r, "run");
         for (i = 0; !rc && i < o->n_expects; i++) {
@@ -373,22 +524,19 @@ static int cmd_run(aicf_context* ctx, const opts* o) {
             }
         }
     }
+    /* one plan per data set: its integer and bool inputs are bound as constants */
     for (c = 0; c < o->n_checks && rc != 1; c++) {
         const char* files[MAXN];
-        char* owned[MAXN];
-        int nf = 0, k;
-        for (k = 0; k < MAXN; k++) {
-            char path[4096];
-            FILE* f;
-            snprintf(path, sizeof path, "%s/input_%d.pb", o->checks[c], k);
-            if (!(f = fopen(path, "rb"))) break;
-            fclose(f);
-            owned[nf] = strdup(path);
-            files[nf] = owned[nf];
-            nf++;
+        int nf, pos[MAXN];
+        if (make_plan_ex(ctx, o, o->checks[c], &p, NULL, pos)) return 1;
+        r = aicf_exec_create(p, NULL, &e);
+        if (r != AICF_SUCCESS) {
+            aicf_plan_destroy(p);
+            return fail(ctx, r, "exec");
         }
+        nf = data_set_files(o->checks[c], p, pos, files);
         rc = set_inputs(ctx, e, p, o, files, nf);
-        for (k = 0; k < nf; k++) free(owned[k]);
+        free_files(files, nf);
         if (rc) break;
         if ((r = aicf_exec_run(e)) != AICF_SUCCESS) {
             rc = fail(ctx, r, "run");
@@ -402,6 +550,12 @@ static int cmd_run(aicf_context* ctx, const opts* o) {
             if (k2 > rc) rc = k2;
         }
         if (rc == 0 && c == o->n_checks - 1) rc = write_outputs(ctx, e, p, o);
+        if (c < o->n_checks - 1) {
+            aicf_exec_destroy(e);
+            aicf_plan_destroy(p);
+            e = NULL;
+            p = NULL;
+        }
     }
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
@@ -499,26 +653,16 @@ static int cmd_range(aicf_context* ctx, opts* o) {
     int rc, s, j, hi_t = -1, lo_t = -1;
     double hi = 0, lo = 1e300;
     const char* files[MAXN];
-    char* owned[MAXN];
-    int nf = 0, k;
+    int nf = 0, pos[MAXN];
     o->backend = AICF_BACKEND_CPU;
-    if (make_plan(ctx, o, &p, NULL)) return 1;
+    if (make_plan_ex(ctx, o, o->n_checks > 0 ? o->checks[0] : NULL, &p, NULL, pos)) return 1;
     if ((r = aicf_exec_create(p, NULL, &e)) != AICF_SUCCESS) {
         aicf_plan_destroy(p);
         return fail(ctx, r, "exec");
     }
-    for (k = 0; o->n_checks > 0 && k < MAXN; k++) {
-        char path[4096];
-        FILE* f;
-        snprintf(path, sizeof path, "%s/input_%d.pb", o->checks[0], k);
-        if (!(f = fopen(path, "rb"))) break;
-        fclose(f);
-        owned[nf] = strdup(path);
-        files[nf] = owned[nf];
-        nf++;
-    }
+    if (o->n_checks > 0) nf = data_set_files(o->checks[0], p, pos, files);
     rc = nf ? set_inputs(ctx, e, p, o, files, nf) : set_inputs(ctx, e, p, o, o->inputs, o->n_inputs);
-    for (k = 0; k < nf; k++) free(owned[k]);
+    free_files(files, nf);
     if (!rc && (r = aicf_exec_run(e)) != AICF_SUCCESS) rc = fail(ctx, r, "run");
     for (s = 0; !rc && s < p->n_steps; s++)
         for (j = 0; j < p->steps[s].n_out; j++) {
@@ -585,5 +729,6 @@ int main(int argc, char** argv) {
     else rc = usage();
     aicf_context_destroy(ctx);
     for (argc = 0; argc < o.n_dims; argc++) free((void*)o.dim_names[argc]);
+    for (argc = 0; argc < o.n_binds; argc++) free((void*)o.bind_names[argc]);
     return rc;
 }

@@ -24,7 +24,23 @@
     X(LeakyRelu) X(Elu) X(HardSigmoid) X(HardSwish) X(Clip) X(Identity) X(Dropout)              \
     X(MaxPool) X(AveragePool) X(GlobalAveragePool) X(BatchNormalization) X(LRN)                  \
     X(Concat) X(Reshape) X(Flatten) X(Transpose) X(Unsqueeze) X(Squeeze) X(Softmax)              \
-    X(Constant) X(ConstantOfShape) X(Shape) X(Cast)
+    X(Constant) X(ConstantOfShape) X(Shape) X(Cast)                                              \
+    X(Gather) X(GatherElements) X(GatherND) X(Slice) X(Split) X(Pad) X(Tile) X(Expand) X(Where)  \
+    X(Range) X(Trilu) X(Size) X(CastLike) X(OneHot) X(CumSum) X(DepthToSpace) X(SpaceToDepth)     \
+    X(ScatterND) X(ScatterElements) X(Scatter) X(TopK) X(NonZero)                                \
+    X(Equal) X(Less) X(Greater) X(LessOrEqual) X(GreaterOrEqual) X(Not) X(And) X(Or) X(Xor)       \
+    X(IsNaN) X(IsInf) X(Mod) X(PRelu) X(Mean)                                                    \
+    X(ReduceMean) X(ReduceSum) X(ReduceMax) X(ReduceMin) X(ReduceProd) X(ReduceL1) X(ReduceL2)    \
+    X(ReduceLogSum) X(ReduceLogSumExp) X(ReduceSumSquare) X(ArgMax) X(ArgMin)                    \
+    X(Floor) X(Ceil) X(Round) X(Sign) X(Softplus) X(Softsign) X(Selu) X(Celu) X(ThresholdedRelu)  \
+    X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh) X(Acosh) X(Atanh)      \
+    X(Gelu) X(Mish) X(Shrink) X(Swish)                                                           \
+    X(LayerNormalization) X(RMSNormalization) X(InstanceNormalization) X(GroupNormalization)     \
+    X(LpNormalization) X(MeanVarianceNormalization) X(LogSoftmax) X(Hardmax) X(GlobalMaxPool)    \
+    X(Einsum) X(Resize) X(Upsample) X(ConvTranspose)                                             \
+    X(CumProd) X(BitShift) X(BitwiseAnd) X(BitwiseOr) X(BitwiseXor) X(BitwiseNot) X(EyeLike)     \
+    X(If) X(Loop) X(Scan)                                                                        \
+    X(Compress) X(ReverseSequence) X(CenterCropPad) X(LpPool) X(Attention) X(RotaryEmbedding)
 
 typedef enum aicf__op {
     AICF__OP_UNKNOWN = 0,
@@ -141,6 +157,7 @@ struct aicf_graph {
     void* file_data;          /* model bytes owned by the graph (borrowed initializers point here) */
     size_t file_size;
     int file_is_mmap;
+    int is_subgraph;          /* 1: being built as a GRAPH attribute (aicf__graph_set_subgraph) */
 };
 
 /* Finds a tensor by name (-1 if none). */
@@ -367,3 +384,22 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
 /* Finds a kernel of the table by name; -1 if absent. */
 int aicf__cuda_kernel_find(const char* name);
+
+/* ---- subgraphs (GRAPH attributes: If's then_branch/else_branch, Loop's and Scan's body) ----
+   A subgraph is an aicf_graph owned by its node's attribute (aicf__attrv.g). Its nodes may read
+   names of enclosing graphs: while a graph is marked as a subgraph, aicf_graph_add_node and
+   aicf_graph_add_output turn a name not defined locally into an "outer reference" tensor
+   (AICF__T_OUTER: no data, unknown shape) resolved by name when the plan inlines the subgraph.
+   Subgraph inputs whose type or shape the ONNX file leaves open have dtype AICF_DTYPE_INVALID
+   and/or shape.rank -1 (only Loop/Scan bodies have inputs; the planner rejects those).
+   Nesting deeper than AICF_MAX_SUBGRAPH_DEPTH graphs is AICF_ERROR_LIMIT (loader and builder).
+   The planner resolves an If whose condition is a constant at plan time by inlining the chosen
+   branch (>>plan); Loop and Scan are AICF_ERROR_UNSUPPORTED at plan time. */
+#ifndef AICF_MAX_SUBGRAPH_DEPTH
+#  define AICF_MAX_SUBGRAPH_DEPTH 8   /* GRAPH attributes nested inside one another */
+#endif
+#define AICF__T_OUTER 0x8u            /* subgraph tensor naming a value of an enclosing graph */
+/* Marks g as a subgraph under construction (on = 1): undefined names become outer references. */
+void aicf__graph_set_subgraph(aicf_graph* g, int on);
+/* Levels of GRAPH attributes below g (0: none); stops counting past `limit`. */
+int aicf__graph_nesting(const aicf_graph* g, int limit);

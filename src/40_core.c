@@ -606,6 +606,55 @@ aicf_result aicf_graph_add_constant(aicf_graph* g, const aicf_tensor_desc* d) {
     return AICF_SUCCESS;
 }
 
+/* ---- subgraphs ---- */
+void aicf__graph_set_subgraph(aicf_graph* g, int on) {
+    if (g) g->is_subgraph = on ? 1 : 0;
+}
+
+/* Levels of GRAPH attributes below g, or limit + 1 once deeper than `limit`; -1 if `forbidden`
+   (a graph about to own g) occurs in g's tree, which would make ownership a cycle. */
+static int aicf__graph_nesting_ex(const aicf_graph* g, int limit, const aicf_graph* forbidden) {
+    int i, j, best = 0;
+    if (g == forbidden) return -1;
+    for (i = 0; i < g->n_nodes; i++)
+        for (j = 0; j < g->nodes[i].n_attrs; j++) {
+            const aicf__attrv* a = &g->nodes[i].attrs[j];
+            int d;
+            if (a->type != AICF_ATTR_GRAPH || !a->g) continue;
+            if (limit <= 0) return a->g == forbidden ? -1 : 1;
+            d = aicf__graph_nesting_ex(a->g, limit - 1, forbidden);
+            if (d < 0) return -1;
+            if (d + 1 > best) best = d + 1;
+            if (best > limit) return best;
+        }
+    return best;
+}
+
+int aicf__graph_nesting(const aicf_graph* g, int limit) { return g ? aicf__graph_nesting_ex(g, limit, NULL) : 0; }
+
+/* 1 if sub is already the graph of one of g's attributes. */
+static int aicf__graph_attached(const aicf_graph* g, const aicf_graph* sub) {
+    int i, j;
+    for (i = 0; i < g->n_nodes; i++)
+        for (j = 0; j < g->nodes[i].n_attrs; j++)
+            if (g->nodes[i].attrs[j].type == AICF_ATTR_GRAPH && g->nodes[i].attrs[j].g == sub) return 1;
+    return 0;
+}
+
+/* Adds an outer reference (AICF__T_OUTER) named `name` to subgraph g; -1 on error (recorded). */
+static int aicf__graph_outer_ref(aicf_graph* g, const char* name) {
+    int t = aicf__graph_new_tensor(g, name);
+    if (t >= 0) g->tensors[t].flags = AICF__T_OUTER;
+    return t;
+}
+
+/* Frees a node that failed to be added: the graphs of its GRAPH attributes stay the caller's. */
+static void aicf__node_free_keep_graphs(aicf_context* ctx, aicf__node* n) {
+    int i;
+    for (i = 0; i < n->n_attrs; i++) n->attrs[i].g = NULL;
+    aicf__node_free(ctx, n);
+}
+
 /* Copies one attribute into node storage. */
 static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int ni, const aicf_attr* a, aicf__attrv* v) {
     aicf_context* ctx = g->ctx;
@@ -677,9 +726,28 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
         v->tensor = save_n;
         break;
     }
-    case AICF_ATTR_GRAPH:
+    case AICF_ATTR_GRAPH: {
+        int depth;
+        if (!a->g)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "node %d '%s' (%s): attribute '%s' (GRAPH) has no graph",
+                             ni, nd->name ? nd->name : "", nd->op_type, a->name);
+        if (a->g->ctx != ctx)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                             "node %d '%s' (%s): attribute '%s': the subgraph belongs to another context", ni,
+                             nd->name ? nd->name : "", nd->op_type, a->name);
+        depth = aicf__graph_nesting_ex(a->g, AICF_MAX_SUBGRAPH_DEPTH - 1, g);
+        if (depth < 0 || aicf__graph_attached(g, a->g))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                             "node %d '%s' (%s): attribute '%s': the subgraph is this graph, contains it or is already "
+                             "attached to it (a subgraph belongs to exactly one attribute)", ni,
+                             nd->name ? nd->name : "", nd->op_type, a->name);
+        if (depth + 1 > AICF_MAX_SUBGRAPH_DEPTH)
+            return aicf__err(ctx, AICF_ERROR_LIMIT,
+                             "node %d '%s' (%s): attribute '%s': subgraphs nested more than AICF_MAX_SUBGRAPH_DEPTH "
+                             "(%d) deep", ni, nd->name ? nd->name : "", nd->op_type, a->name, AICF_MAX_SUBGRAPH_DEPTH);
         v->g = a->g;
         break;
+    }
     default:
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "node %d '%s' (%s): attribute '%s' has unsupported type %d", ni,
                          nd->name ? nd->name : "", nd->op_type, a->name, (int)a->type);
@@ -712,13 +780,20 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
         return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d: name longer than AICF_MAX_NAME", ni);
     if (g->n_nodes >= AICF_MAX_NODES)
         return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than AICF_MAX_NODES nodes", ni, nm, nd->op_type);
-    /* inputs must exist already (topological order, as ONNX requires) */
+    /* inputs must exist already (topological order, as ONNX requires); in a subgraph, a name
+       not defined locally is an outer reference (created below, once the node is accepted) */
     for (i = 0; i < nd->num_inputs; i++) {
         const char* in = nd->inputs[i];
+        int j;
         if (!in || !in[0]) continue;
-        if (aicf__graph_find(g, in) < 0)
+        if (aicf__graph_find(g, in) >= 0) continue;
+        if (!g->is_subgraph)
             return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): input %d '%s' is not defined before use",
                              ni, nm, nd->op_type, i, in);
+        for (j = 0; j < nd->num_outputs; j++)
+            if (nd->outputs && nd->outputs[j] && strcmp(nd->outputs[j], in) == 0)
+                return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): input %d '%s' is its own output",
+                                 ni, nm, nd->op_type, i, in);
     }
     for (i = 0; i < nd->num_outputs; i++) {
         const char* o = nd->outputs[i];
@@ -756,20 +831,34 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
         for (j = 0; j < i; j++)
             if (nd->attrs[i].name && nd->attrs[j].name && strcmp(nd->attrs[i].name, nd->attrs[j].name) == 0) {
                 n->n_attrs = i;
-                aicf__node_free(ctx, n);
+                aicf__node_free_keep_graphs(ctx, n);
                 return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): attribute '%s' appears twice", ni,
                                  nm, nd->op_type, nd->attrs[i].name);
+            }
+        for (j = 0; j < i && nd->attrs[i].type == AICF_ATTR_GRAPH && nd->attrs[i].g; j++)
+            if (nd->attrs[j].type == AICF_ATTR_GRAPH && nd->attrs[j].g == nd->attrs[i].g) {
+                n->n_attrs = i;
+                aicf__node_free_keep_graphs(ctx, n);
+                return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                                 "node %d '%s' (%s): attributes '%s' and '%s' give the same subgraph", ni, nm,
+                                 nd->op_type, nd->attrs[j].name ? nd->attrs[j].name : "",
+                                 nd->attrs[i].name ? nd->attrs[i].name : "");
             }
         r = aicf__attr_copy(g, nd, ni, &nd->attrs[i], &n->attrs[i]);
         n->n_attrs = i + 1;
         if (r != AICF_SUCCESS) {
-            n->attrs[i].g = NULL; /* ownership of a failed subgraph stays with the caller */
-            aicf__node_free(ctx, n);
+            aicf__node_free_keep_graphs(ctx, n); /* a failed node leaves every subgraph with the caller */
             if (r == AICF_ERROR_OUT_OF_MEMORY)
                 return aicf__err(ctx, r, "node %d '%s' (%s): out of memory", ni, nm, nd->op_type);
             return r;
         }
     }
+    for (i = 0; i < nd->num_inputs && g->is_subgraph; i++)
+        if (nd->inputs[i] && nd->inputs[i][0] && aicf__graph_find(g, nd->inputs[i]) < 0 &&
+            aicf__graph_outer_ref(g, nd->inputs[i]) < 0) {
+            aicf__node_free_keep_graphs(ctx, n);
+            return AICF_ERROR_OUT_OF_MEMORY;
+        }
     n->n_in = nd->num_inputs;
     for (i = 0; i < nd->num_inputs; i++)
         n->in[i] = (nd->inputs[i] && nd->inputs[i][0]) ? aicf__graph_find(g, nd->inputs[i]) : -1;
@@ -783,7 +872,7 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
         t = aicf__graph_new_tensor(g, nd->outputs[i]);
         if (t < 0) {
             n->n_out = i;
-            aicf__node_free(ctx, n);
+            aicf__node_free_keep_graphs(ctx, n);
             return AICF_ERROR_OUT_OF_MEMORY;
         }
         g->tensors[t].producer = ni;
@@ -797,6 +886,12 @@ aicf_result aicf_graph_add_output(aicf_graph* g, const char* name) {
     int t, i;
     if (!g || !name) return AICF_ERROR_INVALID_ARGUMENT;
     t = aicf__graph_find(g, name);
+    if (t < 0 && g->is_subgraph && name[0]) {
+        if (strlen(name) > AICF_MAX_NAME)
+            return aicf__err(g->ctx, AICF_ERROR_LIMIT, "aicf_graph_add_output: name longer than AICF_MAX_NAME");
+        t = aicf__graph_outer_ref(g, name); /* a subgraph may return a value of an enclosing graph */
+        if (t < 0) return AICF_ERROR_OUT_OF_MEMORY;
+    }
     if (t < 0) return aicf__err(g->ctx, AICF_ERROR_NOT_FOUND, "aicf_graph_add_output: tensor '%s' is not defined", name);
     for (i = 0; i < g->n_outputs; i++)
         if (g->outputs[i] == t)

@@ -9,7 +9,12 @@
    Field numbers are those of onnx/onnx.proto (IR version 10+). Every byte range is checked
    against its enclosing message; errors name the message path, the field and the byte offset:
        onnx: GraphProto.node[12].attribute[3] (AttributeProto.ints): truncated varint at byte 81234
-   The reader assumes a little-endian host (raw_data is little-endian). */
+   The reader assumes a little-endian host (raw_data is little-endian).
+   GRAPH attributes (If's branches, Loop's and Scan's body) are read recursively into subgraphs
+   owned by the node's attribute, at most AICF_MAX_SUBGRAPH_DEPTH levels deep (AICF_ERROR_LIMIT
+   beyond); a subgraph's nodes may read names of enclosing graphs (outer references), its inputs
+   may leave type and shape open, and errors inside it name the path through the attributes:
+       onnx: GraphProto.node[3].attribute[0].g.node[5]: node 5 'x' (Foo): unsupported op type */
 
 #include <errno.h>
 #include <limits.h>
@@ -119,6 +124,8 @@ typedef struct aicf__onnx {
     const char* msg;          /* message type being read */
     char field[48];           /* field being read ("" while reading a key) */
     aicf__onnx_tmp* tmp;      /* temporary allocations, freed per item */
+    int depth;                /* subgraph nesting of the graph being read (0: the model's graph) */
+    int64_t opset;            /* default-domain opset of the model (subgraphs inherit it) */
 } aicf__onnx;
 
 typedef struct aicf__pb {
@@ -184,6 +191,20 @@ static aicf_result aicf__onnx_err(aicf__onnx* o, aicf_result code, const char* f
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     return aicf__err(o->ctx, code, "onnx: %s: %s", o->path, text);
+}
+
+/* Error about a node: "onnx: node ..." in the model's graph, "onnx: PATH: node ..." inside a
+   subgraph (whose node indices are local to it). */
+static aicf_result aicf__onnx_nerr(aicf__onnx* o, aicf_result code, const char* fmt, ...) AICF__ONNX_FMT(3, 4);
+static aicf_result aicf__onnx_nerr(aicf__onnx* o, aicf_result code, const char* fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (o->depth > 0) return aicf__err(o->ctx, code, "onnx: %s: %s", o->path, text);
+    return aicf__err(o->ctx, code, "onnx: %s", text);
 }
 
 static aicf_result aicf__onnx_oom(aicf__onnx* o, size_t bytes)
@@ -1061,6 +1082,8 @@ static const char* aicf__onnx_attr_type_name(int64_t t)
     return "unknown";
 }
 
+static aicf_result aicf__onnx_graph(aicf__onnx* o, aicf_graph* g, size_t graph_off, size_t graph_len);
+
 typedef struct aicf__onnx_nodectx {
     int index;
     const char* name;
@@ -1075,7 +1098,7 @@ static aicf_result aicf__onnx_attr(aicf__onnx* o, const aicf__onnx_nodectx* nc, 
     int64_t type = 0;
     int has[24];
     size_t n_floats = 0, n_ints = 0, n_strings = 0;
-    size_t t_off = 0, t_len = 0, s_off = 0, s_len = 0;
+    size_t t_off = 0, t_len = 0, s_off = 0, s_len = 0, g_off = 0, g_len = 0;
     uint64_t fbits = 0, ival = 0;
     aicf_result res;
     memset(has, 0, sizeof(has));
@@ -1091,6 +1114,7 @@ static aicf_result aicf__onnx_attr(aicf__onnx* o, const aicf__onnx_nodectx* nc, 
         case 3: ival = f.v; break;
         case 4: s_off = f.off; s_len = f.len; break;
         case 5: t_off = f.off; t_len = f.len; break;
+        case 6: g_off = f.off; g_len = f.len; break;
         case 7: res = aicf__pb_count(o, &f, &n_floats); break;
         case 8: res = aicf__pb_count(o, &f, &n_ints); break;
         case 9: n_strings++; break;
@@ -1102,8 +1126,8 @@ static aicf_result aicf__onnx_attr(aicf__onnx* o, const aicf__onnx_nodectx* nc, 
     if (rc < 0) return (aicf_result)rc;
     if (!a->name || !a->name[0]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute has no name");
     if (has[21])
-        return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
-                         "onnx: node %d '%s' (%s): attribute '%s' is a reference (ref_attr_name), which is only "
+        return aicf__onnx_nerr(o, AICF_ERROR_UNSUPPORTED,
+                         "node %d '%s' (%s): attribute '%s' is a reference (ref_attr_name), which is only "
                          "valid inside functions and not supported", nc->index, nc->name, nc->op_type, a->name);
     if (type == 0) { /* IR version 1 had no type: infer it from the field that is set */
         if (has[2]) type = 1;
@@ -1162,11 +1186,34 @@ static aicf_result aicf__onnx_attr(aicf__onnx* o, const aicf__onnx_nodectx* nc, 
         a->t = td;
         break;
     }
-    case 5:
+    case 5: {
+        aicf_graph* sg = NULL;
+        size_t old;
+        if (!has[6]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute '%s' of type GRAPH has no g", a->name);
+        if (o->depth + 1 > AICF_MAX_SUBGRAPH_DEPTH)
+            return aicf__onnx_err(o, AICF_ERROR_LIMIT,
+                                  "attribute '%s': subgraphs nested more than AICF_MAX_SUBGRAPH_DEPTH (%d) deep",
+                                  a->name, AICF_MAX_SUBGRAPH_DEPTH);
+        res = aicf_graph_create(o->ctx, &sg);
+        if (res) return res;
+        aicf__graph_set_subgraph(sg, 1);
+        sg->opset = o->opset;
+        old = aicf__onnx_push(o, ".g");
+        o->depth++;
+        res = aicf__onnx_graph(o, sg, g_off, g_len);
+        o->depth--;
+        if (res) {
+            aicf_graph_destroy(sg);
+            return res;
+        }
+        aicf__onnx_pop(o, old);
+        a->g = sg; /* owned by the caller until the node takes it */
+        break;
+    }
     case 10:
-        return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
-                         "onnx: node %d '%s' (%s): subgraph attributes are not supported yet (attribute '%s' is %s)",
-                         nc->index, nc->name, nc->op_type, a->name, aicf__onnx_attr_type_name(type));
+        return aicf__onnx_nerr(o, AICF_ERROR_UNSUPPORTED,
+                               "node %d '%s' (%s): attribute '%s' of type GRAPHS is not supported", nc->index,
+                               nc->name, nc->op_type, a->name);
     case 6:
     case 7:
     case 8: {
@@ -1213,13 +1260,24 @@ static aicf_result aicf__onnx_attr(aicf__onnx* o, const aicf__onnx_nodectx* nc, 
     }
     default:
         if (type >= 9 && type <= 14)
-            return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
-                             "onnx: node %d '%s' (%s): attribute '%s' of type %s is not supported", nc->index,
+            return aicf__onnx_nerr(o, AICF_ERROR_UNSUPPORTED,
+                             "node %d '%s' (%s): attribute '%s' of type %s is not supported", nc->index,
                              nc->name, nc->op_type, a->name, aicf__onnx_attr_type_name(type));
         return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "attribute '%s' has an invalid type %lld", a->name,
                               (long long)type);
     }
     return AICF_SUCCESS;
+}
+
+/* Destroys the subgraphs of attributes that no node took. */
+static void aicf__onnx_drop_graphs(aicf_attr* attrs, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (attrs[i].type == AICF_ATTR_GRAPH && attrs[i].g) {
+            aicf_graph_destroy(attrs[i].g);
+            attrs[i].g = NULL;
+        }
 }
 
 static aicf_result aicf__onnx_node(aicf__onnx* o, aicf_graph* g, int index, size_t off, size_t len)
@@ -1253,16 +1311,16 @@ static aicf_result aicf__onnx_node(aicf__onnx* o, aicf_graph* g, int index, size
     if (rc < 0) return (aicf_result)rc;
     if (!name) name = (char*)"";
     if (!op_type || !op_type[0])
-        return aicf__err(o->ctx, AICF_ERROR_INVALID_MODEL, "onnx: node %d '%s': op_type is missing", index, name);
+        return aicf__onnx_nerr(o, AICF_ERROR_INVALID_MODEL, "node %d '%s': op_type is missing", index, name);
     if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
-        return aicf__err(o->ctx, AICF_ERROR_UNSUPPORTED,
-                         "onnx: node %d '%s' (%s): domain '%s' is not supported (only the default ONNX domain)",
+        return aicf__onnx_nerr(o, AICF_ERROR_UNSUPPORTED,
+                         "node %d '%s' (%s): domain '%s' is not supported (only the default ONNX domain)",
                          index, name, op_type, domain);
     if (n_in > AICF_MAX_NODE_IO || n_out > AICF_MAX_NODE_IO)
-        return aicf__err(o->ctx, AICF_ERROR_LIMIT, "onnx: node %d '%s' (%s): %zu inputs and %zu outputs exceed AICF_MAX_NODE_IO (%d)",
+        return aicf__onnx_nerr(o, AICF_ERROR_LIMIT, "node %d '%s' (%s): %zu inputs and %zu outputs exceed AICF_MAX_NODE_IO (%d)",
                          index, name, op_type, n_in, n_out, AICF_MAX_NODE_IO);
     if (n_attr > (size_t)AICF_MAX_NODE_IO * 16)
-        return aicf__err(o->ctx, AICF_ERROR_LIMIT, "onnx: node %d '%s' (%s): %zu attributes are too many", index, name,
+        return aicf__onnx_nerr(o, AICF_ERROR_LIMIT, "node %d '%s' (%s): %zu attributes are too many", index, name,
                          op_type, n_attr);
     inputs = (const char**)aicf__onnx_alloc_n(o, n_in, sizeof(char*));
     outputs = (const char**)aicf__onnx_alloc_n(o, n_out, sizeof(char*));
@@ -1290,9 +1348,15 @@ static aicf_result aicf__onnx_node(aicf__onnx* o, aicf_graph* g, int index, size
                 aicf__onnx_pop(o, old);
             }
         }
-        if (res) return res;
+        if (res) {
+            aicf__onnx_drop_graphs(attrs, k_attr);
+            return res;
+        }
     }
-    if (rc < 0) return (aicf_result)rc;
+    if (rc < 0) {
+        aicf__onnx_drop_graphs(attrs, k_attr);
+        return (aicf_result)rc;
+    }
     memset(&nd, 0, sizeof(nd));
     nd.name = name;
     nd.op_type = op_type;
@@ -1308,8 +1372,9 @@ static aicf_result aicf__onnx_node(aicf__onnx* o, aicf_graph* g, int index, size
         char msg[1024], tag[48];
         snprintf(msg, sizeof(msg), "%s", aicf_last_error(o->ctx));
         snprintf(tag, sizeof(tag), "node %d ", index);
-        if (strstr(msg, tag) && strstr(msg, op_type)) return aicf__err(o->ctx, res, "onnx: %s", msg);
-        return aicf__err(o->ctx, res, "onnx: node %d '%s' (%s): %s", index, name, op_type, msg);
+        aicf__onnx_drop_graphs(attrs, k_attr); /* a failed add_node leaves them with us */
+        if (strstr(msg, tag) && strstr(msg, op_type)) return aicf__onnx_nerr(o, res, "%s", msg);
+        return aicf__onnx_nerr(o, res, "node %d '%s' (%s): %s", index, name, op_type, msg);
     }
     return AICF_SUCCESS;
 }
@@ -1318,20 +1383,188 @@ typedef struct aicf__onnx_range {
     size_t off, len;
 } aicf__onnx_range;
 
+/* Subgraph input: like a graph input, but the type and shape may be left open (Loop and Scan
+   bodies): dtype AICF_DTYPE_INVALID when not a tensor of a supported type, rank -1 when the
+   shape is absent. */
+static aicf_result aicf__onnx_sub_input(aicf__onnx* o, aicf_graph* g, size_t off, size_t len)
+{
+    aicf__onnx_vi vi;
+    aicf_result res;
+    aicf__tensor* tt;
+    size_t i;
+    int t;
+    res = aicf__onnx_value_info(o, off, len, &vi);
+    if (res) return res;
+    if (!vi.name || !vi.name[0]) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "graph input has no name");
+    t = aicf__graph_find(g, vi.name);
+    if (t >= 0 && (g->tensors[t].flags & AICF__T_CONST)) return AICF_SUCCESS; /* an initializer's default */
+    if (t >= 0) return aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "input '%s' is already defined", vi.name);
+    t = aicf__graph_new_tensor(g, vi.name);
+    if (t < 0 || !aicf__grow(g->ctx, (void**)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof(int))) {
+        char what[AICF_MAX_NAME + 32];
+        snprintf(what, sizeof(what), "input '%s'", vi.name);
+        return aicf__onnx_wrap(o, t < 0 && strstr(aicf_last_error(o->ctx), "AICF_MAX_TENSORS") ? AICF_ERROR_LIMIT
+                                                                                             : AICF_ERROR_OUT_OF_MEMORY,
+                               what);
+    }
+    tt = &g->tensors[t];
+    tt->flags = AICF__T_INPUT;
+    if (vi.type_kind == 1 && aicf__onnx_dtype_size(vi.elem_type)) tt->dtype = (aicf_dtype)vi.elem_type;
+    tt->shape.rank = -1;
+    if (vi.type_kind == 1 && vi.has_shape && vi.n_dims <= AICF_MAX_RANK) {
+        tt->shape.rank = (int)vi.n_dims;
+        for (i = 0; i < vi.n_dims; ++i) {
+            tt->shape.d[i] = vi.dims[i];
+            if (vi.dims[i] < 0) {
+                char unk[AICF_MAX_NAME + 48];
+                const char* param = vi.dim_params[i];
+                if (!param) {
+                    snprintf(unk, sizeof(unk), "unk__%s_%zu", vi.name, i);
+                    param = unk;
+                }
+                tt->dim_param[i] = aicf__strdup(g->ctx, param);
+                if (!tt->dim_param[i]) return aicf__onnx_oom(o, strlen(param) + 1);
+            }
+        }
+    }
+    tt->shape_known = tt->shape.rank >= 0 && tt->dtype != AICF_DTYPE_INVALID && aicf__shape_numel(&tt->shape) >= 0;
+    g->inputs[g->n_inputs++] = t;
+    return AICF_SUCCESS;
+}
+
+/* Reads the GraphProto at [graph_off, graph_off + graph_len) into g: initializers, value_info
+   (validated only), inputs, nodes, outputs, in that order. o->path names the GraphProto. Inside
+   a subgraph (o->depth > 0) g is marked as one: names of enclosing graphs become outer
+   references. Temporary allocations made here are freed here; the caller's are kept. */
+static aicf_result aicf__onnx_graph(aicf__onnx* o, aicf_graph* g, size_t graph_off, size_t graph_len)
+{
+    aicf__pb r;
+    aicf__pbf f;
+    int rc = 0;
+    size_t counts[5] = {0, 0, 0, 0, 0}; /* node, initializer, input, output, value_info */
+    size_t fill[5] = {0, 0, 0, 0, 0};
+    aicf__onnx_range* ranges[5];
+    aicf__onnx_range* all = NULL;
+    size_t total, at, i;
+    int kind_i;
+    aicf_result res = AICF_SUCCESS;
+    aicf__onnx_tmp* outer = o->tmp; /* the caller's temporaries (the node being read) */
+    o->tmp = NULL;
+    memset(ranges, 0, sizeof(ranges));
+    for (i = 0; i < 2 && !res; ++i) {
+        r.pos = graph_off;
+        r.end = graph_off + graph_len;
+        while ((rc = aicf__pb_next(o, &r, &aicf__pbm_graph, &f)) > 0) {
+            int kind = -1;
+            switch (f.num) {
+            case 1: kind = 0; break;
+            case 5: kind = 1; break;
+            case 11: kind = 2; break;
+            case 12: kind = 3; break;
+            case 13: kind = 4; break;
+            case 15:
+                res = aicf__onnx_ferr(o, AICF_ERROR_UNSUPPORTED, "sparse initializers are not supported (byte %zu)", f.at);
+                break;
+            default: break;
+            }
+            if (res) break;
+            if (kind < 0) continue;
+            if (i == 0) {
+                counts[kind]++;
+            } else {
+                ranges[kind][fill[kind]].off = f.off;
+                ranges[kind][fill[kind]].len = f.len;
+                fill[kind]++;
+            }
+        }
+        if (!res && rc < 0) res = (aicf_result)rc;
+        if (res) break;
+        if (i == 0) {
+            if (counts[0] > (size_t)AICF_MAX_NODES) {
+                res = aicf__onnx_err(o, AICF_ERROR_LIMIT, "%zu nodes exceed AICF_MAX_NODES (%d)", counts[0], AICF_MAX_NODES);
+                break;
+            }
+            if (counts[1] > (size_t)AICF_MAX_TENSORS || counts[2] > (size_t)AICF_MAX_TENSORS ||
+                counts[3] > (size_t)AICF_MAX_TENSORS || counts[4] > (size_t)AICF_MAX_TENSORS) {
+                res = aicf__onnx_err(o, AICF_ERROR_LIMIT, "more than AICF_MAX_TENSORS (%d) initializers, inputs, outputs or value_infos",
+                                     AICF_MAX_TENSORS);
+                break;
+            }
+            total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
+            all = (aicf__onnx_range*)aicf__onnx_alloc_n(o, total, sizeof(aicf__onnx_range));
+            if (!all) {
+                res = AICF_ERROR_OUT_OF_MEMORY;
+                break;
+            }
+            at = 0;
+            for (kind_i = 0; kind_i < 5; ++kind_i) {
+                ranges[kind_i] = all + at;
+                at += counts[kind_i];
+            }
+        }
+    }
+    if (!res) {
+        /* the ranges live in the temporary list: detach them so per-item frees keep them */
+        aicf__onnx_tmp* keep = o->tmp;
+        o->tmp = NULL;
+        for (i = 0; i < counts[1] && !res; ++i) {
+            size_t old = aicf__onnx_push(o, ".initializer[%zu]", i);
+            res = aicf__onnx_initializer(o, g, ranges[1][i].off, ranges[1][i].len);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[4] && !res; ++i) { /* value_info: validated, not used */
+            aicf__onnx_vi vi;
+            size_t old = aicf__onnx_push(o, ".value_info[%zu]", i);
+            res = aicf__onnx_value_info(o, ranges[4][i].off, ranges[4][i].len, &vi);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[2] && !res; ++i) {
+            size_t old = aicf__onnx_push(o, ".input[%zu]", i);
+            if (o->depth > 0) res = aicf__onnx_sub_input(o, g, ranges[2][i].off, ranges[2][i].len);
+            else res = aicf__onnx_input(o, g, ranges[2][i].off, ranges[2][i].len);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[0] && !res; ++i) {
+            size_t old = aicf__onnx_push(o, ".node[%zu]", i);
+            res = aicf__onnx_node(o, g, (int)i, ranges[0][i].off, ranges[0][i].len);
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        for (i = 0; i < counts[3] && !res; ++i) {
+            aicf__onnx_vi vi;
+            size_t old = aicf__onnx_push(o, ".output[%zu]", i);
+            res = aicf__onnx_value_info(o, ranges[3][i].off, ranges[3][i].len, &vi);
+            if (!res && (!vi.name || !vi.name[0]))
+                res = aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "graph output has no name");
+            if (!res) {
+                res = aicf_graph_add_output(g, vi.name);
+                if (res) {
+                    char what[AICF_MAX_NAME + 32];
+                    snprintf(what, sizeof(what), "output '%s'", vi.name);
+                    res = aicf__onnx_wrap(o, res, what);
+                }
+            }
+            if (!res) aicf__onnx_pop(o, old);
+            aicf__onnx_tmp_free(o);
+        }
+        o->tmp = keep;
+    }
+    aicf__onnx_tmp_free(o);
+    o->tmp = outer;
+    return res;
+}
+
 static aicf_result aicf__onnx_build(aicf__onnx* o, aicf_graph* g, const aicf_onnx_desc* desc)
 {
     aicf__pb r;
     aicf__pbf f;
     int rc;
     int64_t ir_version = 0, opset = -1;
-    size_t n_opsets = 0, graph_off = 0, graph_len = 0, i;
+    size_t n_opsets = 0, graph_off = 0, graph_len = 0;
     int have_graph = 0;
-    size_t counts[5] = {0, 0, 0, 0, 0}; /* node, initializer, input, output, value_info */
-    size_t fill[5] = {0, 0, 0, 0, 0};
-    aicf__onnx_range* ranges[5];
-    aicf__onnx_range* all = NULL;
-    size_t total, at;
-    int kind_i;
     aicf_result res = AICF_SUCCESS;
 
     /* ModelProto */
@@ -1380,98 +1613,9 @@ static aicf_result aicf__onnx_build(aicf__onnx* o, aicf_graph* g, const aicf_onn
         if (res) return aicf__onnx_wrap(o, AICF_ERROR_INVALID_MODEL, "opset_import");
     }
 
-    /* GraphProto: index the repeated fields, then build in dependency order */
+    o->opset = opset >= 0 ? opset : 0;
     aicf__onnx_set_path(o, "GraphProto");
-    for (i = 0; i < 2 && !res; ++i) {
-        r.pos = graph_off;
-        r.end = graph_off + graph_len;
-        while ((rc = aicf__pb_next(o, &r, &aicf__pbm_graph, &f)) > 0) {
-            int kind = -1;
-            switch (f.num) {
-            case 1: kind = 0; break;
-            case 5: kind = 1; break;
-            case 11: kind = 2; break;
-            case 12: kind = 3; break;
-            case 13: kind = 4; break;
-            case 15:
-                return aicf__onnx_ferr(o, AICF_ERROR_UNSUPPORTED, "sparse initializers are not supported (byte %zu)", f.at);
-            default: break;
-            }
-            if (kind < 0) continue;
-            if (i == 0) {
-                counts[kind]++;
-            } else {
-                ranges[kind][fill[kind]].off = f.off;
-                ranges[kind][fill[kind]].len = f.len;
-                fill[kind]++;
-            }
-        }
-        if (rc < 0) return (aicf_result)rc;
-        if (i == 0) {
-            if (counts[0] > (size_t)AICF_MAX_NODES)
-                return aicf__onnx_err(o, AICF_ERROR_LIMIT, "%zu nodes exceed AICF_MAX_NODES (%d)", counts[0], AICF_MAX_NODES);
-            if (counts[1] > (size_t)AICF_MAX_TENSORS || counts[2] > (size_t)AICF_MAX_TENSORS ||
-                counts[3] > (size_t)AICF_MAX_TENSORS || counts[4] > (size_t)AICF_MAX_TENSORS)
-                return aicf__onnx_err(o, AICF_ERROR_LIMIT, "more than AICF_MAX_TENSORS (%d) initializers, inputs, outputs or value_infos",
-                                      AICF_MAX_TENSORS);
-            total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
-            all = (aicf__onnx_range*)aicf__onnx_alloc_n(o, total, sizeof(aicf__onnx_range));
-            if (!all) return AICF_ERROR_OUT_OF_MEMORY;
-            at = 0;
-            for (kind_i = 0; kind_i < 5; ++kind_i) {
-                ranges[kind_i] = all + at;
-                at += counts[kind_i];
-            }
-        }
-    }
-    /* the ranges live in the temporary list: detach them so per-item frees keep them */
-    {
-        aicf__onnx_tmp* keep = o->tmp;
-        o->tmp = NULL;
-        for (i = 0; i < counts[1] && !res; ++i) {
-            size_t old = aicf__onnx_push(o, ".initializer[%zu]", i);
-            res = aicf__onnx_initializer(o, g, ranges[1][i].off, ranges[1][i].len);
-            if (!res) aicf__onnx_pop(o, old);
-            aicf__onnx_tmp_free(o);
-        }
-        for (i = 0; i < counts[4] && !res; ++i) { /* value_info: validated, not used */
-            aicf__onnx_vi vi;
-            size_t old = aicf__onnx_push(o, ".value_info[%zu]", i);
-            res = aicf__onnx_value_info(o, ranges[4][i].off, ranges[4][i].len, &vi);
-            if (!res) aicf__onnx_pop(o, old);
-            aicf__onnx_tmp_free(o);
-        }
-        for (i = 0; i < counts[2] && !res; ++i) {
-            size_t old = aicf__onnx_push(o, ".input[%zu]", i);
-            res = aicf__onnx_input(o, g, ranges[2][i].off, ranges[2][i].len);
-            if (!res) aicf__onnx_pop(o, old);
-            aicf__onnx_tmp_free(o);
-        }
-        for (i = 0; i < counts[0] && !res; ++i) {
-            size_t old = aicf__onnx_push(o, ".node[%zu]", i);
-            res = aicf__onnx_node(o, g, (int)i, ranges[0][i].off, ranges[0][i].len);
-            if (!res) aicf__onnx_pop(o, old);
-            aicf__onnx_tmp_free(o);
-        }
-        for (i = 0; i < counts[3] && !res; ++i) {
-            aicf__onnx_vi vi;
-            size_t old = aicf__onnx_push(o, ".output[%zu]", i);
-            res = aicf__onnx_value_info(o, ranges[3][i].off, ranges[3][i].len, &vi);
-            if (!res && (!vi.name || !vi.name[0]))
-                res = aicf__onnx_err(o, AICF_ERROR_INVALID_MODEL, "graph output has no name");
-            if (!res) {
-                res = aicf_graph_add_output(g, vi.name);
-                if (res) {
-                    char what[AICF_MAX_NAME + 32];
-                    snprintf(what, sizeof(what), "output '%s'", vi.name);
-                    res = aicf__onnx_wrap(o, res, what);
-                }
-            }
-            if (!res) aicf__onnx_pop(o, old);
-            aicf__onnx_tmp_free(o);
-        }
-        o->tmp = keep;
-    }
+    res = aicf__onnx_graph(o, g, graph_off, graph_len);
     if (res) return res;
 
     /* bindings of symbolic dims */

@@ -3,7 +3,9 @@
      1. bind check: every graph input has a fully known shape;
      2. shape inference in node order (ONNX graphs are topologically sorted; the builder
         enforces it), folding every node whose inputs are all constants (and Shape, whose
-        value is known once shapes are) by running its CPU reference at plan time;
+        value is known once shapes are) by running its CPU reference at plan time; an If whose
+        condition is then a constant is replaced by the nodes of the branch it selects, which
+        inference reaches next (aicf__inline_if); Loop and Scan are refused;
      3. BatchNormalization folded into the Conv that feeds it;
      4. dead node elimination;
      5. steps in node order; for float16 storage, cast steps at the input/output boundary;
@@ -17,7 +19,44 @@
 
 static size_t aicf__align_up(size_t x) { return (x + (AICF__ALIGN - 1)) & ~(size_t)(AICF__ALIGN - 1); }
 
-/* Deep copy of a graph (constants copied, subgraph attributes not carried). */
+static aicf_result aicf__graph_clone(const aicf_graph* src, aicf_graph** out);
+
+/* Deep copy of attribute sa into a (strings, arrays, subgraphs); `tensor` is the index of a
+   TENSOR attribute's constant in the destination graph. Returns AICF_SUCCESS or
+   AICF_ERROR_OUT_OF_MEMORY (a is left freeable either way). */
+static aicf_result aicf__attr_clone(aicf_context* ctx, const aicf__attrv* sa, aicf__attrv* a, int tensor) {
+    int k;
+    memset(a, 0, sizeof *a);
+    a->type = sa->type;
+    a->i = sa->i;
+    a->f = sa->f;
+    a->count = sa->count;
+    a->tensor = tensor;
+    a->name = aicf__strdup(ctx, sa->name);
+    if (!a->name) return AICF_ERROR_OUT_OF_MEMORY;
+    if (sa->s && !(a->s = aicf__strdup(ctx, sa->s))) return AICF_ERROR_OUT_OF_MEMORY;
+    if (sa->ints) {
+        a->ints = (int64_t*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(int64_t));
+        if (!a->ints) return AICF_ERROR_OUT_OF_MEMORY;
+        memcpy(a->ints, sa->ints, (size_t)sa->count * sizeof(int64_t));
+    }
+    if (sa->floats) {
+        a->floats = (float*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(float));
+        if (!a->floats) return AICF_ERROR_OUT_OF_MEMORY;
+        memcpy(a->floats, sa->floats, (size_t)sa->count * sizeof(float));
+    }
+    if (sa->strings) {
+        a->strings = (char**)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(char*));
+        if (!a->strings) return AICF_ERROR_OUT_OF_MEMORY;
+        for (k = 0; k < sa->count; k++)
+            if (!(a->strings[k] = aicf__strdup(ctx, sa->strings[k]))) return AICF_ERROR_OUT_OF_MEMORY;
+    }
+    if (sa->type == AICF_ATTR_GRAPH && sa->g && aicf__graph_clone(sa->g, &a->g) != AICF_SUCCESS)
+        return AICF_ERROR_OUT_OF_MEMORY;
+    return AICF_SUCCESS;
+}
+
+/* Deep copy of a graph (constants and subgraph attributes copied). */
 static aicf_result aicf__graph_clone(const aicf_graph* src, aicf_graph** out) {
     aicf_context* ctx = src->ctx;
     aicf_graph* g;
@@ -25,6 +64,7 @@ static aicf_result aicf__graph_clone(const aicf_graph* src, aicf_graph** out) {
     aicf_result r = aicf_graph_create(ctx, &g);
     if (r != AICF_SUCCESS) return r;
     g->opset = src->opset;
+    g->is_subgraph = src->is_subgraph;
 #define AICF__CLONE_ARR(field, n, cap, type)                                                       \
     if (src->n) {                                                                                  \
         g->field = (type*)aicf__calloc(ctx, (size_t)src->n, sizeof(type));                         \
@@ -84,34 +124,8 @@ static aicf_result aicf__graph_clone(const aicf_graph* src, aicf_graph** out) {
         if (s->n_in) memcpy(n->in, s->in, (size_t)s->n_in * sizeof(int));
         memcpy(n->out, s->out, (size_t)s->n_out * sizeof(int));
         for (j = 0; j < s->n_attrs; j++) {
-            const aicf__attrv* sa = &s->attrs[j];
-            aicf__attrv* a = &n->attrs[j];
-            int k;
             n->n_attrs = j + 1;
-            a->type = sa->type;
-            a->i = sa->i;
-            a->f = sa->f;
-            a->count = sa->count;
-            a->tensor = sa->tensor;
-            a->name = aicf__strdup(ctx, sa->name);
-            if (!a->name) goto oom;
-            if (sa->s && !(a->s = aicf__strdup(ctx, sa->s))) goto oom;
-            if (sa->ints) {
-                a->ints = (int64_t*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(int64_t));
-                if (!a->ints) goto oom;
-                memcpy(a->ints, sa->ints, (size_t)sa->count * sizeof(int64_t));
-            }
-            if (sa->floats) {
-                a->floats = (float*)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(float));
-                if (!a->floats) goto oom;
-                memcpy(a->floats, sa->floats, (size_t)sa->count * sizeof(float));
-            }
-            if (sa->strings) {
-                a->strings = (char**)aicf__calloc(ctx, (size_t)sa->count + 1, sizeof(char*));
-                if (!a->strings) goto oom;
-                for (k = 0; k < sa->count; k++)
-                    if (!(a->strings[k] = aicf__strdup(ctx, sa->strings[k]))) goto oom;
-            }
+            if (aicf__attr_clone(ctx, &s->attrs[j], &n->attrs[j], s->attrs[j].tensor) != AICF_SUCCESS) goto oom;
         }
     }
     *out = g;
@@ -313,6 +327,270 @@ static void aicf__drop_unused_outputs(aicf_graph* g) {
     }
 }
 
+/* ---- control flow: an If whose condition is known at plan time is inlined ----
+   When shape inference reaches an If node whose condition is a constant (a bound input, or
+   folded from one), the chosen branch's nodes are copied into the plan's graph right after the
+   If: branch-local tensors get fresh names "<If name>/<then|else>/<name>", outer references
+   become the enclosing graph's tensors of that name, branch initializers new constants, and one
+   Identity per If output (an alias: no copy) makes the branch's outputs the If's. Inference then
+   continues over the copied nodes, so constant folding, nested Ifs and every later pass see an
+   ordinary graph. Loop and Scan bodies are not inlined: AICF_ERROR_UNSUPPORTED. */
+
+/* The error code aicf__graph_new_tensor recorded. */
+static aicf_result aicf__new_tensor_code(const aicf_context* ctx) {
+    return strstr(ctx->last_error, "AICF_MAX_") ? AICF_ERROR_LIMIT : AICF_ERROR_OUT_OF_MEMORY;
+}
+
+/* "<prefix>/<name>" (an internal name's \x01 mark stays in front), made unique among g's tensors
+   with "#k" when unique is set; a name over AICF_MAX_NAME falls back to "<prefix>/#<index>". */
+static char* aicf__inline_name(aicf_graph* g, const char* prefix, const char* name, int index, int unique) {
+    size_t cap = strlen(prefix) + strlen(name) + 48;
+    char* s = (char*)aicf__malloc(g->ctx, cap);
+    int k;
+    if (!s) return NULL;
+    for (k = 0;; k++) {
+        const char* mark = name[0] == '\x01' ? "\x01" : "";
+        const char* base = name[0] == '\x01' ? name + 1 : name;
+        if (strlen(prefix) + strlen(base) + 16 > AICF_MAX_NAME) snprintf(s, cap, "%s%.2000s/#%d", mark, prefix, index);
+        else snprintf(s, cap, "%s%s/%s", mark, prefix, base);
+        if (k) {
+            size_t len = strlen(s);
+            snprintf(s + len, cap - len, "#%d", k);
+        }
+        if (!unique || aicf__graph_find(g, s) < 0) return s;
+    }
+}
+
+/* In subgraph s, a copy of a graph nested (through `between`, innermost last) in branch b,
+   renames the outer references to b's local tensors to the names those got in the plan's
+   graph g (map: b's tensor index -> g's). A name that a graph in `between` defines itself is
+   that graph's, not b's, and stays. */
+static aicf_result aicf__inline_rename_outer(aicf_graph* s, const aicf_graph* b, const int* map, const aicf_graph* g,
+                                             const aicf_graph** between, int n_between, int ni, const char* ifname) {
+    aicf_context* ctx = g->ctx;
+    int i, j, k, changed = 0;
+    for (i = 0; i < s->n_tensors; i++) {
+        aicf__tensor* t = &s->tensors[i];
+        const char* nn;
+        char* dup;
+        int bt;
+        if (!(t->flags & AICF__T_OUTER)) continue;
+        for (k = 0; k < n_between; k++) {
+            int x = aicf__graph_find(between[k], t->name);
+            if (x >= 0 && !(between[k]->tensors[x].flags & AICF__T_OUTER)) break;
+        }
+        if (k < n_between) continue;
+        bt = aicf__graph_find(b, t->name);
+        if (bt < 0 || (b->tensors[bt].flags & AICF__T_OUTER) || map[bt] < 0) continue;
+        nn = g->tensors[map[bt]].name;
+        if (strcmp(nn, t->name) == 0) continue;
+        if (aicf__graph_find(s, nn) >= 0)
+            return aicf__err(ctx, AICF_ERROR_UNSUPPORTED,
+                             "node %d '%s' (If): a nested subgraph already has a tensor named '%s', the name its outer "
+                             "reference '%s' gets when the branch is inlined", ni, ifname, nn, t->name);
+        dup = aicf__strdup(ctx, nn);
+        if (!dup) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (If): out of memory inlining", ni, ifname);
+        aicf__free(ctx, t->name);
+        t->name = dup;
+        changed = 1;
+    }
+    if (changed && !aicf__index_rebuild(s, s->name_index_cap))
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (If): out of memory inlining", ni, ifname);
+    for (i = 0; i < s->n_nodes; i++)
+        for (j = 0; j < s->nodes[i].n_attrs; j++) {
+            aicf__attrv* a = &s->nodes[i].attrs[j];
+            aicf_result r;
+            if (a->type != AICF_ATTR_GRAPH || !a->g) continue;
+            if (n_between + 1 > AICF_MAX_SUBGRAPH_DEPTH + 1)
+                return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (If): subgraphs nested more than "
+                                 "AICF_MAX_SUBGRAPH_DEPTH (%d) deep", ni, ifname, AICF_MAX_SUBGRAPH_DEPTH);
+            between[n_between] = s;
+            r = aicf__inline_rename_outer(a->g, b, map, g, between, n_between + 1, ni, ifname);
+            if (r != AICF_SUCCESS) return r;
+        }
+    return AICF_SUCCESS;
+}
+
+/* Replaces If node ni (its condition a constant) by the nodes of the branch it selects. */
+static aicf_result aicf__inline_if(aicf_graph* g, int ni) {
+    aicf_context* ctx = g->ctx;
+    const aicf__node* n = &g->nodes[ni];
+    const aicf__tensor* ct;
+    const aicf__attrv* br;
+    const aicf_graph* b;
+    const char* which;
+    const char* ifname = n->name;
+    char* prefix = NULL;
+    char shp[160];
+    int take, i, j, k = 0, n_new, n_id = 0, bt;
+    int* map = NULL;
+    aicf__node* nn = NULL;
+    const aicf_graph* between[AICF_MAX_SUBGRAPH_DEPTH + 2];
+    aicf_result r = AICF_SUCCESS;
+    if (n->n_in != 1 || n->in[0] < 0)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (If): takes one input, the condition (has %d)", ni,
+                         ifname, n->n_in);
+    ct = &g->tensors[n->in[0]];
+    if (!(ct->flags & AICF__T_CONST))
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED,
+                         "node %d '%s' (If): condition '%s' is not known at plan time (bind the inputs it depends on "
+                         "with aicf_graph_bind_input_value)", ni, ifname, ct->name);
+    if (ct->dtype != AICF_DTYPE_BOOL)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (If): condition '%s' has data type %s, not bool", ni,
+                         ifname, ct->name, aicf_dtype_name(ct->dtype));
+    if (aicf__shape_numel(&ct->shape) != 1 || !ct->data || ct->data_bytes < 1)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (If): condition '%s' has shape %s, not one element",
+                         ni, ifname, ct->name, aicf__shape_str(&ct->shape, shp, sizeof shp));
+    take = ((const unsigned char*)ct->data)[0] != 0;
+    which = take ? "then_branch" : "else_branch";
+    br = aicf__attr(n, which);
+    if (!br || br->type != AICF_ATTR_GRAPH || !br->g)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (If): the condition is %s but attribute '%s' (a "
+                         "GRAPH) is missing", ni, ifname, take ? "true" : "false", which);
+    b = br->g;
+    if (b->n_inputs)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (If): %s declares %d inputs; If branches take none",
+                         ni, ifname, which, b->n_inputs);
+    if (b->n_outputs != n->n_out)
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (If): %s has %d outputs, the node %d", ni, ifname,
+                         which, b->n_outputs, n->n_out);
+    for (j = 0; j < n->n_out; j++) n_id += n->out[j] >= 0;
+    n_new = b->n_nodes + n_id;
+    if (n_new > AICF_MAX_NODES - g->n_nodes)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (If): inlining %s makes more than AICF_MAX_NODES (%d) "
+                         "nodes", ni, ifname, which, AICF_MAX_NODES);
+    {
+        char pre[64];
+        const char* base = ifname;
+        size_t cap;
+        if (!base[0]) {
+            snprintf(pre, sizeof pre, "If@%d", ni);
+            base = pre;
+        }
+        cap = strlen(base) + 16;
+        prefix = (char*)aicf__malloc(ctx, cap);
+        map = (int*)aicf__malloc(ctx, ((size_t)b->n_tensors + 1) * sizeof(int));
+        nn = (aicf__node*)aicf__calloc(ctx, (size_t)n_new + 1, sizeof(aicf__node));
+        if (!prefix || !map || !nn) goto oom;
+        snprintf(prefix, cap, "%s/%s", base, take ? "then" : "else");
+    }
+    /* tensors: outer references resolve by name, the rest are copied under fresh names */
+    for (bt = 0; bt < b->n_tensors; bt++) {
+        const aicf__tensor* s = &b->tensors[bt];
+        aicf__tensor* tt;
+        char* nm;
+        int t;
+        map[bt] = -1;
+        if (s->flags & AICF__T_OUTER) {
+            t = aicf__graph_find(g, s->name);
+            if (t < 0) {
+                r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL,
+                              "node %d '%s' (If): %s reads '%s', which no enclosing graph defines", ni, ifname, which,
+                              s->name);
+                goto fail;
+            }
+            if (g->tensors[t].producer > ni) {
+                r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL,
+                              "node %d '%s' (If): %s reads '%s', which node %d computes after the If", ni, ifname, which,
+                              s->name, g->tensors[t].producer);
+                goto fail;
+            }
+            map[bt] = t;
+            continue;
+        }
+        nm = aicf__inline_name(g, prefix, s->name, bt, 1);
+        if (!nm) goto oom;
+        t = aicf__graph_new_tensor(g, nm);
+        aicf__free(ctx, nm);
+        if (t < 0) {
+            r = aicf__new_tensor_code(ctx);
+            goto fail;
+        }
+        tt = &g->tensors[t];
+        if (s->flags & AICF__T_CONST) {
+            tt->dtype = s->dtype;
+            tt->shape = s->shape;
+            tt->shape_known = 1;
+            tt->flags = AICF__T_CONST;
+            tt->data = aicf__malloc(ctx, s->data_bytes ? s->data_bytes : 1);
+            if (!tt->data) goto oom;
+            if (s->data_bytes) memcpy(tt->data, s->data, s->data_bytes);
+            tt->owns_data = 1;
+            tt->data_bytes = s->data_bytes;
+        }
+        map[bt] = t;
+    }
+    /* the branch's nodes, then one Identity per used output */
+    for (i = 0; i < b->n_nodes; i++) {
+        const aicf__node* s = &b->nodes[i];
+        aicf__node* d = &nn[k++]; /* counted from here on: freed on failure */
+        d->op = s->op;
+        d->name = aicf__inline_name(g, prefix, s->name, i, 0);
+        d->op_type = aicf__strdup(ctx, s->op_type);
+        d->domain = aicf__strdup(ctx, s->domain);
+        d->in = (int*)aicf__calloc(ctx, (size_t)s->n_in + 1, sizeof(int));
+        d->out = (int*)aicf__calloc(ctx, (size_t)s->n_out + 1, sizeof(int));
+        d->attrs = (aicf__attrv*)aicf__calloc(ctx, (size_t)s->n_attrs + 1, sizeof(aicf__attrv));
+        if (!d->name || !d->op_type || !d->domain || !d->in || !d->out || !d->attrs) goto oom;
+        d->n_in = s->n_in;
+        d->n_out = s->n_out;
+        for (j = 0; j < s->n_in; j++) d->in[j] = s->in[j] >= 0 ? map[s->in[j]] : -1;
+        for (j = 0; j < s->n_out; j++) d->out[j] = s->out[j] >= 0 ? map[s->out[j]] : -1;
+        for (j = 0; j < s->n_attrs; j++) {
+            const aicf__attrv* sa = &s->attrs[j];
+            d->n_attrs = j + 1;
+            if (aicf__attr_clone(ctx, sa, &d->attrs[j], sa->tensor >= 0 ? map[sa->tensor] : -1) != AICF_SUCCESS)
+                goto oom;
+            if (d->attrs[j].g) {
+                r = aicf__inline_rename_outer(d->attrs[j].g, b, map, g, between, 0, ni, ifname);
+                if (r != AICF_SUCCESS) goto fail;
+            }
+        }
+    }
+    for (j = 0; j < n->n_out; j++) {
+        aicf__node* d;
+        char tag[32];
+        if (n->out[j] < 0) continue;
+        d = &nn[k++];
+        snprintf(tag, sizeof tag, "output:%d", j);
+        d->op = AICF__OP_Identity;
+        d->name = aicf__inline_name(g, prefix, tag, j, 0);
+        d->op_type = aicf__strdup(ctx, "Identity");
+        d->domain = aicf__strdup(ctx, "");
+        d->in = (int*)aicf__calloc(ctx, 2, sizeof(int));
+        d->out = (int*)aicf__calloc(ctx, 2, sizeof(int));
+        d->attrs = (aicf__attrv*)aicf__calloc(ctx, 1, sizeof(aicf__attrv));
+        if (!d->name || !d->op_type || !d->domain || !d->in || !d->out || !d->attrs) goto oom;
+        d->n_in = d->n_out = 1;
+        d->in[0] = map[b->outputs[j]];
+        d->out[0] = n->out[j];
+    }
+    /* splice the new nodes in after the If; later nodes move up by n_new */
+    if (!aicf__grow(ctx, (void**)&g->nodes, &g->cap_nodes, g->n_nodes + n_new, sizeof(aicf__node))) goto oom;
+    memmove(&g->nodes[ni + 1 + n_new], &g->nodes[ni + 1], (size_t)(g->n_nodes - ni - 1) * sizeof(aicf__node));
+    memcpy(&g->nodes[ni + 1], nn, (size_t)n_new * sizeof(aicf__node));
+    g->n_nodes += n_new;
+    for (i = 0; i < g->n_tensors; i++)
+        if (g->tensors[i].producer > ni) g->tensors[i].producer += n_new;
+    for (i = ni + 1; i <= ni + n_new; i++)
+        for (j = 0; j < g->nodes[i].n_out; j++)
+            if (g->nodes[i].out[j] >= 0) g->tensors[g->nodes[i].out[j]].producer = i;
+    g->nodes[ni].removed = 1;
+    aicf__free(ctx, nn);
+    aicf__free(ctx, map);
+    aicf__free(ctx, prefix);
+    return AICF_SUCCESS;
+oom:
+    r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "node %d '%s' (If): out of memory inlining %s", ni, ifname, which);
+fail:
+    if (nn)
+        for (i = 0; i < k; i++) aicf__node_free(ctx, &nn[i]);
+    aicf__free(ctx, nn);
+    aicf__free(ctx, map);
+    aicf__free(ctx, prefix);
+    return r;
+}
+
 static aicf_result aicf__plan_push_step(aicf_plan* p, int* cap, const aicf__step* s) {
     if (!aicf__grow(p->ctx, (void**)&p->steps, cap, p->n_steps + 1, sizeof(aicf__step)))
         return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
@@ -511,6 +789,11 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     }
     if (graph->n_outputs == 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");
+    for (i = 0; i < graph->n_tensors; i++)
+        if (graph->tensors[i].flags & AICF__T_OUTER)
+            return aicf__err(ctx, AICF_ERROR_INVALID_MODEL,
+                             "aicf_plan_create: tensor '%s' is an outer reference (a subgraph's), but this graph has no "
+                             "enclosing graph", graph->tensors[i].name);
     /* backend choice */
     if (d.backend == AICF_BACKEND_DEFAULT || d.backend == AICF_BACKEND_CUDA) {
         r = (ctx->flags & AICF_CONTEXT_NO_CUDA)
@@ -538,10 +821,24 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
     aicf__drop_unused_outputs(g);
-    /* shape inference + constant folding */
+    /* shape inference + constant folding; an If with a constant condition is replaced by its
+       branch's nodes, which the loop reaches next */
     for (i = 0; i < g->n_nodes; i++) {
         aicf__node* n = &g->nodes[i];
         int all_const = 1;
+        if (n->removed) continue;
+        if (n->op == AICF__OP_If) {
+            r = aicf__inline_if(g, i);
+            if (r != AICF_SUCCESS) goto fail;
+            aicf__drop_unused_outputs(g);
+            continue;
+        }
+        if (n->op == AICF__OP_Loop || n->op == AICF__OP_Scan) {
+            r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED,
+                          "node %d '%s' (%s): %s is not supported: a plan has no loops (only an If whose condition is "
+                          "known at plan time is resolved, by inlining its branch)", i, n->name, n->op_type, n->op_type);
+            goto fail;
+        }
         for (j = 0; j < n->n_in; j++) {
             int t = n->in[j];
             if (t < 0) continue;
@@ -554,7 +851,7 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         }
         r = aicf__op_infer(g, i);
         if (r != AICF_SUCCESS) goto fail;
-        if (all_const || n->op == AICF__OP_Shape) {
+        if (all_const || n->op == AICF__OP_Shape || n->op == AICF__OP_Size) {
             r = aicf__fold_node(g, i);
             if (r != AICF_SUCCESS) goto fail;
         }

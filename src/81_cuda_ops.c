@@ -10,8 +10,8 @@
    the emit functions of 80_cuda.c. Nothing is decided at run time.
 
    Kernel ABI: each generated kernel takes one struct by value. The aicf__k_* structs below
-   mirror the structs of templates/{unary,binary,conv,gemm,pool,softmax,layout}.cu.j2 field for
-   field (uint64_t device addresses, int64_t sizes and strides, float scalars; 8-byte aligned,
+   mirror the structs of templates/{unary,binary,conv,gemm,pool,softmax,layout,index,reduce,norm,
+   resize}.cu.j2 field for field (uint64_t device addresses, int64_t sizes and strides, float scalars; 8-byte aligned,
    no implicit padding). Kernel names are those of codegen/variants.py.
 
    Assumption recorded here: the arena and weight buffers start on 256-byte boundaries
@@ -106,7 +106,43 @@ typedef struct aicf__k_copy2d {
     int64_t rows, cols, ldx, ldy;
 } aicf__k_copy2d;
 
-/* Sizes the templates assume (a mismatch here fails to compile). */
+typedef struct aicf__k_gather {
+    uint64_t x, idx, y;
+    int64_t outer, A, inner, ni;
+} aicf__k_gather;
+
+typedef struct aicf__k_where {
+    uint64_t c, a, b, y;
+    int64_t n, rank;
+    int64_t shape[AICF_MAX_RANK], sc[AICF_MAX_RANK], sa[AICF_MAX_RANK], sb[AICF_MAX_RANK];
+} aicf__k_where;
+
+typedef struct aicf__k_pad {
+    uint64_t x, y;
+    int64_t n, rank, mode;
+    float value, pad_;
+    int64_t shape[AICF_MAX_RANK], cn[AICF_MAX_RANK], pb[AICF_MAX_RANK], sx[AICF_MAX_RANK];
+} aicf__k_pad;
+
+typedef struct aicf__k_reduce {
+    uint64_t x, y;
+    int64_t nout, nred, ko, kr, op; /* op: 1 Sum, 2 Mean, 3 Max, 4 Min, 5 Prod, 6 L1, 7 L2, 8 SumSquare, 9 LogSum, 10 LogSumExp */
+    int64_t oshape[AICF_MAX_RANK], ostr[AICF_MAX_RANK], rshape[AICF_MAX_RANK], rstr[AICF_MAX_RANK];
+} aicf__k_reduce;
+
+typedef struct aicf__k_norm {
+    uint64_t x, scale, bias, y, mean, inv;
+    int64_t rows, cols, G, div, s_row, s_col, b_row, b_col, rms;
+    float epsilon, pad_;
+} aicf__k_norm;
+
+typedef struct aicf__k_resize {
+    uint64_t x, y;
+    int64_t outer, H, W, OH, OW, mode, ctm, nearest, exclude_outside, ident_h, ident_w;
+    double scale_h, scale_w, roi_h0, roi_h1, roi_w0, roi_w1;
+    float extrapolation, pad_;
+} aicf__k_resize;
+
 /* Sizes the templates assert too (static_assert in each .cu.j2): a layout change on one side
    only fails to compile. */
 typedef char aicf__k_check_unary[sizeof(aicf__k_unary) == 32 ? 1 : -1];
@@ -123,6 +159,13 @@ typedef char aicf__k_check_softmax[sizeof(aicf__k_softmax) == 40 ? 1 : -1];
 typedef char aicf__k_check_perm[sizeof(aicf__k_permute) == 160 ? 1 : -1];
 typedef char aicf__k_check_tr2d[sizeof(aicf__k_transpose2d) == 40 ? 1 : -1];
 typedef char aicf__k_check_copy2d[sizeof(aicf__k_copy2d) == 48 ? 1 : -1];
+typedef char aicf__k_check_gather[sizeof(aicf__k_gather) == 56 ? 1 : -1];
+typedef char aicf__k_check_where[sizeof(aicf__k_where) == 304 ? 1 : -1];
+typedef char aicf__k_check_pad[sizeof(aicf__k_pad) == 304 ? 1 : -1];
+typedef char aicf__k_check_reduce[sizeof(aicf__k_reduce) == 312 ? 1 : -1];
+typedef char aicf__k_check_norm[sizeof(aicf__k_norm) == 128 ? 1 : -1];
+typedef char aicf__k_check_resize[sizeof(aicf__k_resize) == 160 ? 1 : -1];
+typedef char aicf__k_check_args_fit[sizeof(aicf__k_reduce) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 typedef char aicf__k_check_args[sizeof(aicf__matmul_desc) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 
 /* ---- the per-step program kept in step->backend ---- */
@@ -485,6 +528,53 @@ static aicf_result aicf__cuo_lower_unary(aicf__cuo* c) {
             if ((r = aicf__cuo_const_scalar(c, 2, "max", &beta)) != AICF_SUCCESS) return r;
         }
         break;
+    case AICF__OP_Floor: fn = "floor"; break;
+    case AICF__OP_Ceil: fn = "ceil"; break;
+    case AICF__OP_Round: fn = "round"; break;
+    case AICF__OP_Sign: fn = "sign"; break;
+    case AICF__OP_Softplus: fn = "softplus"; break;
+    case AICF__OP_Softsign: fn = "softsign"; break;
+    case AICF__OP_Selu:
+        fn = "selu";
+        alpha = aicf__attr_f(n, "alpha", 1.67326319217681884765625f);
+        beta = aicf__attr_f(n, "gamma", 1.05070102214813232421875f);
+        break;
+    case AICF__OP_Celu:
+        fn = "celu";
+        alpha = aicf__attr_f(n, "alpha", 1.0f);
+        break;
+    case AICF__OP_ThresholdedRelu:
+        fn = "thresholded_relu";
+        alpha = aicf__attr_f(n, "alpha", 1.0f);
+        break;
+    case AICF__OP_Sin: fn = "sin"; break;
+    case AICF__OP_Cos: fn = "cos"; break;
+    case AICF__OP_Tan: fn = "tan"; break;
+    case AICF__OP_Asin: fn = "asin"; break;
+    case AICF__OP_Acos: fn = "acos"; break;
+    case AICF__OP_Atan: fn = "atan"; break;
+    case AICF__OP_Sinh: fn = "sinh"; break;
+    case AICF__OP_Cosh: fn = "cosh"; break;
+    case AICF__OP_Asinh: fn = "asinh"; break;
+    case AICF__OP_Acosh: fn = "acosh"; break;
+    case AICF__OP_Atanh: fn = "atanh"; break;
+    case AICF__OP_Gelu: {
+        const char* ap = aicf__attr_s(n, "approximate", "none");
+        if (!strcmp(ap, "tanh")) fn = "gelu_tanh";
+        else if (!strcmp(ap, "none")) fn = "gelu";
+        else return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'approximate' is '%.40s'; expected none or tanh", ap);
+        break;
+    }
+    case AICF__OP_Mish: fn = "mish"; break;
+    case AICF__OP_Shrink:
+        fn = "shrink";
+        alpha = aicf__attr_f(n, "lambd", 0.5f);
+        beta = aicf__attr_f(n, "bias", 0.0f);
+        break;
+    case AICF__OP_Swish:
+        fn = "swish";
+        alpha = aicf__attr_f(n, "alpha", 1.0f);
+        break;
     default: return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "not a unary op");
     }
     return aicf__cuo_unary_launch(c, fn, aicf__cuo_in(c, 0), aicf__cuo_out(c, 0), alpha, beta);
@@ -593,7 +683,8 @@ static aicf_result aicf__cuo_binary(aicf__cuo* c, const char* fn, int ta, const 
 static void aicf__cuo_bin_shape(const aicf__cuo* c, int i, aicf__shape* s) {
     const aicf__node* n = c->nd;
     *s = *aicf__cuo_shape(c, aicf__cuo_in(c, i));
-    if (aicf__cuo_opset(c) < 7 && i == 1 && n->op != AICF__OP_Sum && n->op != AICF__OP_Max && n->op != AICF__OP_Min &&
+    if (aicf__cuo_opset(c) < 7 && i == 1 &&
+        (n->op == AICF__OP_Add || n->op == AICF__OP_Sub || n->op == AICF__OP_Mul || n->op == AICF__OP_Div || n->op == AICF__OP_Pow) &&
         aicf__attr_i(n, "broadcast", 0) && aicf__attr(n, "axis")) {
         const aicf__shape* a = aicf__cuo_shape(c, aicf__cuo_in(c, 0));
         int64_t axis = aicf__attr_i(n, "axis", 0);
@@ -611,7 +702,9 @@ static void aicf__cuo_bin_shape(const aicf__cuo* c, int i, aicf__shape* s) {
 static const char* aicf__cuo_binfn(aicf__op op) {
     switch (op) {
     case AICF__OP_Add:
-    case AICF__OP_Sum: return "add";
+    case AICF__OP_Sum:
+    case AICF__OP_Mean: return "add";
+    case AICF__OP_PRelu: return "prelu";
     case AICF__OP_Sub: return "sub";
     case AICF__OP_Mul: return "mul";
     case AICF__OP_Div: return "div";
@@ -648,17 +741,24 @@ static aicf_result aicf__cuo_lower_binary(aicf__cuo* c) {
         if ((r = aicf__cuo_binary(c, fn, y, sy, aicf__cuo_in(c, i), &sb, y, sy)) != AICF_SUCCESS) return r;
     }
     if (nin > 2) aicf__cuo_reason(c, "%d inputs as a chain of %d binary kernels; first: %.140s", nin, nin - 1, keep);
+    if (c->nd->op == AICF__OP_Mean) { /* the sum, then divided by the input count (as the CPU reference) */
+        memcpy(keep, c->reason, sizeof keep);
+        if ((r = aicf__cuo_unary_launch(c, "divs", y, y, (float)nin, 0.0f)) != AICF_SUCCESS) return r;
+        aicf__cuo_reason(c, "sum of %d inputs, then divided by %d; first: %.130s", nin, nin, keep);
+    }
     return AICF_SUCCESS;
 }
 
 /* ---- data movement: permute (Transpose, broadcast copies), Concat, Cast ---- */
 
-/* y (shape[rank], row-major) = x read with element strides sx[] (any strides, 0 to broadcast).
+/* y (shape[rank], row-major) = x read with element strides sx[] (any strides, 0 to broadcast,
+   negative to walk backwards from the byte offset add_x; rank up to 2 * AICF_MAX_RANK before
+   size-1 dims are dropped and neighbours merged, AICF_MAX_RANK after).
    Picks: a copy when the collapsed view is the identity, the tiled 2-D transpose when it is a
    (batched) matrix transpose, else the generic permute kernel. add_x/add_y: byte offsets. */
 static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y, uint64_t add_y, const int64_t* shape_in,
                                      int rank_in, const int64_t* sx_in) {
-    int64_t shape[AICF_MAX_RANK], sx[AICF_MAX_RANK], n = 1;
+    int64_t shape[2 * AICF_MAX_RANK], sx[2 * AICF_MAX_RANK], n = 1; /* views up to twice the rank (Tile) */
     int64_t* st[1];
     int rank, i;
     unsigned grid[3], block[3];
@@ -673,6 +773,9 @@ static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y,
     if (n == 0) return AICF_SUCCESS;
     st[0] = sx;
     rank = aicf__cuo_collapse(shape, rank_in, st, 1);
+    if (rank > AICF_MAX_RANK)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "the strided copy needs %d dimensions after merging (limit %d)", rank,
+                              AICF_MAX_RANK);
     if (rank == 0 || (rank == 1 && sx[0] == 1)) {
         snprintf(c->kernel, sizeof c->kernel, "memcpy");
         aicf__cuo_reason(c, "the permutation keeps memory order: device-to-device copy");
@@ -1529,10 +1632,1029 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
         aicf__cuo_reason(c, "rows of %lld > 1024: one block per row, %lld rows", (long long)a.n, (long long)a.outer);
     }
     if (grid[0] == 0) grid[0] = 1;
-    snprintf(name, sizeof name, "aicf_softmax_%s_%s", v, aicf__cuo_dtn(c));
+    snprintf(name, sizeof name, "aicf_%s_%s_%s", c->nd->op == AICF__OP_LogSoftmax ? "logsoftmax" : "softmax", v, aicf__cuo_dtn(c));
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_softmax, x), X, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_softmax, y), Y, 0);
+    return AICF_SUCCESS;
+}
+
+/* ---- helpers for the ops whose parameters come from constant inputs ---- */
+
+/* Constant integer input i (int32 or int64) into vals[cap]; *count = -1 when the input is absent. */
+static aicf_result aicf__cuo_const_ints(aicf__cuo* c, int i, const char* what, int64_t* vals, int cap, int* count) {
+    int t = aicf__cuo_in(c, i);
+    const aicf__tensor* tt;
+    int64_t ne, k;
+    size_t es;
+    *count = -1;
+    if (t < 0) return AICF_SUCCESS;
+    tt = &c->g->tensors[t];
+    ne = aicf__shape_numel(&tt->shape);
+    if (tt->dtype != AICF_DTYPE_INT64 && tt->dtype != AICF_DTYPE_INT32)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' (%s) has element type %s; expected int32 or int64", i,
+                              tt->name ? tt->name : "", what, aicf_dtype_name(tt->dtype));
+    if (ne > 0 && (!(tt->flags & AICF__T_CONST) || !tt->data))
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "input %d '%.200s' (%s) is computed at run time; the device lowering needs it constant", i,
+                              tt->name ? tt->name : "", what);
+    if (ne < 0 || ne > cap)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "input %d '%.200s' (%s) has %lld values (limit %d)", i, tt->name ? tt->name : "",
+                              what, (long long)ne, cap);
+    es = aicf_dtype_size(tt->dtype);
+    if (tt->data_bytes < (size_t)ne * es)
+        return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) holds too few bytes", i, tt->name ? tt->name : "",
+                              what);
+    for (k = 0; k < ne; k++) {
+        if (tt->dtype == AICF_DTYPE_INT32) {
+            int32_t v;
+            memcpy(&v, (const unsigned char*)tt->data + (size_t)k * 4, 4);
+            vals[k] = v;
+        } else {
+            memcpy(&vals[k], (const unsigned char*)tt->data + (size_t)k * 8, 8);
+        }
+    }
+    *count = (int)ne;
+    return AICF_SUCCESS;
+}
+
+/* Constant float input i (float32, float16 or float64) into vals[cap]; *count = -1 when absent. */
+static aicf_result aicf__cuo_const_floats(aicf__cuo* c, int i, const char* what, double* vals, int cap, int* count) {
+    int t = aicf__cuo_in(c, i);
+    const aicf__tensor* tt;
+    int64_t ne, k;
+    size_t es;
+    *count = -1;
+    if (t < 0) return AICF_SUCCESS;
+    tt = &c->g->tensors[t];
+    ne = aicf__shape_numel(&tt->shape);
+    if (tt->dtype != AICF_DTYPE_FLOAT32 && tt->dtype != AICF_DTYPE_FLOAT16 && tt->dtype != AICF_DTYPE_FLOAT64)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d '%.200s' (%s) has element type %s", i, tt->name ? tt->name : "",
+                              what, aicf_dtype_name(tt->dtype));
+    if (ne > 0 && (!(tt->flags & AICF__T_CONST) || !tt->data))
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "input %d '%.200s' (%s) is computed at run time; the device lowering needs it constant", i,
+                              tt->name ? tt->name : "", what);
+    if (ne < 0 || ne > cap)
+        return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "input %d '%.200s' (%s) has %lld values (limit %d)", i, tt->name ? tt->name : "",
+                              what, (long long)ne, cap);
+    es = aicf_dtype_size(tt->dtype);
+    if (tt->data_bytes < (size_t)ne * es)
+        return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input %d '%.200s' (%s) holds too few bytes", i, tt->name ? tt->name : "",
+                              what);
+    for (k = 0; k < ne; k++) {
+        const unsigned char* src = (const unsigned char*)tt->data + (size_t)k * es;
+        if (tt->dtype == AICF_DTYPE_FLOAT32) {
+            float f;
+            memcpy(&f, src, 4);
+            vals[k] = f;
+        } else if (tt->dtype == AICF_DTYPE_FLOAT16) {
+            uint16_t h;
+            memcpy(&h, src, 2);
+            vals[k] = aicf__f16_to_f32(h);
+        } else {
+            memcpy(&vals[k], src, 8);
+        }
+    }
+    *count = (int)ne;
+    return AICF_SUCCESS;
+}
+
+/* INTS attribute `name` into vals[cap]; *count = -1 when absent. */
+static aicf_result aicf__cuo_attr_ints(aicf__cuo* c, const char* name, int64_t* vals, int cap, int* count) {
+    const int64_t* v = NULL;
+    int n = aicf__attr_ints(c->nd, name, &v), k;
+    *count = n;
+    if (n < 0) return AICF_SUCCESS;
+    if (n > cap) return aicf__cuo_fail(c, AICF_ERROR_LIMIT, "attribute '%s' has %d values (limit %d)", name, n, cap);
+    for (k = 0; k < n; k++) vals[k] = v[k];
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_axis(aicf__cuo* c, const char* what, int64_t a, int rank, int* out) {
+    *out = 0;
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank)
+        return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "%s %lld is out of range for rank %d", what, (long long)(a < 0 ? a - rank : a),
+                              rank);
+    *out = (int)a;
+    return AICF_SUCCESS;
+}
+
+/* Row-major element strides of a shape. */
+static void aicf__cuo_strides(const aicf__shape* s, int64_t* st) {
+    int i;
+    int64_t m = 1;
+    for (i = s->rank - 1; i >= 0; i--) {
+        st[i] = m;
+        m *= s->d[i];
+    }
+}
+
+static int64_t aicf__cuo_clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* ---- data movement as strided copies: Slice, Split, Tile, Expand, DepthToSpace, SpaceToDepth ---- */
+
+static aicf_result aicf__cuo_lower_slice(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), i, r, ns, ne, na = -1, np = -1;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    int64_t st[AICF_MAX_RANK], en[AICF_MAX_RANK], ax[AICF_MAX_RANK], sp[AICF_MAX_RANK];
+    int64_t start[AICF_MAX_RANK], step[AICF_MAX_RANK], xst[AICF_MAX_RANK], sx[AICF_MAX_RANK], base = 0;
+    int used[AICF_MAX_RANK];
+    aicf_result res;
+    if ((res = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return res;
+    r = xs->rank;
+    if (aicf__cuo_opset(c) < 10) {
+        if ((res = aicf__cuo_attr_ints(c, "starts", st, AICF_MAX_RANK, &ns)) != AICF_SUCCESS) return res;
+        if ((res = aicf__cuo_attr_ints(c, "ends", en, AICF_MAX_RANK, &ne)) != AICF_SUCCESS) return res;
+        if ((res = aicf__cuo_attr_ints(c, "axes", ax, AICF_MAX_RANK, &na)) != AICF_SUCCESS) return res;
+    } else {
+        if ((res = aicf__cuo_const_ints(c, 1, "starts", st, AICF_MAX_RANK, &ns)) != AICF_SUCCESS) return res;
+        if ((res = aicf__cuo_const_ints(c, 2, "ends", en, AICF_MAX_RANK, &ne)) != AICF_SUCCESS) return res;
+        if ((res = aicf__cuo_const_ints(c, 3, "axes", ax, AICF_MAX_RANK, &na)) != AICF_SUCCESS) return res;
+        if ((res = aicf__cuo_const_ints(c, 4, "steps", sp, AICF_MAX_RANK, &np)) != AICF_SUCCESS) return res;
+    }
+    if (ns < 0 || ns != ne || (na >= 0 && na != ns) || (np >= 0 && np != ns))
+        return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "starts, ends, axes and steps have different lengths (%d, %d, %d, %d)", ns,
+                              ne, na, np);
+    for (i = 0; i < r; i++) {
+        start[i] = 0;
+        step[i] = 1;
+        used[i] = 0;
+    }
+    for (i = 0; i < ns; i++) {
+        int a;
+        int64_t n, b, stp = np >= 0 ? sp[i] : 1;
+        if ((res = aicf__cuo_axis(c, "axes entry", na >= 0 ? ax[i] : i, r, &a)) != AICF_SUCCESS) return res;
+        if (used[a]) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "axis %d appears twice in axes", a);
+        used[a] = 1;
+        if (stp == 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "steps[%d] is 0", i);
+        if (stp < -INT64_MAX) stp = -INT64_MAX;
+        n = xs->d[a];
+        b = st[i];
+        if (b < 0) b += n;
+        if (n == 0) b = 0;
+        else if (stp > 0) b = aicf__cuo_clamp(b, 0, n);
+        else b = aicf__cuo_clamp(b, 0, n - 1);
+        start[a] = b;
+        step[a] = stp;
+    }
+    aicf__cuo_strides(xs, xst);
+    for (i = 0; i < r; i++) {
+        base += start[i] * xst[i];
+        sx[i] = step[i] * xst[i];
+    }
+    return aicf__cuo_permute(c, X, (uint64_t)base * c->es, Y, 0, ys->d, r, sx);
+}
+
+/* Size of Split output k (the 'split' attribute before opset 13, the constant input 1, or equal
+   parts of ceil(dim / n) with a smaller last one), as the CPU reference. */
+static aicf_result aicf__cuo_split_sizes(aicf__cuo* c, int64_t dim, int n, int64_t* sizes) {
+    int cnt = -1, k;
+    int64_t sum = 0;
+    if (aicf__cuo_opset(c) < 13 && aicf__attr(c->nd, "split")) {
+        const int64_t* v = NULL;
+        cnt = aicf__attr_ints(c->nd, "split", &v);
+        if (cnt != n) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "split has %d values for %d outputs", cnt, n);
+        for (k = 0; k < n; k++) sizes[k] = v[k];
+    } else if (aicf__cuo_in(c, 1) >= 0) {
+        aicf_result r = aicf__cuo_const_ints(c, 1, "split", sizes, n, &cnt);
+        if (r != AICF_SUCCESS) return r;
+        if (cnt != n) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "split has %d values for %d outputs", cnt, n);
+    }
+    if (cnt >= 0) {
+        for (k = 0; k < n; k++) {
+            if (sizes[k] < 0 || sizes[k] > dim)
+                return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "split[%d] = %lld is invalid", k, (long long)sizes[k]);
+            sum += sizes[k];
+        }
+        if (sum != dim) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "split sums to %lld, the axis has %lld", (long long)sum, (long long)dim);
+    } else {
+        int64_t chunk = dim / n + (dim % n != 0);
+        for (k = 0; k < n; k++) sizes[k] = k == n - 1 ? dim - chunk * (n - 1) : chunk;
+        if (sizes[n - 1] < 0) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "cannot split %lld into %d parts", (long long)dim, n);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_split(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), n = c->st->n_out, k, ax = 0, copies = 0, strided = 0, vec4 = 0;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    int64_t sizes[AICF__STEP_MAX_IO], outer, inner, dim, pos = 0;
+    char what[32];
+    aicf_result r;
+    if ((r = aicf__cuo_float(c, X, "input 0", 1)) != AICF_SUCCESS) return r;
+    for (k = 0; k < n; k++) {
+        if (aicf__cuo_out(c, k) < 0) continue;
+        snprintf(what, sizeof what, "output %d", k);
+        if ((r = aicf__cuo_float(c, aicf__cuo_out(c, k), what, 0)) != AICF_SUCCESS) return r;
+    }
+    if (xs->rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 is a scalar");
+    if ((r = aicf__cuo_axis(c, "attribute 'axis'", aicf__attr_i(c->nd, "axis", 0), xs->rank, &ax)) != AICF_SUCCESS) return r;
+    if (n < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "has no outputs");
+    dim = xs->d[ax];
+    if ((r = aicf__cuo_split_sizes(c, dim, n, sizes)) != AICF_SUCCESS) return r;
+    outer = aicf__cuo_prod(xs, 0, ax);
+    inner = aicf__cuo_prod(xs, ax + 1, xs->rank);
+    for (k = 0; k < n; k++) {
+        int Y = aicf__cuo_out(c, k);
+        int64_t cols = sizes[k] * inner;
+        if (Y >= 0 && cols > 0 && outer > 0) {
+            if (aicf__cuo_numel(c, Y) != outer * cols)
+                return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "output %d has %lld elements, the split gives %lld", k,
+                                      (long long)aicf__cuo_numel(c, Y), (long long)(outer * cols));
+            if (outer == 1) {
+                if ((r = aicf__cuo_copy(c, Y, 0, X, (uint64_t)(pos * inner) * c->es, (uint64_t)cols * c->es)) != AICF_SUCCESS) return r;
+                copies++;
+            } else {
+                aicf__k_copy2d a;
+                unsigned grid[3], block[3];
+                aicf__cuo_op* op = NULL;
+                char name[96];
+                uint64_t xoff = (uint64_t)(pos * inner) * c->es;
+                int v = cols % 4 == 0 && (dim * inner) % 4 == 0 && aicf__cuo_align(c, X, xoff) >= 4 * c->es &&
+                                aicf__cuo_align(c, Y, 0) >= 4 * c->es
+                            ? 4
+                            : 1;
+                memset(&a, 0, sizeof a);
+                a.rows = outer;
+                a.cols = cols;
+                a.ldx = dim * inner;
+                a.ldy = cols;
+                snprintf(name, sizeof name, "aicf_copy2d_%s_v%d", aicf__cuo_dtn(c), v);
+                aicf__cuo_dims1(outer * cols / v, grid, block);
+                if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+                aicf__cuo_patch(op, offsetof(aicf__k_copy2d, x), X, xoff);
+                aicf__cuo_patch(op, offsetof(aicf__k_copy2d, y), Y, 0);
+                strided++;
+                if (v == 4) vec4++;
+            }
+        }
+        pos += sizes[k];
+    }
+    if (strided == 0) {
+        snprintf(c->kernel, sizeof c->kernel, copies ? "memcpy" : "empty");
+        aicf__cuo_reason(c, "%d outputs along axis %d, outer size %lld: %d device-to-device copies", n, ax, (long long)outer, copies);
+    } else {
+        aicf__cuo_reason(c, "%d outputs along axis %d: %d strided 2-D copies (%lld rows each), %d of them vec4", n, ax, strided,
+                         (long long)outer, vec4);
+    }
+    return AICF_SUCCESS;
+}
+
+/* Tile: output dim k (d_k * rep_k) read as [rep_k, d_k] with strides [0, stride_k]. */
+static aicf_result aicf__cuo_lower_tile(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), cnt, i;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    int64_t rep[AICF_MAX_RANK], xst[AICF_MAX_RANK], shape[2 * AICF_MAX_RANK], sx[2 * AICF_MAX_RANK];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if ((r = aicf__cuo_const_ints(c, 1, "repeats", rep, AICF_MAX_RANK, &cnt)) != AICF_SUCCESS) return r;
+    if (cnt != xs->rank)
+        return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "repeats has %d values; input 0 has rank %d", cnt, xs->rank);
+    aicf__cuo_strides(xs, xst);
+    for (i = 0; i < xs->rank; i++) {
+        shape[2 * i] = rep[i];
+        sx[2 * i] = 0;
+        shape[2 * i + 1] = xs->d[i];
+        sx[2 * i + 1] = xst[i];
+    }
+    return aicf__cuo_permute(c, X, 0, Y, 0, shape, 2 * xs->rank, sx);
+}
+
+static aicf_result aicf__cuo_lower_expand(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0);
+    int64_t sx[AICF_MAX_RANK];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    aicf__cuo_bstrides(aicf__cuo_shape(c, X), aicf__cuo_shape(c, Y), sx);
+    return aicf__cuo_permute(c, X, 0, Y, 0, aicf__cuo_shape(c, Y)->d, aicf__cuo_shape(c, Y)->rank, sx);
+}
+
+/* DepthToSpace / SpaceToDepth: a permutation of a rank-6 view of NCHW. */
+static aicf_result aicf__cuo_lower_d2s(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), crd;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    int64_t b = aicf__attr_i(c->nd, "blocksize", 0), Cx, Hx, Wx, Cy, shape[6], sx[6];
+    const char* mode = aicf__attr_s(c->nd, "mode", "DCR");
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (xs->rank != 4 || ys->rank != 4 || b < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "expects 4-D NCHW and blocksize >= 1");
+    crd = !strcmp(mode, "CRD");
+    Cx = xs->d[1];
+    Hx = xs->d[2];
+    Wx = xs->d[3];
+    Cy = ys->d[1];
+    shape[0] = xs->d[0];
+    sx[0] = Cx * Hx * Wx;
+    if (c->nd->op == AICF__OP_DepthToSpace) { /* y viewed [N, Cy, Hx, b, Wx, b] */
+        shape[1] = Cy;
+        shape[2] = Hx;
+        shape[3] = b;
+        shape[4] = Wx;
+        shape[5] = b;
+        sx[1] = crd ? b * b * Hx * Wx : Hx * Wx;
+        sx[2] = Wx;
+        sx[3] = crd ? b * Hx * Wx : b * Cy * Hx * Wx;
+        sx[4] = 1;
+        sx[5] = crd ? Hx * Wx : Cy * Hx * Wx;
+    } else { /* y viewed [N, b, b, Cx, Hy, Wy] (DCR) or [N, Cx, b, b, Hy, Wy] (CRD) */
+        int ib = crd ? 2 : 1, ic = crd ? 1 : 3;
+        shape[ib] = b;
+        sx[ib] = Wx;
+        shape[ib + 1] = b;
+        sx[ib + 1] = 1;
+        shape[ic] = Cx;
+        sx[ic] = Hx * Wx;
+        shape[4] = ys->d[2];
+        sx[4] = b * Wx;
+        shape[5] = ys->d[3];
+        sx[5] = b;
+    }
+    return aicf__cuo_permute(c, X, 0, Y, 0, shape, 6, sx);
+}
+
+/* ---- Gather, Where, Pad ---- */
+
+static aicf_result aicf__cuo_lower_gather(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), I = aicf__cuo_in(c, 1), Y = aicf__cuo_out(c, 0), ax;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__tensor* it;
+    aicf_dtype idt;
+    int64_t outer, A, inner, ni;
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return r;
+    if (I < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input 1 (indices) is omitted");
+    if (xs->rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 is a scalar");
+    if ((r = aicf__cuo_axis(c, "attribute 'axis'", aicf__attr_i(c->nd, "axis", 0), xs->rank, &ax)) != AICF_SUCCESS) return r;
+    it = &c->g->tensors[I];
+    idt = c->p->loc[I].sdtype;
+    if (idt != AICF_DTYPE_INT64 && idt != AICF_DTYPE_INT32)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input 1 '%.200s' (indices) has element type %s; the device kernel takes int32 or int64",
+                              it->name ? it->name : "", aicf_dtype_name(idt));
+    outer = aicf__cuo_prod(xs, 0, ax);
+    A = xs->d[ax];
+    inner = aicf__cuo_prod(xs, ax + 1, xs->rank);
+    ni = aicf__shape_numel(&it->shape);
+    if ((it->flags & AICF__T_CONST) && it->data && ni == 1) { /* one constant index: a strided copy */
+        int64_t k, shape[2], sx[2];
+        if (idt == AICF_DTYPE_INT32) {
+            int32_t v;
+            memcpy(&v, it->data, 4);
+            k = v;
+        } else {
+            memcpy(&k, it->data, 8);
+        }
+        if (k < 0) k += A;
+        if (k < 0 || k >= A) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "index %lld is out of range [0, %lld)", (long long)k, (long long)A);
+        shape[0] = outer;
+        shape[1] = inner;
+        sx[0] = A * inner;
+        sx[1] = 1;
+        if ((r = aicf__cuo_permute(c, X, (uint64_t)(k * inner) * c->es, Y, 0, shape, 2, sx)) != AICF_SUCCESS) return r;
+        {
+            char keep[192];
+            memcpy(keep, c->reason, sizeof keep);
+            aicf__cuo_reason(c, "one constant index %lld on axis %d: %.150s", (long long)k, ax, keep);
+        }
+        return AICF_SUCCESS;
+    }
+    if (c->p->loc[I].space != AICF__SPACE_WEIGHTS && c->p->loc[I].space != AICF__SPACE_ARENA && c->p->loc[I].alias_of < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "input 1 '%.200s' (indices) has no device storage", it->name ? it->name : "");
+    {
+        aicf__k_gather a;
+        unsigned grid[3], block[3];
+        aicf__cuo_op* op = NULL;
+        char name[96];
+        memset(&a, 0, sizeof a);
+        a.outer = outer;
+        a.A = A;
+        a.inner = inner;
+        a.ni = ni;
+        snprintf(name, sizeof name, "aicf_gather_%s_%s", aicf__cuo_dtn(c), idt == AICF_DTYPE_INT32 ? "i32" : "i64");
+        aicf__cuo_dims1(outer * ni * inner, grid, block);
+        if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        aicf__cuo_patch(op, offsetof(aicf__k_gather, x), X, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_gather, idx), I, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_gather, y), Y, 0);
+        aicf__cuo_reason(c, "%lld %s indices (%s) on axis %d, rows of %lld, one thread per element", (long long)ni,
+                         idt == AICF_DTYPE_INT32 ? "int32" : "int64", (it->flags & AICF__T_CONST) ? "constant, in the weights" : "computed, in the arena",
+                         ax, (long long)inner);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_where(aicf__cuo* c) {
+    int C = aicf__cuo_in(c, 0), A = aicf__cuo_in(c, 1), B = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), rank;
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    const aicf__tensor* ct;
+    aicf__k_where a;
+    int64_t* st[3];
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96], b1[160];
+    aicf_result r;
+    if (C < 0 || A < 0 || B < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "needs 3 inputs");
+    if ((r = aicf__cuo_float(c, Y, "output 0", 1)) != AICF_SUCCESS) return r;
+    if ((r = aicf__cuo_float(c, A, "input 1", 0)) != AICF_SUCCESS) return r;
+    if ((r = aicf__cuo_float(c, B, "input 2", 0)) != AICF_SUCCESS) return r;
+    ct = &c->g->tensors[C];
+    if (c->p->loc[C].sdtype != AICF_DTYPE_BOOL)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input 0 '%.200s' (condition) has element type %s; expected bool",
+                              ct->name ? ct->name : "", aicf_dtype_name(c->p->loc[C].sdtype));
+    if ((ct->flags & AICF__T_CONST) && ct->data) { /* a constant condition that picks one side everywhere: a broadcast copy */
+        int64_t n = aicf__shape_numel(&ct->shape), k, ones = 0, sx[AICF_MAX_RANK];
+        for (k = 0; k < n; k++) ones += ((const unsigned char*)ct->data)[k] != 0;
+        if (n > 0 && (ones == 0 || ones == n)) {
+            int src = ones ? A : B;
+            char keep[192];
+            aicf__cuo_bstrides(aicf__cuo_shape(c, src), ys, sx);
+            if ((r = aicf__cuo_permute(c, src, 0, Y, 0, ys->d, ys->rank, sx)) != AICF_SUCCESS) return r;
+            memcpy(keep, c->reason, sizeof keep);
+            aicf__cuo_reason(c, "constant condition all %s: input %d broadcast (%.140s)", ones ? "true" : "false", ones ? 1 : 2, keep);
+            return AICF_SUCCESS;
+        }
+    }
+    memset(&a, 0, sizeof a);
+    aicf__cuo_bstrides(&ct->shape, ys, a.sc);
+    aicf__cuo_bstrides(aicf__cuo_shape(c, A), ys, a.sa);
+    aicf__cuo_bstrides(aicf__cuo_shape(c, B), ys, a.sb);
+    memcpy(a.shape, ys->d, sizeof(int64_t) * (size_t)ys->rank);
+    st[0] = a.sc;
+    st[1] = a.sa;
+    st[2] = a.sb;
+    rank = aicf__cuo_collapse(a.shape, ys->rank, st, 3);
+    if (rank == 0) {
+        rank = 1;
+        a.shape[0] = 1;
+        a.sc[0] = a.sa[0] = a.sb[0] = 0;
+    }
+    a.rank = rank;
+    a.n = aicf__shape_numel(ys);
+    snprintf(name, sizeof name, "aicf_where_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.n, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_where, c), C, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_where, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_where, b), B, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_where, y), Y, 0);
+    aicf__cuo_reason(c, "%s condition, output %s collapsed to rank %d with per-input strides",
+                     (ct->flags & AICF__T_CONST) ? "constant" : "computed", aicf__cuo_sstr(ys, b1, sizeof b1), rank);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_pad(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), np = -1, na = -1, r, i, mode, used[AICF_MAX_RANK], any = 0;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    int64_t pads[2 * AICF_MAX_RANK], axes[AICF_MAX_RANK], pb[AICF_MAX_RANK], pe[AICF_MAX_RANK], xst[AICF_MAX_RANK], base = 0;
+    const char* ms = aicf__attr_s(c->nd, "mode", "constant");
+    float value = 0.0f;
+    aicf__k_pad a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96];
+    aicf_result res;
+    if ((res = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return res;
+    r = xs->rank;
+    if (!strcmp(ms, "constant")) mode = 0;
+    else if (!strcmp(ms, "reflect")) mode = 1;
+    else if (!strcmp(ms, "edge")) mode = 2;
+    else if (!strcmp(ms, "wrap") && aicf__cuo_opset(c) >= 19) mode = 3;
+    else return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'mode' is '%.40s'", ms);
+    if (aicf__cuo_opset(c) < 11) {
+        if ((res = aicf__cuo_attr_ints(c, aicf__cuo_opset(c) < 2 ? "paddings" : "pads", pads, 2 * AICF_MAX_RANK, &np)) != AICF_SUCCESS)
+            return res;
+        value = aicf__attr_f(c->nd, "value", 0.0f);
+    } else {
+        if ((res = aicf__cuo_const_ints(c, 1, "pads", pads, 2 * AICF_MAX_RANK, &np)) != AICF_SUCCESS) return res;
+        if (aicf__cuo_opset(c) >= 18 && (res = aicf__cuo_const_ints(c, 3, "axes", axes, AICF_MAX_RANK, &na)) != AICF_SUCCESS)
+            return res;
+        if ((res = aicf__cuo_const_scalar(c, 2, "constant_value", &value)) != AICF_SUCCESS) return res;
+    }
+    if (na < 0) {
+        na = r;
+        for (i = 0; i < r; i++) axes[i] = i;
+    }
+    if (np != 2 * na) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "pads has %d values; expected %d", np, 2 * na);
+    for (i = 0; i < r; i++) {
+        pb[i] = pe[i] = 0;
+        used[i] = 0;
+    }
+    for (i = 0; i < na; i++) {
+        int ax;
+        if ((res = aicf__cuo_axis(c, "axes entry", axes[i], r, &ax)) != AICF_SUCCESS) return res;
+        if (used[ax]) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "axis %d appears twice in axes", ax);
+        used[ax] = 1;
+        pb[ax] = pads[i];
+        pe[ax] = pads[na + i];
+        if (pb[ax] || pe[ax]) any = 1;
+    }
+    if (!any || r == 0) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "no padding: device-to-device copy");
+        return aicf__cuo_copy(c, Y, 0, X, 0, c->p->loc[Y].bytes);
+    }
+    aicf__cuo_strides(xs, xst);
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < r; i++) {
+        int64_t lo = pb[i] < 0 ? -pb[i] : 0;
+        a.shape[i] = ys->d[i];
+        a.cn[i] = xs->d[i] - lo - (pe[i] < 0 ? -pe[i] : 0);
+        a.pb[i] = pb[i] > 0 ? pb[i] : 0;
+        a.sx[i] = xst[i];
+        base += lo * xst[i];
+        if (a.cn[i] < 0 || (mode != 0 && a.cn[i] == 0 && a.shape[i] > 0))
+            return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "pads crop axis %d below zero elements", i);
+    }
+    a.n = aicf__shape_numel(ys);
+    a.rank = r;
+    a.mode = mode;
+    a.value = value;
+    snprintf(name, sizeof name, "aicf_pad_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.n, grid, block);
+    if ((res = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return res;
+    aicf__cuo_patch(op, offsetof(aicf__k_pad, x), X, (uint64_t)base * c->es);
+    aicf__cuo_patch(op, offsetof(aicf__k_pad, y), Y, 0);
+    aicf__cuo_reason(c, "mode %s, one thread per output element over rank %d", ms, r);
+    return AICF_SUCCESS;
+}
+
+/* ---- reductions ---- */
+
+/* y = fn over the axes marked in mark[] of x (kept dims and reduced dims merged separately);
+   fn is one of the names below, in the order of the template's AICF_RED_* codes (from 1). */
+static const char* const aicf__cuo_red_fns[10] = {"sum", "mean", "max", "min", "prod", "l1", "l2", "sumsquare", "logsum", "logsumexp"};
+
+static aicf_result aicf__cuo_reduce(aicf__cuo* c, const char* fn, int X, int Y, const int* mark) {
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    int64_t xst[AICF_MAX_RANK];
+    int64_t* st[1];
+    aicf__k_reduce a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96];
+    const char* v;
+    int i, ko = 0, kr = 0, contiguous;
+    aicf_result r;
+    aicf__cuo_strides(xs, xst);
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < 10; i++)
+        if (!strcmp(fn, aicf__cuo_red_fns[i])) a.op = i + 1;
+    if (!a.op) return aicf__cuo_fail(c, AICF_ERROR_STATE, "unknown reduction '%s'", fn);
+    a.nout = a.nred = 1;
+    for (i = 0; i < xs->rank; i++) {
+        if (mark[i]) {
+            a.rshape[kr] = xs->d[i];
+            a.rstr[kr++] = xst[i];
+            a.nred *= xs->d[i];
+        } else {
+            a.oshape[ko] = xs->d[i];
+            a.ostr[ko++] = xst[i];
+            a.nout *= xs->d[i];
+        }
+    }
+    st[0] = a.ostr;
+    a.ko = aicf__cuo_collapse(a.oshape, ko, st, 1);
+    st[0] = a.rstr;
+    a.kr = aicf__cuo_collapse(a.rshape, kr, st, 1);
+    if (a.nred == 0) { /* the collapse drops nothing of size 0; keep the loop bounds at 0 */
+        a.kr = 0;
+    }
+    contiguous = a.kr == 0 || (a.kr == 1 && a.rstr[0] == 1);
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    grid[1] = grid[2] = 1;
+    if (a.nred >= 2048 && a.nout <= 2048) {
+        v = "block";
+        grid[0] = (unsigned)AICF__MIN(a.nout, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "%lld outputs of %lld elements: one block per output, fixed tree", (long long)a.nout, (long long)a.nred);
+    } else if (a.nred >= 64 && contiguous) {
+        v = "warp";
+        grid[0] = (unsigned)AICF__MIN((a.nout + 7) / 8, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "%lld outputs of %lld contiguous elements: one warp per output", (long long)a.nout, (long long)a.nred);
+    } else {
+        v = "thread";
+        aicf__cuo_dims1(a.nout, grid, block);
+        aicf__cuo_reason(c, "%lld outputs of %lld elements (%s): one thread per output", (long long)a.nout, (long long)a.nred,
+                         contiguous ? "contiguous" : "strided");
+    }
+    if (grid[0] == 0) grid[0] = 1;
+    snprintf(name, sizeof name, "aicf_reduce_%s_%s", v, aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_reduce, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_reduce, y), Y, 0);
+    {
+        char keep[192];
+        memcpy(keep, c->reason, sizeof keep);
+        aicf__cuo_reason(c, "%s: %.170s", fn, keep);
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_reduce(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), mark[AICF_MAX_RANK], cnt = -1, i, r;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__op op = c->nd->op;
+    int64_t axes[AICF_MAX_RANK], noop = 0;
+    const char* fn;
+    aicf_result res;
+    switch (op) {
+    case AICF__OP_ReduceSum: fn = "sum"; break;
+    case AICF__OP_ReduceMean: fn = "mean"; break;
+    case AICF__OP_ReduceMax:
+    case AICF__OP_GlobalMaxPool: fn = "max"; break;
+    case AICF__OP_ReduceMin: fn = "min"; break;
+    case AICF__OP_ReduceProd: fn = "prod"; break;
+    case AICF__OP_ReduceL1: fn = "l1"; break;
+    case AICF__OP_ReduceL2: fn = "l2"; break;
+    case AICF__OP_ReduceSumSquare: fn = "sumsquare"; break;
+    case AICF__OP_ReduceLogSum: fn = "logsum"; break;
+    case AICF__OP_ReduceLogSumExp: fn = "logsumexp"; break;
+    default: return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "not a reduction");
+    }
+    if ((res = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return res;
+    r = xs->rank;
+    if (op == AICF__OP_GlobalMaxPool) {
+        if (r < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected >= 2", r);
+        for (i = 0; i < r; i++) mark[i] = i >= 2;
+        return aicf__cuo_reduce(c, fn, X, Y, mark);
+    }
+    if (aicf__cuo_opset(c) >= (op == AICF__OP_ReduceSum ? 13 : 18)) {
+        noop = aicf__attr_i(c->nd, "noop_with_empty_axes", 0);
+        if ((res = aicf__cuo_const_ints(c, 1, "axes", axes, AICF_MAX_RANK, &cnt)) != AICF_SUCCESS) return res;
+    } else {
+        if ((res = aicf__cuo_attr_ints(c, "axes", axes, AICF_MAX_RANK, &cnt)) != AICF_SUCCESS) return res;
+    }
+    for (i = 0; i < r; i++) mark[i] = cnt <= 0 ? !noop : 0;
+    for (i = 0; i < cnt; i++) {
+        int a;
+        if ((res = aicf__cuo_axis(c, "axes entry", axes[i], r, &a)) != AICF_SUCCESS) return res;
+        if (mark[a]) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "axis %d appears twice in axes", a);
+        mark[a] = 1;
+    }
+    return aicf__cuo_reduce(c, fn, X, Y, mark);
+}
+
+/* ---- normalizations ---- */
+
+/* Index pattern of a LayerNormalization parameter (scale or B) of shape ps over x [rows, cols]
+   (axis ax): index = r * row + (j / div) * col. */
+static aicf_result aicf__cuo_ln_param(aicf__cuo* c, int i, const aicf__shape* ps, const aicf__shape* xs, int ax, int64_t cols,
+                                      int64_t* row, int64_t* col, int64_t* div) {
+    int64_t st[AICF_MAX_RANK], shape[AICF_MAX_RANK], xst[AICF_MAX_RANK];
+    int64_t* sp[1];
+    int k, n = 0, lead = 0, full = 1;
+    char b1[160], b2[160];
+    aicf__cuo_bstrides(ps, xs, st);
+    aicf__cuo_strides(xs, xst);
+    for (k = 0; k < xs->rank; k++) {
+        if (k < ax && st[k] != 0 && xs->d[k] > 1) lead = 1;
+        if (xs->d[k] > 1 && st[k] != xst[k]) full = 0;
+    }
+    if (lead) { /* the parameter varies along the rows: only a full-shape parameter is supported */
+        if (!full)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d shape %s broadcasts to input 0 shape %s in a pattern the device kernel does not index",
+                                  i, aicf__cuo_sstr(ps, b1, sizeof b1), aicf__cuo_sstr(xs, b2, sizeof b2));
+        *row = cols;
+        *col = 1;
+        *div = 1;
+        return AICF_SUCCESS;
+    }
+    for (k = ax; k < xs->rank; k++) {
+        shape[n] = xs->d[k];
+        st[n] = st[k];
+        n++;
+    }
+    sp[0] = st;
+    n = aicf__cuo_collapse(shape, n, sp, 1);
+    *row = 0;
+    *div = 1;
+    if (n == 0) *col = 0;
+    else if (n == 1) *col = st[0] ? 1 : 0;
+    else if (n == 2 && st[0] == 1 && st[1] == 0) {
+        *col = 1;
+        *div = shape[1];
+    } else {
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d shape %s broadcasts to input 0 shape %s in a pattern the device kernel does not index",
+                              i, aicf__cuo_sstr(ps, b1, sizeof b1), aicf__cuo_sstr(xs, b2, sizeof b2));
+    }
+    if (*col == 1 && n == 1 && st[0] != 1)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d shape %s is not contiguous over the normalized axes", i,
+                              aicf__cuo_sstr(ps, b1, sizeof b1));
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuo_lower_norm(aicf__cuo* c) {
+    aicf__op op = c->nd->op;
+    int X = aicf__cuo_in(c, 0), S = aicf__cuo_in(c, 1), B = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0);
+    int Mo = aicf__cuo_out(c, 1), Io = aicf__cuo_out(c, 2), ax = 0, i;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    aicf__k_norm a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op_ = NULL;
+    char name[96];
+    const char* v;
+    aicf_result r;
+    if (op == AICF__OP_RMSNormalization) B = -1;
+    if (op != AICF__OP_LayerNormalization) Mo = Io = -1;
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (Mo >= 0 && (r = aicf__cuo_float(c, Mo, "output 1 (Mean)", 0)) != AICF_SUCCESS) return r;
+    if (Io >= 0 && (r = aicf__cuo_float(c, Io, "output 2 (InvStdDev)", 0)) != AICF_SUCCESS) return r;
+    if (S < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input 1 (scale) is omitted");
+    memset(&a, 0, sizeof a);
+    a.epsilon = aicf__attr_f(c->nd, "epsilon", 1e-5f);
+    a.div = 1;
+    if (op == AICF__OP_LayerNormalization || op == AICF__OP_RMSNormalization) {
+        if (xs->rank < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 is a scalar");
+        if (aicf__attr_i(c->nd, "stash_type", 1) != 1)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "attribute 'stash_type' must be 1 (float32 statistics)");
+        if ((r = aicf__cuo_axis(c, "attribute 'axis'", aicf__attr_i(c->nd, "axis", -1), xs->rank, &ax)) != AICF_SUCCESS) return r;
+        a.rows = aicf__cuo_prod(xs, 0, ax);
+        a.cols = aicf__cuo_prod(xs, ax, xs->rank);
+        a.G = a.rows > 0 ? a.rows : 1;
+        a.rms = op == AICF__OP_RMSNormalization;
+        if ((r = aicf__cuo_ln_param(c, 1, aicf__cuo_shape(c, S), xs, ax, a.cols, &a.s_row, &a.s_col, &a.div)) != AICF_SUCCESS) return r;
+        if (B >= 0) {
+            int64_t bdiv = 1;
+            if ((r = aicf__cuo_ln_param(c, 2, aicf__cuo_shape(c, B), xs, ax, a.cols, &a.b_row, &a.b_col, &bdiv)) != AICF_SUCCESS) return r;
+            if (bdiv != a.div && a.b_col && a.s_col)
+                return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "scale and B broadcast over the normalized axes differently");
+            if (a.b_col && !a.s_col) a.div = bdiv;
+        }
+    } else {
+        int64_t C, sp, G;
+        if (xs->rank < 2) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d; expected N x C x ...", xs->rank);
+        if (B < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "input 2 (B) is omitted");
+        C = xs->d[1];
+        sp = aicf__cuo_prod(xs, 2, xs->rank);
+        if (op == AICF__OP_InstanceNormalization) {
+            G = C;
+            a.s_row = a.b_row = 1;
+        } else {
+            G = aicf__attr_i(c->nd, "num_groups", 0);
+            if (aicf__attr_i(c->nd, "stash_type", 1) != 1)
+                return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "attribute 'stash_type' must be 1 (float32 statistics)");
+            if (G < 1 || C % G) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "attribute 'num_groups' = %lld does not divide %lld channels",
+                                                      (long long)G, (long long)C);
+            if (aicf__cuo_opset(c) < 21) { /* GroupNormalization-18: scale and bias per group */
+                a.s_row = a.b_row = 1;
+            } else { /* per channel: channel = g * C/G + j / spatial */
+                a.s_row = a.b_row = C / G;
+                a.s_col = a.b_col = 1;
+                a.div = sp > 0 ? sp : 1;
+            }
+        }
+        for (i = 1; i < 3; i++) {
+            const aicf__shape* ps = aicf__cuo_shape(c, aicf__cuo_in(c, i));
+            int64_t want = a.s_col || op == AICF__OP_InstanceNormalization ? C : G;
+            if (ps->rank != 1 || ps->d[0] != want)
+                return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input %d must have shape [%lld]", i, (long long)want);
+        }
+        a.G = G;
+        a.rows = xs->d[0] * G;
+        a.cols = (C / G) * sp;
+    }
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    grid[1] = grid[2] = 1;
+    if (a.cols <= 1024) {
+        v = "warp";
+        grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "%lld rows of %lld: one warp per row, float32 two-pass statistics", (long long)a.rows, (long long)a.cols);
+    } else {
+        v = "block";
+        grid[0] = (unsigned)AICF__MIN(a.rows, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "%lld rows of %lld: one block per row, float32 two-pass statistics", (long long)a.rows, (long long)a.cols);
+    }
+    if (grid[0] == 0) grid[0] = 1;
+    snprintf(name, sizeof name, "aicf_norm_%s_%s", v, aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op_)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op_, offsetof(aicf__k_norm, x), X, 0);
+    aicf__cuo_patch(op_, offsetof(aicf__k_norm, scale), S, 0);
+    if (B >= 0) aicf__cuo_patch(op_, offsetof(aicf__k_norm, bias), B, 0);
+    aicf__cuo_patch(op_, offsetof(aicf__k_norm, y), Y, 0);
+    if (Mo >= 0) aicf__cuo_patch(op_, offsetof(aicf__k_norm, mean), Mo, 0);
+    if (Io >= 0) aicf__cuo_patch(op_, offsetof(aicf__k_norm, inv), Io, 0);
+    return AICF_SUCCESS;
+}
+
+/* ---- Resize / Upsample (nearest, linear; the last two axes) ---- */
+
+static int aicf__cuo_pick(const char* s, const char* const* names, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(s, names[i])) return i;
+    return -1;
+}
+
+static aicf_result aicf__cuo_lower_resize(aicf__cuo* c) {
+    static const char* const ctms[6] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                        "tf_crop_and_resize"};
+    static const char* const nms[4] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    static const char* const pols[3] = {"stretch", "not_larger", "not_smaller"};
+    int X = aicf__cuo_in(c, 0), Y = aicf__cuo_out(c, 0), r, i, ns = -1, nz = -1, nroi = -1, na = -1, pol = 0, legacy, has_roi;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    double sc[AICF_MAX_RANK], roi[2 * AICF_MAX_RANK], scale[AICF_MAX_RANK], rs[AICF_MAX_RANK], re[AICF_MAX_RANK];
+    int64_t sz[AICF_MAX_RANK], axes[AICF_MAX_RANK];
+    int ident[AICF_MAX_RANK], order[AICF_MAX_RANK];
+    const char* s;
+    aicf__k_resize a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96];
+    aicf_result res;
+    if ((res = aicf__cuo_floats(c, 1)) != AICF_SUCCESS) return res;
+    r = xs->rank;
+    if (r < 1 || ys->rank != r) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 0 has rank %d", r);
+    memset(&a, 0, sizeof a);
+    legacy = c->nd->op == AICF__OP_Upsample || aicf__cuo_opset(c) < 11;
+    s = aicf__attr_s(c->nd, "mode", "nearest");
+    if (!strcmp(s, "nearest")) a.mode = 0;
+    else if (!strcmp(s, "linear") || (legacy && !strcmp(s, "bilinear"))) a.mode = 1;
+    else return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "mode '%.40s' is not supported on the device (nearest, linear)", s);
+    if (legacy) {
+        a.ctm = 4;
+        a.nearest = 4;
+    } else {
+        s = aicf__attr_s(c->nd, "coordinate_transformation_mode", "half_pixel");
+        a.ctm = aicf__cuo_pick(s, ctms, 6);
+        if (a.ctm < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'coordinate_transformation_mode' is '%.40s'", s);
+        s = aicf__attr_s(c->nd, "nearest_mode", "round_prefer_floor");
+        a.nearest = aicf__cuo_pick(s, nms, 4);
+        if (a.nearest < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'nearest_mode' is '%.40s'", s);
+        a.extrapolation = aicf__attr_f(c->nd, "extrapolation_value", 0.0f);
+        a.exclude_outside = aicf__attr_i(c->nd, "exclude_outside", 0) != 0;
+        if (aicf__cuo_opset(c) >= 18) {
+            if (aicf__attr_i(c->nd, "antialias", 0) != 0 && a.mode != 0)
+                return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "antialias is not supported on the device");
+            s = aicf__attr_s(c->nd, "keep_aspect_ratio_policy", "stretch");
+            pol = aicf__cuo_pick(s, pols, 3);
+            if (pol < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'keep_aspect_ratio_policy' is '%.40s'", s);
+            if ((res = aicf__cuo_attr_ints(c, "axes", axes, AICF_MAX_RANK, &na)) != AICF_SUCCESS) return res;
+        }
+    }
+    if (c->nd->op == AICF__OP_Upsample && aicf__cuo_opset(c) < 9) {
+        const aicf__attrv* at = aicf__attr(c->nd, "scales");
+        if (!at || at->type != AICF_ATTR_FLOATS || at->count > AICF_MAX_RANK)
+            return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute 'scales' is missing or too long");
+        ns = at->count;
+        for (i = 0; i < ns; i++) sc[i] = at->floats[i];
+    } else if (legacy) {
+        if ((res = aicf__cuo_const_floats(c, 1, "scales", sc, AICF_MAX_RANK, &ns)) != AICF_SUCCESS) return res;
+    } else {
+        if ((res = aicf__cuo_const_floats(c, 2, "scales", sc, AICF_MAX_RANK, &ns)) != AICF_SUCCESS) return res;
+        if ((res = aicf__cuo_const_ints(c, 3, "sizes", sz, AICF_MAX_RANK, &nz)) != AICF_SUCCESS) return res;
+        if (a.ctm == 5 && (res = aicf__cuo_const_floats(c, 1, "roi", roi, 2 * AICF_MAX_RANK, &nroi)) != AICF_SUCCESS) return res;
+    }
+    if (na < 0) {
+        na = r;
+        for (i = 0; i < r; i++) axes[i] = i;
+    }
+    if ((ns > 0) == (nz > 0) || (ns > 0 && ns != na) || (nz > 0 && nz != na) || (nroi >= 0 && nroi != 2 * na))
+        return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "scales / sizes / roi do not match %d axes", na);
+    has_roi = a.ctm == 5;
+    for (i = 0; i < r; i++) {
+        scale[i] = 1.0;
+        rs[i] = 0.0;
+        re[i] = 1.0;
+    }
+    for (i = 0; i < na; i++) {
+        int ax;
+        if ((res = aicf__cuo_axis(c, "axes entry", axes[i], r, &ax)) != AICF_SUCCESS) return res;
+        order[i] = ax;
+        if (has_roi && nroi > 0) {
+            rs[ax] = roi[i];
+            re[ax] = roi[na + i];
+        }
+        if (ns > 0) scale[ax] = sc[i];
+        else if (xs->d[ax] > 0) scale[ax] = (double)sz[i] / (double)xs->d[ax];
+    }
+    if (nz > 0 && pol != 0) {
+        double s1 = pol == 1 ? INFINITY : 0.0;
+        for (i = 0; i < na; i++) s1 = pol == 1 ? (scale[order[i]] < s1 ? scale[order[i]] : s1) : (scale[order[i]] > s1 ? scale[order[i]] : s1);
+        for (i = 0; i < na; i++) scale[order[i]] = s1;
+    }
+    for (i = 0; i < r; i++) {
+        ident[i] = fabs(scale[i] - 1.0) <= 1e-9 && ys->d[i] == xs->d[i] && (!has_roi || (fabs(rs[i]) <= 1e-9 && fabs(re[i] - 1.0) <= 1e-9));
+        if (!ident[i] && i < r - 2)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "resizes axis %d; the device kernel resizes the last two axes only", i);
+        if (!ident[i] && xs->d[i] == 0) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "axis %d of input 0 is empty", i);
+    }
+    a.outer = r >= 2 ? aicf__cuo_prod(xs, 0, r - 2) : 1;
+    a.H = r >= 2 ? xs->d[r - 2] : 1;
+    a.W = xs->d[r - 1];
+    a.OH = r >= 2 ? ys->d[r - 2] : 1;
+    a.OW = ys->d[r - 1];
+    a.ident_h = r >= 2 ? ident[r - 2] : 1;
+    a.ident_w = ident[r - 1];
+    a.scale_h = r >= 2 ? scale[r - 2] : 1.0;
+    a.scale_w = scale[r - 1];
+    a.roi_h0 = r >= 2 ? rs[r - 2] : 0.0;
+    a.roi_h1 = r >= 2 ? re[r - 2] : 1.0;
+    a.roi_w0 = rs[r - 1];
+    a.roi_w1 = re[r - 1];
+    if (a.ident_h && a.ident_w) {
+        snprintf(c->kernel, sizeof c->kernel, "memcpy");
+        aicf__cuo_reason(c, "every axis keeps its size and scale 1: device-to-device copy");
+        return aicf__cuo_copy(c, Y, 0, X, 0, c->p->loc[Y].bytes);
+    }
+    snprintf(name, sizeof name, "aicf_resize2d_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.outer * a.OH * a.OW, grid, block);
+    if ((res = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return res;
+    aicf__cuo_patch(op, offsetof(aicf__k_resize, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_resize, y), Y, 0);
+    aicf__cuo_reason(c, "%s, %s: [%lld,%lld] -> [%lld,%lld] x %lld, one thread per output", a.mode ? "linear" : "nearest",
+                     legacy ? "asymmetric (Upsample)" : ctms[a.ctm], (long long)a.H, (long long)a.W, (long long)a.OH, (long long)a.OW,
+                     (long long)a.outer);
+    return AICF_SUCCESS;
+}
+
+/* ---- ConvTranspose (1-D as 2-D with H = 1) ---- */
+
+static int64_t aicf__cuo_floordiv2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
+
+static aicf_result aicf__cuo_lower_convt(aicf__cuo* c) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), nsp, i, n_os, cnt;
+    const aicf__shape* xs = aicf__cuo_shape(c, X);
+    const aicf__shape* ws = aicf__cuo_shape(c, Wt);
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    int64_t st[2] = {1, 1}, dl[2] = {1, 1}, op_[2] = {0, 0}, pads[4] = {0, 0, 0, 0}, os[AICF_MAX_RANK], v8[AICF_MAX_RANK];
+    int64_t in[2] = {1, 1}, out[2] = {1, 1}, k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, pb[2] = {0, 0};
+    int64_t group = aicf__attr_i(c->nd, "group", 1);
+    const char* ap = aicf__attr_s(c->nd, "auto_pad", "NOTSET");
+    aicf__k_conv2d a;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96];
+    aicf_result r;
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    nsp = xs->rank - 2;
+    if (nsp < 1 || nsp > 2 || ws->rank != xs->rank || ys->rank != xs->rank)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input rank %d is not supported on the device (1-D or 2-D NCHW)", xs->rank);
+    if (group < 1 || xs->d[1] % group || ws->d[0] != xs->d[1])
+        return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "group %lld does not fit C = %lld and W", (long long)group, (long long)xs->d[1]);
+#define AICF__CUO_CT_ATTR(nm, arr, n)                                                                                  \
+    if ((r = aicf__cuo_attr_ints(c, nm, v8, AICF_MAX_RANK, &cnt)) != AICF_SUCCESS) return r;                          \
+    if (cnt >= 0) {                                                                                                    \
+        if (cnt != (n)) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "attribute '%s' has %d values", nm, cnt);  \
+        for (i = 0; i < cnt; i++) arr[i] = v8[i];                                                                      \
+    }
+    AICF__CUO_CT_ATTR("strides", st, nsp)
+    AICF__CUO_CT_ATTR("dilations", dl, nsp)
+    AICF__CUO_CT_ATTR("output_padding", op_, nsp)
+    AICF__CUO_CT_ATTR("pads", pads, 2 * nsp)
+#undef AICF__CUO_CT_ATTR
+    if ((r = aicf__cuo_attr_ints(c, "output_shape", os, AICF_MAX_RANK, &n_os)) != AICF_SUCCESS) return r;
+    for (i = 0; i < nsp; i++) {
+        int o = 2 - nsp + i;
+        int64_t dk = (ws->d[2 + i] - 1) * dl[i] + 1, full = st[i] * (xs->d[2 + i] - 1) + op_[i] + dk;
+        in[o] = xs->d[2 + i];
+        out[o] = ys->d[2 + i];
+        k[o] = ws->d[2 + i];
+        s[o] = st[i];
+        d[o] = dl[i];
+        if (n_os >= 0 || !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            int64_t total = full - out[o];
+            pb[o] = !strcmp(ap, "SAME_UPPER") ? aicf__cuo_floordiv2(total) : total - aicf__cuo_floordiv2(total);
+        } else if (!strcmp(ap, "VALID")) {
+            pb[o] = 0;
+        } else {
+            pb[o] = pads[i];
+        }
+        if (s[o] < 1 || d[o] < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "strides and dilations must be >= 1");
+    }
+    memset(&a, 0, sizeof a);
+    a.N = xs->d[0];
+    a.C = xs->d[1];
+    a.H = in[0];
+    a.W = in[1];
+    a.M = ys->d[1];
+    a.OH = out[0];
+    a.OW = out[1];
+    a.KH = k[0];
+    a.KW = k[1];
+    a.group = group;
+    a.pad_h = pb[0];
+    a.pad_w = pb[1];
+    a.stride_h = s[0];
+    a.stride_w = s[1];
+    a.dil_h = d[0];
+    a.dil_w = d[1];
+    if (a.M != ws->d[1] * group) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "output channels %lld != W[1] * group", (long long)a.M);
+    snprintf(name, sizeof name, "aicf_convtranspose2d_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(a.N * a.M * a.OH * a.OW, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, w), Wt, 0);
+    if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d, bias), Bi, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d, y), Y, 0);
+    aicf__cuo_reason(c, "gather form, one thread per output: %lld x %lld taps x %lld channels/group, stride %lldx%lld%s", (long long)a.KH,
+                     (long long)a.KW, (long long)(a.C / group), (long long)a.stride_h, (long long)a.stride_w,
+                     nsp == 1 ? " (1-D as 2-D with H = 1)" : "");
     return AICF_SUCCESS;
 }
 
@@ -1543,7 +2665,7 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
     aicf__op op = c->nd->op;
     if (y < 0) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "output 0 is omitted");
     if (aicf__op_is_alias(op)) return aicf__cuo_lower_alias(c);
-    if (aicf__cuo_numel(c, y) == 0) {
+    if (aicf__cuo_numel(c, y) == 0 && op != AICF__OP_Split) { /* Split: the other outputs may not be empty */
         snprintf(c->kernel, sizeof c->kernel, "empty");
         aicf__cuo_reason(c, "output has 0 elements: nothing to run");
         return AICF_SUCCESS;
@@ -1563,7 +2685,31 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
     case AICF__OP_Elu:
     case AICF__OP_HardSigmoid:
     case AICF__OP_HardSwish:
-    case AICF__OP_Clip: return aicf__cuo_lower_unary(c);
+    case AICF__OP_Clip:
+    case AICF__OP_Floor:
+    case AICF__OP_Ceil:
+    case AICF__OP_Round:
+    case AICF__OP_Sign:
+    case AICF__OP_Softplus:
+    case AICF__OP_Softsign:
+    case AICF__OP_Selu:
+    case AICF__OP_Celu:
+    case AICF__OP_ThresholdedRelu:
+    case AICF__OP_Sin:
+    case AICF__OP_Cos:
+    case AICF__OP_Tan:
+    case AICF__OP_Asin:
+    case AICF__OP_Acos:
+    case AICF__OP_Atan:
+    case AICF__OP_Sinh:
+    case AICF__OP_Cosh:
+    case AICF__OP_Asinh:
+    case AICF__OP_Acosh:
+    case AICF__OP_Atanh:
+    case AICF__OP_Gelu:
+    case AICF__OP_Mish:
+    case AICF__OP_Shrink:
+    case AICF__OP_Swish: return aicf__cuo_lower_unary(c);
     case AICF__OP_Add:
     case AICF__OP_Sub:
     case AICF__OP_Mul:
@@ -1571,7 +2717,9 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
     case AICF__OP_Pow:
     case AICF__OP_Sum:
     case AICF__OP_Max:
-    case AICF__OP_Min: return aicf__cuo_lower_binary(c);
+    case AICF__OP_Min:
+    case AICF__OP_Mean:
+    case AICF__OP_PRelu: return aicf__cuo_lower_binary(c);
     case AICF__OP_Conv: return aicf__cuo_lower_conv(c);
     case AICF__OP_Gemm: return aicf__cuo_lower_gemm(c);
     case AICF__OP_MatMul: return aicf__cuo_lower_matmul(c);
@@ -1580,7 +2728,35 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
     case AICF__OP_GlobalAveragePool: return aicf__cuo_lower_gap(c);
     case AICF__OP_BatchNormalization: return aicf__cuo_lower_bn(c);
     case AICF__OP_LRN: return aicf__cuo_lower_lrn(c);
-    case AICF__OP_Softmax: return aicf__cuo_lower_softmax(c);
+    case AICF__OP_Softmax:
+    case AICF__OP_LogSoftmax: return aicf__cuo_lower_softmax(c);
+    case AICF__OP_Gather: return aicf__cuo_lower_gather(c);
+    case AICF__OP_Slice: return aicf__cuo_lower_slice(c);
+    case AICF__OP_Split: return aicf__cuo_lower_split(c);
+    case AICF__OP_Pad: return aicf__cuo_lower_pad(c);
+    case AICF__OP_Tile: return aicf__cuo_lower_tile(c);
+    case AICF__OP_Expand: return aicf__cuo_lower_expand(c);
+    case AICF__OP_Where: return aicf__cuo_lower_where(c);
+    case AICF__OP_DepthToSpace:
+    case AICF__OP_SpaceToDepth: return aicf__cuo_lower_d2s(c);
+    case AICF__OP_ReduceMean:
+    case AICF__OP_ReduceSum:
+    case AICF__OP_ReduceMax:
+    case AICF__OP_ReduceMin:
+    case AICF__OP_ReduceProd:
+    case AICF__OP_ReduceL1:
+    case AICF__OP_ReduceL2:
+    case AICF__OP_ReduceLogSum:
+    case AICF__OP_ReduceLogSumExp:
+    case AICF__OP_ReduceSumSquare:
+    case AICF__OP_GlobalMaxPool: return aicf__cuo_lower_reduce(c);
+    case AICF__OP_LayerNormalization:
+    case AICF__OP_RMSNormalization:
+    case AICF__OP_GroupNormalization:
+    case AICF__OP_InstanceNormalization: return aicf__cuo_lower_norm(c);
+    case AICF__OP_Resize:
+    case AICF__OP_Upsample: return aicf__cuo_lower_resize(c);
+    case AICF__OP_ConvTranspose: return aicf__cuo_lower_convt(c);
     case AICF__OP_Transpose: return aicf__cuo_lower_transpose(c);
     case AICF__OP_Concat: return aicf__cuo_lower_concat(c);
     case AICF__OP_Cast: return aicf__cuo_convert(c, aicf__cuo_in(c, 0), y);

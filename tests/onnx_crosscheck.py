@@ -30,6 +30,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 
 import numpy as np
 import onnx
@@ -93,7 +94,9 @@ def tensor_summary(t):
     return "%s [%s] %016x" % (dtype_name(t.data_type), dims, fnv1a64(data))
 
 
-def attr_summary(a):
+def attr_summary(a, depth=0):
+    """The text after the attribute's name; a GRAPH attribute continues on the following lines
+    (returned as a list: the first line's tail, the subgraph's lines, the closing brace)."""
     t = a.type
     if t == onnx.AttributeProto.FLOAT:
         return "FLOAT " + fmt_float(a.f)
@@ -109,48 +112,101 @@ def attr_summary(a):
         return "STRINGS [" + ",".join(esc(x) for x in a.strings) + "]"
     if t == onnx.AttributeProto.TENSOR:
         return "TENSOR " + tensor_summary(a.t)
+    if t == onnx.AttributeProto.GRAPH:
+        return ["GRAPH {"] + graph_summary(a.g, depth + 1) + [" " * (4 * depth) + "  }"]
     return "TYPE%d" % t
 
 
-def summary(model):
-    g = model.graph
-    opset = 0
-    for o in model.opset_import:
-        if o.domain in ("", "ai.onnx"):
-            opset = o.version
-    lines = ["opset %d" % opset]
+def dims_summary(vi, tt):
+    dims = []
+    for i, d in enumerate(tt.shape.dim):
+        which = d.WhichOneof("value")
+        if which == "dim_value":
+            dims.append(str(d.dim_value))
+        elif which == "dim_param" and d.dim_param:
+            dims.append(d.dim_param)
+        else:
+            dims.append("unk__%s_%d" % (vi.name, i))
+    return "[%s]" % ",".join(dims)
+
+
+def outer_refs(g):
+    """Names a subgraph reads from enclosing graphs, in order of first use: node inputs in node
+    order, then graph outputs (the order in which aicf's builder creates outer references)."""
+    defined = {t.name for t in g.initializer} | {vi.name for vi in g.input}
+    outer = []
+    for n in g.node:
+        for x in n.input:
+            if x and x not in defined and x not in outer:
+                outer.append(x)
+        defined.update(x for x in n.output if x)
+    for vi in g.output:
+        if vi.name and vi.name not in defined and vi.name not in outer:
+            outer.append(vi.name)
+    return outer
+
+
+def graph_summary(g, depth=0):
+    """Lines of one graph; a subgraph (depth > 0) is indented by 4 spaces per level, has no opset
+    line, lenient inputs (UNDEFINED / "?" where the type or shape is open) and outer lines."""
+    ind = " " * (4 * depth)
+    lines = []
     init_names = {t.name for t in g.initializer}
     for vi in g.input:
         if vi.name in init_names:
             continue
         tt = vi.type.tensor_type
-        dims = []
-        for i, d in enumerate(tt.shape.dim):
-            which = d.WhichOneof("value")
-            if which == "dim_value":
-                dims.append(str(d.dim_value))
-            elif which == "dim_param" and d.dim_param:
-                dims.append(d.dim_param)
-            else:
-                dims.append("unk__%s_%d" % (vi.name, i))
-        lines.append("input %s %s [%s]" % (esc(vi.name), dtype_name(tt.elem_type), ",".join(dims)))
+        if depth == 0:
+            lines.append("input %s %s %s" % (esc(vi.name), dtype_name(tt.elem_type), dims_summary(vi, tt)))
+            continue
+        is_tensor = vi.type.WhichOneof("value") == "tensor_type"
+        dt = tt.elem_type if is_tensor and tt.elem_type in AICF_DTYPES else 0
+        shape = dims_summary(vi, tt) if is_tensor and tt.HasField("shape") and len(tt.shape.dim) <= MAX_RANK else "?"
+        lines.append("%sinput %s %s %s" % (ind, esc(vi.name), dtype_name(dt), shape))
+    if depth > 0:
+        for x in outer_refs(g):
+            lines.append("%souter %s" % (ind, esc(x)))
     for vi in g.output:
-        lines.append("output %s" % esc(vi.name))
+        lines.append("%soutput %s" % (ind, esc(vi.name)))
     for t in sorted(g.initializer, key=lambda t: t.name.encode("utf-8")):
-        lines.append("const %s %s" % (esc(t.name), tensor_summary(t)))
+        lines.append("%sconst %s %s" % (ind, esc(t.name), tensor_summary(t)))
     for i, n in enumerate(g.node):
-        lines.append("node %d %s %s in=[%s] out=[%s]" % (
-            i, esc(n.name), n.op_type, ",".join(esc(x) for x in n.input), ",".join(esc(x) for x in n.output)))
+        lines.append("%snode %d %s %s in=[%s] out=[%s]" % (
+            ind, i, esc(n.name), n.op_type, ",".join(esc(x) for x in n.input), ",".join(esc(x) for x in n.output)))
         for a in n.attribute:
-            lines.append("  attr %s %s" % (esc(a.name), attr_summary(a)))
+            s = attr_summary(a, depth)
+            if isinstance(s, list):
+                lines.append("%s  attr %s %s" % (ind, esc(a.name), s[0]))
+                lines.extend(s[1:])
+            else:
+                lines.append("%s  attr %s %s" % (ind, esc(a.name), s))
     return lines
+
+
+def summary(model):
+    opset = 0
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            opset = o.version
+    return ["opset %d" % opset] + graph_summary(model.graph)
+
+
+MAX_SUBGRAPH_DEPTH = 8  # AICF_MAX_SUBGRAPH_DEPTH
 
 
 def unsupported_reasons(model, ops):
     """Independent list of reasons why aicf cannot represent this model."""
+    return graph_reasons(model.graph, ops, 0)
+
+
+def graph_reasons(g, ops, depth):
+    """Reasons in one graph and, recursively, its subgraphs (whose inputs may be untyped or
+    shapeless: Loop/Scan bodies load and are refused at plan time)."""
     r = []
-    g = model.graph
     A = onnx.AttributeProto
+    if depth > MAX_SUBGRAPH_DEPTH:
+        r.append("subgraphs nested deeper than %d" % MAX_SUBGRAPH_DEPTH)
+        return r
     if len(g.sparse_initializer):
         r.append("sparse initializer")
     for t in g.initializer:
@@ -160,7 +216,7 @@ def unsupported_reasons(model, ops):
             r.append("segmented tensor")
     init_names = {t.name for t in g.initializer}
     for vi in g.input:
-        if vi.name in init_names:
+        if vi.name in init_names or depth > 0:
             continue
         kind = vi.type.WhichOneof("value")
         if kind != "tensor_type":
@@ -179,8 +235,10 @@ def unsupported_reasons(model, ops):
         for a in n.attribute:
             if a.ref_attr_name:
                 r.append("attribute reference")
-            if a.type in (A.GRAPH, A.GRAPHS):
-                r.append("subgraph in %s" % n.op_type)
+            if a.type == A.GRAPH:
+                r.extend(graph_reasons(a.g, ops, depth + 1))
+            elif a.type == A.GRAPHS:
+                r.append("attribute type GRAPHS in %s" % n.op_type)
             elif a.type in (A.TENSORS, A.SPARSE_TENSOR, A.SPARSE_TENSORS, A.TYPE_PROTO, A.TYPE_PROTOS):
                 r.append("attribute type %s" % A.AttributeType.Name(a.type))
             elif a.type == A.TENSOR and a.t.data_type not in AICF_DTYPES:
@@ -200,10 +258,16 @@ def renamed_copy(model, ops):
     """A copy with every op aicf lacks (or in another domain) renamed to Identity."""
     m = onnx.ModelProto()
     m.CopyFrom(model)
-    for n in m.graph.node:
-        if n.op_type not in ops or n.domain not in ("", "ai.onnx"):
-            n.op_type = "Identity"
-            n.domain = ""
+
+    def rename(g):
+        for n in g.node:
+            if n.op_type not in ops or n.domain not in ("", "ai.onnx"):
+                n.op_type = "Identity"
+                n.domain = ""
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    rename(a.g)
+    rename(m.graph)
     return m
 
 
@@ -280,8 +344,10 @@ def main():
 
     npass = nfail = nskip = 0
     n_renamed = 0
-    tmpdir = os.path.join(ROOT, "build", "onnx-crosscheck-tmp")
-    os.makedirs(tmpdir, exist_ok=True)
+    # a folder of this run's own: concurrent runs (several engineers, one build tree) must not
+    # remove each other's renamed copies
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    tmpdir = tempfile.mkdtemp(prefix="onnx-crosscheck-", dir=os.path.join(ROOT, "build"))
     batch = 100
 
     def compare(rel, model, lines, tag=""):

@@ -13,7 +13,13 @@
                                              FNV-1a-64 of the dense little-endian bytes
      node I "NAME" OP_TYPE in=["a","",...] out=[...]     every node, in order
        attr "NAME" TYPE VALUE                every attribute, in order: FLOAT %.9g, INT, STRING
-                                             "...", FLOATS/INTS/STRINGS [...], TENSOR DTYPE [dims] FNV
+                                             "...", FLOATS/INTS/STRINGS [...], TENSOR DTYPE [dims] FNV,
+                                             GRAPH { then the subgraph's summary, indented by 4
+                                             more spaces, then "  }" at the attribute's indent
+   A subgraph's summary has no opset line; its inputs print "?" for an unknown shape (and
+   UNDEFINED for an unknown or unsupported type), and after them come its outer references,
+   in order of first use (node inputs in node order, then graph outputs):
+     outer "NAME"
    Strings are printed in double quotes with bytes outside 0x20..0x7e, '"' and '\' as \xHH.
    With several models each summary is preceded by "== PATH". A model that fails to load
    prints "!error RESULT_NAME: MESSAGE". Exit status (one model): 0 loaded, 2 the load failed
@@ -90,17 +96,26 @@ static void sort_consts(int* idx, int n, const aicf_graph* g)
     }
 }
 
-static void dump_graph(const aicf_graph* g)
+static void dump_graph(const aicf_graph* g, int depth)
 {
     int i, j, n_consts = 0;
     int* consts;
     char* is_attr_tensor;
-    printf("opset %lld\n", (long long)g->opset);
+    char ind[64];
+    int w = depth * 4 < (int)sizeof(ind) - 1 ? depth * 4 : (int)sizeof(ind) - 1;
+    memset(ind, ' ', (size_t)w);
+    ind[w] = 0;
+    if (depth == 0) printf("opset %lld\n", (long long)g->opset);
     for (i = 0; i < g->n_inputs; ++i) {
         const aicf__tensor* t = &g->tensors[g->inputs[i]];
-        printf("input ");
+        printf("%sinput ", ind);
         dump_str(t->name);
-        printf(" %s [", dump_dtype((int)t->dtype));
+        printf(" %s ", dump_dtype((int)t->dtype));
+        if (t->shape.rank < 0) {
+            printf("?\n");
+            continue;
+        }
+        putchar('[');
         for (j = 0; j < t->shape.rank; ++j) {
             if (j) putchar(',');
             if (t->shape.d[j] >= 0) printf("%lld", (long long)t->shape.d[j]);
@@ -108,8 +123,14 @@ static void dump_graph(const aicf_graph* g)
         }
         printf("]\n");
     }
+    for (i = 0; i < g->n_tensors && depth > 0; ++i)
+        if (g->tensors[i].flags & AICF__T_OUTER) {
+            printf("%souter ", ind);
+            dump_str(g->tensors[i].name);
+            putchar('\n');
+        }
     for (i = 0; i < g->n_outputs; ++i) {
-        printf("output ");
+        printf("%soutput ", ind);
         dump_str(g->tensors[g->outputs[i]].name);
         putchar('\n');
     }
@@ -128,7 +149,7 @@ static void dump_graph(const aicf_graph* g)
         if ((g->tensors[i].flags & AICF__T_CONST) && !is_attr_tensor[i]) consts[n_consts++] = i;
     sort_consts(consts, n_consts, g);
     for (i = 0; i < n_consts; ++i) {
-        printf("const ");
+        printf("%sconst ", ind);
         dump_str(g->tensors[consts[i]].name);
         putchar(' ');
         dump_tensor_value(&g->tensors[consts[i]]);
@@ -138,7 +159,7 @@ static void dump_graph(const aicf_graph* g)
     free(is_attr_tensor);
     for (i = 0; i < g->n_nodes; ++i) {
         const aicf__node* n = &g->nodes[i];
-        printf("node %d ", i);
+        printf("%snode %d ", ind, i);
         dump_str(n->name);
         printf(" %s in=[", n->op_type);
         for (j = 0; j < n->n_in; ++j) {
@@ -154,7 +175,7 @@ static void dump_graph(const aicf_graph* g)
         for (j = 0; j < n->n_attrs; ++j) {
             const aicf__attrv* a = &n->attrs[j];
             int k;
-            printf("  attr ");
+            printf("%s  attr ", ind);
             dump_str(a->name);
             switch (a->type) {
             case AICF_ATTR_FLOAT:
@@ -191,6 +212,11 @@ static void dump_graph(const aicf_graph* g)
                 printf(" TENSOR ");
                 if (a->tensor >= 0) dump_tensor_value(&g->tensors[a->tensor]);
                 else printf("?");
+                break;
+            case AICF_ATTR_GRAPH:
+                printf(" GRAPH {\n");
+                if (a->g) dump_graph(a->g, depth + 1);
+                printf("%s  }", ind);
                 break;
             default: printf(" TYPE%d", (int)a->type); break;
             }
@@ -234,7 +260,7 @@ int main(int argc, char** argv)
             printf("!error %s: %s\n", result_name(r), aicf_last_error(ctx));
             if (argc == 2) status = r == AICF_ERROR_UNSUPPORTED ? 2 : 1;
         } else {
-            dump_graph(g);
+            dump_graph(g, 0);
             aicf_graph_destroy(g);
         }
         fflush(stdout);

@@ -136,6 +136,11 @@ def model_tests(backend, precisions):
                 if args.filter and args.filter not in tname:
                     continue
                 cmd = [aicf, "run", model, "--backend", backend, "--precision", prec, "--check", ds] + dims_for(model, ds)
+                # silero's expected 'output' (a scalar near 0.0012) came from ONNX Runtime's float32 Sigmoid,
+                # measured 3.8e-5 away from a float64 evaluation (aicf: 1.1e-6); tests/test_if.c checks it
+                # against the float64 values at 1e-5
+                if name.startswith("silero") and prec == "fp32":
+                    cmd += ["--tol", "5e-5"]
                 rc, out, dt = run(cmd, 600)
                 errs = re.findall(r"rel err ([0-9.e+-]+)", out)
                 detail = f"rel err {max(float(e) for e in errs):.2e}" if errs else out.strip().splitlines()[-1:] 

@@ -67,8 +67,16 @@ typedef struct tin {
     int rank;
     int64_t dims[AICF_MAX_RANK];
     int is_const;     /* a constant (weights space) rather than a graph input */
-    float lo, hi;     /* uniform random range */
-    aicf_dtype dtype; /* FLOAT32 unless set */
+    float lo, hi;     /* uniform random range (integers: [lo, hi) rounded down) */
+    aicf_dtype dtype; /* FLOAT32 unless set: INT64, INT32 or BOOL for index / condition inputs */
+    int64_t ivals[2 * AICF_MAX_RANK]; /* explicit integer values (n_ivals of them), else random */
+    int n_ivals;
+    float fvals[2 * AICF_MAX_RANK]; /* explicit float values (n_fvals of them), else random */
+    int n_fvals;
+    int snap;         /* float values snapped: 1 to odd multiples of 1/16 (exact in float16, never an
+                         integer, a half or near a threshold of 0.4 / 0.6: Floor/Ceil/Round/Sign,
+                         ThresholdedRelu, Shrink, whose steps float16 rounding could cross), 2 to multiples of 1/2 (ties for
+                         Round), 3 to 1 + k/1024 (exact in float16, near 1: products) */
 } tin;
 
 typedef struct tcase {
@@ -82,6 +90,7 @@ typedef struct tcase {
     int64_t ints[MAXATTR][AICF_MAX_RANK * 2];
     char strs[MAXATTR][32];
     aicf_precision prec;
+    int n_out;          /* outputs compared (all of them, concatenated); 1 unless set */
     int no_lt;          /* plan on the context without cuBLASLt */
     const char* expect; /* a kernel name (substring) the CUDA plan must launch, or NULL */
 } tcase;
@@ -92,6 +101,7 @@ static tcase* tc_new(tcase* tc, const char* op, aicf_precision prec, const char*
     tc->op = op;
     tc->prec = prec;
     tc->opset = 17;
+    tc->n_out = 1;
     va_start(ap, fmt);
     vsnprintf(tc->name, sizeof tc->name, fmt, ap);
     va_end(ap);
@@ -108,6 +118,26 @@ static tin* tc_in(tcase* tc, const char* name, int rank, const int64_t* dims, in
     t->lo = lo;
     t->hi = hi;
     t->dtype = AICF_DTYPE_FLOAT32;
+    return t;
+}
+
+/* An integer (INT64 / INT32) or BOOL input: n explicit values, or (n = 0) random in [lo, hi). */
+static tin* tc_in_int(tcase* tc, const char* name, aicf_dtype dt, int rank, const int64_t* dims, int is_const, int n,
+                      const int64_t* vals, float lo, float hi) {
+    tin* t = tc_in(tc, name, rank, dims, is_const, lo, hi);
+    int i;
+    t->dtype = dt;
+    t->n_ivals = n;
+    for (i = 0; i < n && i < 2 * AICF_MAX_RANK; i++) t->ivals[i] = vals[i];
+    return t;
+}
+
+/* A float32 constant with explicit values (scales, roi). */
+static tin* tc_in_vals(tcase* tc, const char* name, int rank, const int64_t* dims, int n, const float* vals) {
+    tin* t = tc_in(tc, name, rank, dims, 1, 0, 0);
+    int i;
+    t->n_fvals = n;
+    for (i = 0; i < n && i < 2 * AICF_MAX_RANK; i++) t->fvals[i] = vals[i];
     return t;
 }
 
@@ -192,7 +222,7 @@ static void plan_kernels(const aicf_plan* p, char* buf, size_t cap) {
 
 /* Plans g on `backend`, runs it on the inputs, returns the output (malloc'd floats) and its
    element count. On the CUDA plan, fills kernels[]. */
-static aicf_result run_graph(aicf_graph* g, aicf_backend backend, aicf_precision prec, float* const* inputs,
+static aicf_result run_graph(aicf_graph* g, aicf_backend backend, aicf_precision prec, void* const* inputs,
                              const char* const* in_names, int n_inputs, float** out, size_t* out_n, aicf_dtype* out_dt,
                              char* kernels, size_t kcap, aicf_plan** keep_plan) {
     aicf_plan_desc pd;
@@ -220,21 +250,34 @@ static aicf_result run_graph(aicf_graph* g, aicf_backend backend, aicf_precision
     }
     if (g_plan_only && backend == AICF_BACKEND_CUDA) goto done;
     if ((r = aicf_exec_run(e)) != AICF_SUCCESS) goto done;
-    if ((r = aicf_plan_output_info(p, 0, &oi)) != AICF_SUCCESS) goto done;
-    {
-        size_t es = aicf_dtype_size(oi.dtype), n = es ? oi.bytes / es : 0, k;
-        void* raw = malloc(oi.bytes + 1);
-        float* f = (float*)malloc(sizeof(float) * (n + 1));
-        if ((r = aicf_exec_get_output(e, 0, raw, oi.bytes)) == AICF_SUCCESS) {
-            for (k = 0; k < n; k++)
-                f[k] = oi.dtype == AICF_DTYPE_FLOAT16 ? aicf__f16_to_f32(((const uint16_t*)raw)[k]) : ((const float*)raw)[k];
-            *out = f;
-            *out_n = n;
+    { /* every output, converted to float and concatenated */
+        size_t total = 0, at = 0;
+        int o, no = aicf_plan_num_outputs(p);
+        float* f;
+        for (o = 0; o < no; o++) {
+            if ((r = aicf_plan_output_info(p, o, &oi)) != AICF_SUCCESS) goto done;
+            total += aicf_dtype_size(oi.dtype) ? oi.bytes / aicf_dtype_size(oi.dtype) : 0;
+        }
+        f = (float*)malloc(sizeof(float) * (total + 1));
+        for (o = 0; o < no && r == AICF_SUCCESS; o++) {
+            size_t es, n, k;
+            void* raw;
+            aicf_plan_output_info(p, o, &oi);
+            es = aicf_dtype_size(oi.dtype);
+            n = es ? oi.bytes / es : 0;
+            raw = malloc(oi.bytes + 1);
+            if ((r = aicf_exec_get_output(e, o, raw, oi.bytes)) == AICF_SUCCESS)
+                for (k = 0; k < n; k++)
+                    f[at++] = oi.dtype == AICF_DTYPE_FLOAT16 ? aicf__f16_to_f32(((const uint16_t*)raw)[k]) : ((const float*)raw)[k];
+            free(raw);
             *out_dt = oi.dtype;
+        }
+        if (r == AICF_SUCCESS) {
+            *out = f;
+            *out_n = total;
         } else {
             free(f);
         }
-        free(raw);
     }
 done:
     aicf_exec_destroy(e);
@@ -264,11 +307,11 @@ static double rel_err(const float* got, const float* ref, size_t n, double* maxa
 static void run_case(tcase* tc) {
     aicf_context* ctx = tc->no_lt ? g_ctx_nolt : g_ctx;
     aicf_graph* g = NULL;
-    float* data[MAXIN];
-    float* inputs[MAXIN];
+    void* data[MAXIN];
+    void* inputs[MAXIN];
     const char* in_names[MAXIN];
     const char* node_in[MAXIN];
-    const char* node_out[1] = {"y"};
+    const char* node_out[4] = {"y", "y1", "y2", "y3"};
     int n_inputs = 0, i;
     float *ref = NULL, *got = NULL;
     size_t nref = 0, ngot = 0;
@@ -286,16 +329,29 @@ static void run_case(tcase* tc) {
         node_in[i] = t->name;
         if (!t->name[0]) continue;
         for (k = 0; k < t->rank; k++) n *= t->dims[k];
-        data[i] = (float*)malloc(sizeof(float) * (size_t)(n + 1));
-        for (k = 0; k < n; k++) data[i][k] = rndf(t->lo, t->hi);
+        data[i] = malloc(8 * (size_t)(n + 1));
+        for (k = 0; k < n; k++) {
+            if (t->dtype == AICF_DTYPE_FLOAT32) {
+                float v = t->n_fvals ? t->fvals[k % t->n_fvals] : rndf(t->lo, t->hi);
+                if (t->snap == 1) v = ((float)floor(v * 8.0f) + 0.5f) / 8.0f;
+                if (t->snap == 2) v = (float)floor(v * 2.0f) / 2.0f;
+                if (t->snap == 3) v = 1.0f + (float)floor(v * 1024.0f) / 1024.0f;
+                ((float*)data[i])[k] = v;
+            } else {
+                int64_t v = t->n_ivals ? t->ivals[k % t->n_ivals] : (int64_t)floor(rndf(t->lo, t->hi));
+                if (t->dtype == AICF_DTYPE_INT64) ((int64_t*)data[i])[k] = v;
+                else if (t->dtype == AICF_DTYPE_INT32) ((int32_t*)data[i])[k] = (int32_t)v;
+                else ((unsigned char*)data[i])[k] = (unsigned char)(t->n_ivals ? v != 0 : (rnd_u64() >> 40) & 1);
+            }
+        }
         memset(&d, 0, sizeof d);
         d.name = t->name;
-        d.dtype = AICF_DTYPE_FLOAT32;
+        d.dtype = t->dtype;
         d.rank = t->rank;
         d.dims = t->dims;
         if (t->is_const) {
             d.data = data[i];
-            d.data_bytes = sizeof(float) * (size_t)n;
+            d.data_bytes = aicf_dtype_size(t->dtype) * (size_t)n;
             r = aicf_graph_add_constant(g, &d);
         } else {
             r = aicf_graph_add_input(g, &d);
@@ -315,10 +371,12 @@ static void run_case(tcase* tc) {
         nd.inputs = node_in;
         nd.num_inputs = tc->n_in;
         nd.outputs = node_out;
-        nd.num_outputs = 1;
+        nd.num_outputs = tc->n_out;
         nd.attrs = tc->attrs;
         nd.num_attrs = tc->n_attr;
-        if ((r = aicf_graph_add_node(g, &nd)) != AICF_SUCCESS || (r = aicf_graph_add_output(g, "y")) != AICF_SUCCESS) {
+        r = aicf_graph_add_node(g, &nd);
+        for (i = 0; i < tc->n_out && r == AICF_SUCCESS; i++) r = aicf_graph_add_output(g, node_out[i]);
+        if (r != AICF_SUCCESS) {
             CHECK(0, "%s: building the node: %s", tc->name, aicf_last_error(ctx));
             goto done;
         }
@@ -387,6 +445,19 @@ static const int64_t* D(int n, ...) {
 #define DIMS(...) D(__VA_ARGS__)
 #define I64(x) ((int64_t)(x))
 
+/* float values (given as doubles) */
+static const float* FV(int n, ...) {
+    static float buf[8][2 * AICF_MAX_RANK];
+    static int slot;
+    float* f = buf[slot++ & 7];
+    va_list ap;
+    int i;
+    va_start(ap, n);
+    for (i = 0; i < n; i++) f[i] = (float)va_arg(ap, double);
+    va_end(ap);
+    return f;
+}
+
 /* ---- the cases ---- */
 
 static const aicf_precision PRECS[2] = {AICF_PRECISION_FP32, AICF_PRECISION_FP16};
@@ -396,11 +467,22 @@ static void cases_unary(void) {
         const char* op;
         const char* fn;
         float lo, hi;
-    } U[] = {{"Relu", "relu", -2, 2},          {"Tanh", "tanh", -3, 3},          {"Sigmoid", "sigmoid", -6, 6},
-             {"Exp", "exp", -3, 3},            {"Log", "log", 0.05f, 5},         {"Sqrt", "sqrt", 0.01f, 9},
-             {"Neg", "neg", -2, 2},            {"Abs", "abs", -2, 2},            {"Reciprocal", "reciprocal", 0.5f, 3},
-             {"Erf", "erf", -2.5f, 2.5f},      {"LeakyRelu", "leaky_relu", -2, 2}, {"Elu", "elu", -3, 2},
-             {"HardSigmoid", "hard_sigmoid", -6, 6}, {"HardSwish", "hard_swish", -5, 5}, {"Clip", "clip", -3, 3}};
+        int snap, opset;
+    } U[] = {{"Relu", "relu", -2, 2, 0, 0},          {"Tanh", "tanh", -3, 3, 0, 0},          {"Sigmoid", "sigmoid", -6, 6, 0, 0},
+             {"Exp", "exp", -3, 3, 0, 0},            {"Log", "log", 0.05f, 5, 0, 0},         {"Sqrt", "sqrt", 0.01f, 9, 0, 0},
+             {"Neg", "neg", -2, 2, 0, 0},            {"Abs", "abs", -2, 2, 0, 0},            {"Reciprocal", "reciprocal", 0.5f, 3, 0, 0},
+             {"Erf", "erf", -2.5f, 2.5f, 0, 0},      {"LeakyRelu", "leaky_relu", -2, 2, 0, 0}, {"Elu", "elu", -3, 2, 0, 0},
+             {"HardSigmoid", "hard_sigmoid", -6, 6, 0, 0}, {"HardSwish", "hard_swish", -5, 5, 0, 0}, {"Clip", "clip", -3, 3, 0, 0},
+             {"Floor", "floor", -3, 3, 1, 0},        {"Ceil", "ceil", -3, 3, 1, 0},          {"Round", "round", -3, 3, 1, 0},
+             {"Sign", "sign", -3, 3, 1, 0},          {"Softplus", "softplus", -6, 6, 0, 0},  {"Softsign", "softsign", -5, 5, 0, 0},
+             {"Selu", "selu", -3, 3, 0, 0},          {"Celu", "celu", -3, 3, 0, 0},
+             {"ThresholdedRelu", "thresholded_relu", -2, 2, 1, 0},
+             {"Sin", "sin", -3, 3, 0, 0},            {"Cos", "cos", -3, 3, 0, 0},            {"Tan", "tan", -1.2f, 1.2f, 0, 0},
+             {"Asin", "asin", -0.95f, 0.95f, 0, 0},  {"Acos", "acos", -0.95f, 0.95f, 0, 0},  {"Atan", "atan", -3, 3, 0, 0},
+             {"Sinh", "sinh", -3, 3, 0, 0},          {"Cosh", "cosh", -3, 3, 0, 0},          {"Asinh", "asinh", -3, 3, 0, 0},
+             {"Acosh", "acosh", 1.05f, 4, 0, 0},     {"Atanh", "atanh", -0.95f, 0.95f, 0, 0},
+             {"Gelu", "gelu", -4, 4, 0, 20},         {"Gelu", "gelu_tanh", -4, 4, 0, 20},    {"Mish", "mish", -4, 4, 0, 18},
+             {"Shrink", "shrink", -2, 2, 1, 0},      {"Swish", "swish", -5, 5, 0, 24}};
     int u, p, v;
     tcase tc;
     char expect[96];
@@ -408,9 +490,25 @@ static void cases_unary(void) {
         for (p = 0; p < 2; p++)
             for (v = 0; v < 2; v++) {
                 /* vec4: 2*3*8*8 = 384 elements; scalar: 3*5*7 = 105 */
-                tc_new(&tc, U[u].op, PRECS[p], "%s %s", U[u].op, v ? "[2,3,8,8]" : "[3,5,7]");
-                if (v) tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(8), I64(8)), 0, U[u].lo, U[u].hi);
-                else tc_in(&tc, "x", 3, DIMS(3, I64(3), I64(5), I64(7)), 0, U[u].lo, U[u].hi);
+                tin* t;
+                tc_new(&tc, U[u].op, PRECS[p], "%s%s %s", U[u].op, !strcmp(U[u].fn, "gelu_tanh") ? " (tanh)" : "",
+                       v ? "[2,3,8,8]" : "[3,5,7]");
+                if (U[u].opset) tc.opset = U[u].opset;
+                if (v) t = tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(8), I64(8)), 0, U[u].lo, U[u].hi);
+                else t = tc_in(&tc, "x", 3, DIMS(3, I64(3), I64(5), I64(7)), 0, U[u].lo, U[u].hi);
+                t->snap = U[u].snap;
+                if (!strcmp(U[u].fn, "gelu_tanh")) tc_attr_s(&tc, "approximate", "tanh");
+                if (!strcmp(U[u].op, "Selu")) {
+                    tc_attr_f(&tc, "alpha", 1.5f);
+                    tc_attr_f(&tc, "gamma", 1.1f);
+                }
+                if (!strcmp(U[u].op, "Celu")) tc_attr_f(&tc, "alpha", 0.7f);
+                if (!strcmp(U[u].op, "ThresholdedRelu")) tc_attr_f(&tc, "alpha", 0.4f);
+                if (!strcmp(U[u].op, "Shrink")) {
+                    tc_attr_f(&tc, "lambd", 0.6f);
+                    tc_attr_f(&tc, "bias", 0.25f);
+                }
+                if (!strcmp(U[u].op, "Swish")) tc_attr_f(&tc, "alpha", 0.8f);
                 if (!strcmp(U[u].op, "LeakyRelu")) tc_attr_f(&tc, "alpha", 0.07f);
                 if (!strcmp(U[u].op, "Elu")) tc_attr_f(&tc, "alpha", 0.8f);
                 if (!strcmp(U[u].op, "HardSigmoid")) {
@@ -431,6 +529,11 @@ static void cases_unary(void) {
                 tc.expect = expect;
                 run_case(&tc);
             }
+    /* Round: ties to even (inputs at multiples of 1/2) */
+    tc_new(&tc, "Round", AICF_PRECISION_FP32, "Round halves to even [4,16]");
+    tc_in(&tc, "x", 2, DIMS(2, I64(4), I64(16)), 0, -4, 4)->snap = 2;
+    tc.expect = "aicf_unary_round_f32_v4";
+    run_case(&tc);
     /* Clip with only a max (min omitted) */
     tc_new(&tc, "Clip", AICF_PRECISION_FP32, "Clip max only [4,16]");
     tc_in(&tc, "x", 2, DIMS(2, I64(4), I64(16)), 0, -3, 3);
@@ -499,6 +602,41 @@ static void cases_binary(void) {
     tc_in(&tc, "b", 4, DIMS(4, I64(1), I64(6), I64(1), I64(1)), 1, -2, 2);
     tc.expect = "aicf_binary_mul_f16_bcast";
     run_case(&tc);
+    /* PRelu: X with a slope broadcast to it; Mean (n-ary): the sum chain, then a division */
+    for (p = 0; p < 2; p++) {
+        const char* dt = p ? "f16" : "f32";
+        for (v = 0; v < 3; v++) {
+            tc_new(&tc, "PRelu", PRECS[p], "PRelu %s", v == 0 ? "[4,8,16] slope [4,8,16]" : v == 1 ? "[3,5,7] slope [1]" : "[2,3,4,5] slope [3,1,1]");
+            if (v == 0) {
+                tc_in(&tc, "x", 3, DIMS(3, I64(4), I64(8), I64(16)), 0, -2, 2);
+                tc_in(&tc, "s", 3, DIMS(3, I64(4), I64(8), I64(16)), 1, 0.05f, 0.5f);
+                snprintf(expect, sizeof expect, "aicf_binary_prelu_%s_flat_v4", dt);
+            } else if (v == 1) {
+                tc_in(&tc, "x", 3, DIMS(3, I64(3), I64(5), I64(7)), 0, -2, 2);
+                tc_in(&tc, "s", 1, DIMS(1, I64(1)), 1, 0.05f, 0.5f);
+                snprintf(expect, sizeof expect, "aicf_binary_prelu_%s_flat_v1", dt);
+            } else {
+                tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(4), I64(5)), 0, -2, 2);
+                tc_in(&tc, "s", 3, DIMS(3, I64(3), I64(1), I64(1)), 1, 0.05f, 0.5f);
+                snprintf(expect, sizeof expect, "aicf_binary_prelu_%s_bcast", dt);
+            }
+            tc.expect = expect;
+            run_case(&tc);
+        }
+        snprintf(expect, sizeof expect, "aicf_unary_divs_%s_v1", dt);
+        tc_new(&tc, "Mean", PRECS[p], "Mean of [2,1,7], [3,7], [2,3,7]");
+        tc_in(&tc, "a", 3, DIMS(3, I64(2), I64(1), I64(7)), 0, -2, 2);
+        tc_in(&tc, "b", 2, DIMS(2, I64(3), I64(7)), 1, -2, 2);
+        tc_in(&tc, "c", 3, DIMS(3, I64(2), I64(3), I64(7)), 0, -2, 2);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_unary_divs_%s_v4", dt);
+        tc_new(&tc, "Mean", PRECS[p], "Mean of [4,8], [4,8]");
+        tc_in(&tc, "a", 2, DIMS(2, I64(4), I64(8)), 0, -2, 2);
+        tc_in(&tc, "b", 2, DIMS(2, I64(4), I64(8)), 0, -2, 2);
+        tc.expect = expect;
+        run_case(&tc);
+    }
 }
 
 static void cases_conv(void) {
@@ -803,6 +941,427 @@ static void cases_softmax_layout(void) {
     run_case(&tc);
 }
 
+/* Gather, Where, Pad, and the ops lowered to strided copies (Slice, Split, Tile, Expand,
+   DepthToSpace, SpaceToDepth) */
+static void cases_index(void) {
+    int p;
+    tcase tc;
+    char expect[96];
+    for (p = 0; p < 2; p++) {
+        const char* dt = p ? "f16" : "f32";
+        /* Gather with constant int64 indices (negative ones too) on axis 1 */
+        snprintf(expect, sizeof expect, "aicf_gather_%s_i64", dt);
+        tc_new(&tc, "Gather", PRECS[p], "Gather [4,5,6] axis 1, const int64 indices [2,3]");
+        tc_in(&tc, "x", 3, DIMS(3, I64(4), I64(5), I64(6)), 0, -2, 2);
+        tc_in_int(&tc, "i", AICF_DTYPE_INT64, 2, DIMS(2, I64(2), I64(3)), 1, 6, DIMS(6, I64(4), I64(0), I64(-1), I64(2), I64(-5), I64(3)), 0, 0);
+        tc_attr_i(&tc, "axis", 1);
+        tc.expect = expect;
+        run_case(&tc);
+        /* embedding lookup: int32 constant indices, axis 0 */
+        snprintf(expect, sizeof expect, "aicf_gather_%s_i32", dt);
+        tc_new(&tc, "Gather", PRECS[p], "Gather [10,8] axis 0, const int32 indices [7]");
+        tc_in(&tc, "x", 2, DIMS(2, I64(10), I64(8)), 0, -2, 2);
+        tc_in_int(&tc, "i", AICF_DTYPE_INT32, 1, DIMS(1, I64(7)), 1, 0, NULL, -10, 10);
+        tc.expect = expect;
+        run_case(&tc);
+        /* indices computed at run time: an int64 graph input in the arena */
+        snprintf(expect, sizeof expect, "aicf_gather_%s_i64", dt);
+        tc_new(&tc, "Gather", PRECS[p], "Gather [12,16] axis 0, int64 graph-input indices [3,5]");
+        tc_in(&tc, "x", 2, DIMS(2, I64(12), I64(16)), 1, -2, 2);
+        tc_in_int(&tc, "i", AICF_DTYPE_INT64, 2, DIMS(2, I64(3), I64(5)), 0, 0, NULL, -12, 12);
+        tc.expect = expect;
+        run_case(&tc);
+        /* one constant scalar index: a strided copy */
+        tc_new(&tc, "Gather", PRECS[p], "Gather [2,3,5,4] axis 2, scalar index -2");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(5), I64(4)), 0, -2, 2);
+        tc_in_int(&tc, "i", AICF_DTYPE_INT64, 0, NULL, 1, 1, DIMS(1, I64(-2)), 0, 0);
+        tc_attr_i(&tc, "axis", 2);
+        snprintf(expect, sizeof expect, "aicf_permute_%s", dt);
+        tc.expect = expect;
+        run_case(&tc);
+        /* Where: constant condition broadcast with both sides */
+        snprintf(expect, sizeof expect, "aicf_where_%s", dt);
+        tc_new(&tc, "Where", PRECS[p], "Where const cond [1,4,1], [3,4,5], [5]");
+        tc_in_int(&tc, "c", AICF_DTYPE_BOOL, 3, DIMS(3, I64(1), I64(4), I64(1)), 1, 4, DIMS(4, I64(1), I64(0), I64(0), I64(1)), 0, 0);
+        tc_in(&tc, "a", 3, DIMS(3, I64(3), I64(4), I64(5)), 0, -2, 2);
+        tc_in(&tc, "b", 1, DIMS(1, I64(5)), 1, -2, 2);
+        tc.expect = expect;
+        run_case(&tc);
+        /* Where with a condition computed at run time (a bool graph input) */
+        tc_new(&tc, "Where", PRECS[p], "Where bool input [3,4,5], [4,5], [3,1,1]");
+        tc_in_int(&tc, "c", AICF_DTYPE_BOOL, 3, DIMS(3, I64(3), I64(4), I64(5)), 0, 0, NULL, 0, 0);
+        tc_in(&tc, "a", 2, DIMS(2, I64(4), I64(5)), 0, -2, 2);
+        tc_in(&tc, "b", 3, DIMS(3, I64(3), I64(1), I64(1)), 0, -2, 2);
+        tc.expect = expect;
+        run_case(&tc);
+        /* Pad: constant (value input), reflect, edge, wrap, negative pads */
+        snprintf(expect, sizeof expect, "aicf_pad_%s", dt);
+        tc_new(&tc, "Pad", PRECS[p], "Pad constant 0.75 [2,3,4,5] pads (0,1,2,0, 0,2,1,3)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(4), I64(5)), 0, -2, 2);
+        tc_in_int(&tc, "pads", AICF_DTYPE_INT64, 1, DIMS(1, I64(8)), 1, 8,
+                  DIMS(8, I64(0), I64(1), I64(2), I64(0), I64(0), I64(2), I64(1), I64(3)), 0, 0);
+        tc_in(&tc, "v", 0, NULL, 1, 0.75f, 0.75f);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Pad", PRECS[p], "Pad reflect [1,512] pads (0,64,0,64) (silero)");
+        tc_in(&tc, "x", 2, DIMS(2, I64(1), I64(512)), 0, -2, 2);
+        tc_in_int(&tc, "pads", AICF_DTYPE_INT64, 1, DIMS(1, I64(4)), 1, 4, DIMS(4, I64(0), I64(64), I64(0), I64(64)), 0, 0);
+        tc_attr_s(&tc, "mode", "reflect");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Pad", PRECS[p], "Pad edge [2,3,6] pads (0,2,-1, 1,1,3)");
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(3), I64(6)), 0, -2, 2);
+        tc_in_int(&tc, "pads", AICF_DTYPE_INT64, 1, DIMS(1, I64(6)), 1, 6, DIMS(6, I64(0), I64(2), I64(-1), I64(1), I64(1), I64(3)), 0, 0);
+        tc_attr_s(&tc, "mode", "edge");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Pad", PRECS[p], "Pad wrap opset 19 [3,5] axes [1] pads (3,7)");
+        tc.opset = 19;
+        tc_in(&tc, "x", 2, DIMS(2, I64(3), I64(5)), 0, -2, 2);
+        tc_in_int(&tc, "pads", AICF_DTYPE_INT64, 1, DIMS(1, I64(2)), 1, 2, DIMS(2, I64(3), I64(7)), 0, 0);
+        tc_omit(&tc);
+        tc_in_int(&tc, "axes", AICF_DTYPE_INT64, 1, DIMS(1, I64(1)), 1, 1, DIMS(1, I64(-1)), 0, 0);
+        tc_attr_s(&tc, "mode", "wrap");
+        tc.expect = expect;
+        run_case(&tc);
+        /* Slice: steps, negative steps, clamped ends; opset 9 attributes */
+        tc_new(&tc, "Slice", PRECS[p], "Slice [6,7,8] starts (1,-1,0) ends (5,-100,8) axes (0,1,2) steps (2,-2,3)");
+        tc_in(&tc, "x", 3, DIMS(3, I64(6), I64(7), I64(8)), 0, -2, 2);
+        tc_in_int(&tc, "s", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(1), I64(-1), I64(0)), 0, 0);
+        tc_in_int(&tc, "e", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(5), I64(-100), I64(8)), 0, 0);
+        tc_in_int(&tc, "a", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(0), I64(1), I64(2)), 0, 0);
+        tc_in_int(&tc, "st", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(2), I64(-2), I64(3)), 0, 0);
+        snprintf(expect, sizeof expect, "aicf_permute_%s", dt);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Slice", PRECS[p], "Slice opset 9 [4,10] axes (1) starts (2) ends (9)");
+        tc.opset = 9;
+        tc_in(&tc, "x", 2, DIMS(2, I64(4), I64(10)), 0, -2, 2);
+        tc_attr_ints(&tc, "starts", 1, DIMS(1, I64(2)));
+        tc_attr_ints(&tc, "ends", 1, DIMS(1, I64(9)));
+        tc_attr_ints(&tc, "axes", 1, DIMS(1, I64(1)));
+        tc.expect = expect;
+        run_case(&tc);
+        /* Split: strided 2-D copies, equal parts along axis 0 (copies), num_outputs (opset 18) */
+        snprintf(expect, sizeof expect, "aicf_copy2d_%s_v1", dt);
+        tc_new(&tc, "Split", PRECS[p], "Split [2,10,6] axis 1 split (3,3,4)");
+        tc.n_out = 3;
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(10), I64(6)), 0, -2, 2);
+        tc_in_int(&tc, "sp", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(3), I64(3), I64(4)), 0, 0);
+        tc_attr_i(&tc, "axis", 1);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Split", PRECS[p], "Split [3,2,4,8] axis 0, 3 equal parts (encoder qkv)");
+        tc.n_out = 3;
+        tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(2), I64(4), I64(8)), 0, -2, 2);
+        tc.expect = "memcpy";
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_copy2d_%s_v4", dt);
+        tc_new(&tc, "Split", PRECS[p], "Split opset 18 [2,16] axis 1 num_outputs 4");
+        tc.opset = 18;
+        tc.n_out = 4;
+        tc_in(&tc, "x", 2, DIMS(2, I64(2), I64(16)), 0, -2, 2);
+        tc_attr_i(&tc, "axis", 1);
+        tc_attr_i(&tc, "num_outputs", 4);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Split", PRECS[p], "Split opset 18 [2,7,3] axis 1 num_outputs 3 (3,3,1)");
+        tc.opset = 18;
+        tc.n_out = 3;
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(7), I64(3)), 0, -2, 2);
+        tc_attr_i(&tc, "axis", -2);
+        tc_attr_i(&tc, "num_outputs", 3);
+        tc.expect = NULL;
+        run_case(&tc);
+        /* Tile, Expand, DepthToSpace, SpaceToDepth */
+        snprintf(expect, sizeof expect, "aicf_permute_%s", dt);
+        tc_new(&tc, "Tile", PRECS[p], "Tile [2,3,4] repeats (2,1,3)");
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(3), I64(4)), 0, -2, 2);
+        tc_in_int(&tc, "r", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(2), I64(1), I64(3)), 0, 0);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Expand", PRECS[p], "Expand [3,1] to (2,3,4)");
+        tc_in(&tc, "x", 2, DIMS(2, I64(3), I64(1)), 0, -2, 2);
+        tc_in_int(&tc, "s", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(2), I64(3), I64(4)), 0, 0);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "DepthToSpace", PRECS[p], "DepthToSpace DCR [2,8,3,4] blocksize 2");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(8), I64(3), I64(4)), 0, -2, 2);
+        tc_attr_i(&tc, "blocksize", 2);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "DepthToSpace", PRECS[p], "DepthToSpace CRD [1,18,2,3] blocksize 3");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(18), I64(2), I64(3)), 0, -2, 2);
+        tc_attr_i(&tc, "blocksize", 3);
+        tc_attr_s(&tc, "mode", "CRD");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "SpaceToDepth", PRECS[p], "SpaceToDepth [2,3,4,6] blocksize 2");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(4), I64(6)), 0, -2, 2);
+        tc_attr_i(&tc, "blocksize", 2);
+        tc.expect = expect;
+        run_case(&tc);
+    }
+}
+
+/* Reductions: every function (a runtime argument of the kernel) in each variant (thread:
+   strided, warp: contiguous rows, block: long rows), plus axis sets that do not merge, keepdims = 0, opset forms, GlobalMaxPool */
+static void cases_reduce(void) {
+    static const struct {
+        const char* op;
+        const char* fn;
+        float lo, hi;
+        int snap;
+    } R[] = {{"ReduceSum", "sum", -1, 1, 0},       {"ReduceMean", "mean", -1, 1, 0},   {"ReduceMax", "max", -3, 3, 0},
+             {"ReduceMin", "min", -3, 3, 0},       {"ReduceProd", "prod", -0.01f, 0.01f, 3},
+             {"ReduceL1", "l1", -1, 1, 0},         {"ReduceL2", "l2", -1, 1, 0},       {"ReduceSumSquare", "sumsquare", -1, 1, 0},
+             {"ReduceLogSum", "logsum", 0.1f, 1, 0}, {"ReduceLogSumExp", "logsumexp", -3, 3, 0}};
+    int u, p, v;
+    tcase tc;
+    char expect[96];
+    for (u = 0; u < (int)(sizeof R / sizeof R[0]); u++)
+        for (p = 0; p < 2; p++)
+            for (v = 0; v < 3; v++) {
+                const char* dt = p ? "f16" : "f32";
+                tin* t;
+                /* opset 18: axes as input 1 (ReduceSum from 13) */
+                tc_new(&tc, R[u].op, PRECS[p], "%s %s", R[u].op, v == 0 ? "[6,5,7] axes (1)" : v == 1 ? "[40,100] axes (-1)" : "[3,3000] axes (1)");
+                tc.opset = 18;
+                if (v == 0) t = tc_in(&tc, "x", 3, DIMS(3, I64(6), I64(5), I64(7)), 0, R[u].lo, R[u].hi);
+                else if (v == 1) t = tc_in(&tc, "x", 2, DIMS(2, I64(40), I64(100)), 0, R[u].lo, R[u].hi);
+                else t = tc_in(&tc, "x", 2, DIMS(2, I64(3), I64(3000)), 0, R[u].lo, R[u].hi);
+                t->snap = R[u].snap;
+                tc_in_int(&tc, "axes", AICF_DTYPE_INT64, 1, DIMS(1, I64(1)), 1, 1, DIMS(1, I64(v == 1 ? -1 : 1)), 0, 0);
+                snprintf(expect, sizeof expect, "aicf_reduce_%s_%s", v == 0 ? "thread" : v == 1 ? "warp" : "block", dt);
+                tc.expect = expect;
+                run_case(&tc);
+            }
+    for (p = 0; p < 2; p++) {
+        tc_new(&tc, "ReduceMean", PRECS[p], "ReduceMean opset 13 [4,5,6,3] axes (0,2) keepdims 0");
+        tc.opset = 13;
+        tc_in(&tc, "x", 4, DIMS(4, I64(4), I64(5), I64(6), I64(3)), 0, -1, 1);
+        tc_attr_ints(&tc, "axes", 2, DIMS(2, I64(0), I64(2)));
+        tc_attr_i(&tc, "keepdims", 0);
+        tc.expect = NULL;
+        run_case(&tc);
+        tc_new(&tc, "ReduceSum", PRECS[p], "ReduceSum opset 13 [2,3,4] all axes");
+        tc.opset = 13;
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(3), I64(4)), 0, -1, 1);
+        tc.expect = NULL;
+        run_case(&tc);
+        tc_new(&tc, "ReduceMax", PRECS[p], "ReduceMax opset 18 [3,70,2] axes (1) (strided, long)");
+        tc.opset = 18;
+        tc_in(&tc, "x", 3, DIMS(3, I64(3), I64(70), I64(2)), 0, -3, 3);
+        tc_in_int(&tc, "axes", AICF_DTYPE_INT64, 1, DIMS(1, I64(1)), 1, 1, DIMS(1, I64(1)), 0, 0);
+        tc.expect = NULL;
+        run_case(&tc);
+        tc_new(&tc, "GlobalMaxPool", PRECS[p], "GlobalMaxPool [2,5,9,9]");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(5), I64(9), I64(9)), 0, -3, 3);
+        tc.expect = p ? "aicf_reduce_warp_f16" : "aicf_reduce_warp_f32";
+        run_case(&tc);
+    }
+}
+
+/* LayerNormalization (with its statistics outputs), RMSNormalization, GroupNormalization per
+   group (opset 18) and per channel (opset 21), InstanceNormalization, LogSoftmax */
+static void cases_norm(void) {
+    int p;
+    tcase tc;
+    char expect[96];
+    for (p = 0; p < 2; p++) {
+        const char* dt = p ? "f16" : "f32";
+        snprintf(expect, sizeof expect, "aicf_norm_warp_%s", dt);
+        tc_new(&tc, "LayerNormalization", PRECS[p], "LayerNormalization [2,16,256] axis -1");
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(16), I64(256)), 0, -2, 3);
+        tc_in(&tc, "s", 1, DIMS(1, I64(256)), 1, 0.5f, 1.5f);
+        tc_in(&tc, "b", 1, DIMS(1, I64(256)), 1, -1, 1);
+        tc_attr_f(&tc, "epsilon", 1e-5f);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "LayerNormalization", PRECS[p], "LayerNormalization [3,4,5,6] axis 1, Mean and InvStdDev outputs");
+        tc.n_out = 3;
+        tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(4), I64(5), I64(6)), 0, -2, 2);
+        tc_in(&tc, "s", 3, DIMS(3, I64(4), I64(5), I64(6)), 1, 0.5f, 1.5f);
+        tc_in(&tc, "b", 3, DIMS(3, I64(4), I64(5), I64(6)), 1, -1, 1);
+        tc_attr_i(&tc, "axis", 1);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_norm_block_%s", dt);
+        tc_new(&tc, "LayerNormalization", PRECS[p], "LayerNormalization [3,3000], no B");
+        tc_in(&tc, "x", 2, DIMS(2, I64(3), I64(3000)), 0, -1, 2);
+        tc_in(&tc, "s", 1, DIMS(1, I64(3000)), 1, 0.5f, 1.5f);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_norm_warp_%s", dt);
+        tc_new(&tc, "RMSNormalization", PRECS[p], "RMSNormalization opset 23 [6,64]");
+        tc.opset = 23;
+        tc_in(&tc, "x", 2, DIMS(2, I64(6), I64(64)), 0, -2, 2);
+        tc_in(&tc, "s", 1, DIMS(1, I64(64)), 1, 0.5f, 1.5f);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "GroupNormalization", PRECS[p], "GroupNormalization opset 18 [2,6,5,5] groups 3 (per group)");
+        tc.opset = 18;
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(6), I64(5), I64(5)), 0, -2, 2);
+        tc_in(&tc, "s", 1, DIMS(1, I64(3)), 1, 0.5f, 1.5f);
+        tc_in(&tc, "b", 1, DIMS(1, I64(3)), 1, -1, 1);
+        tc_attr_i(&tc, "num_groups", 3);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_norm_block_%s", dt);
+        tc_new(&tc, "GroupNormalization", PRECS[p], "GroupNormalization opset 21 [2,8,20,20] groups 2 (per channel)");
+        tc.opset = 21;
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(8), I64(20), I64(20)), 0, -2, 2);
+        tc_in(&tc, "s", 1, DIMS(1, I64(8)), 1, 0.5f, 1.5f);
+        tc_in(&tc, "b", 1, DIMS(1, I64(8)), 1, -1, 1);
+        tc_attr_i(&tc, "num_groups", 2);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_norm_warp_%s", dt);
+        tc_new(&tc, "InstanceNormalization", PRECS[p], "InstanceNormalization [2,6,7,9]");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(6), I64(7), I64(9)), 0, -2, 2);
+        tc_in(&tc, "s", 1, DIMS(1, I64(6)), 1, 0.5f, 1.5f);
+        tc_in(&tc, "b", 1, DIMS(1, I64(6)), 1, -1, 1);
+        tc_attr_f(&tc, "epsilon", 1e-3f);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_logsoftmax_warp_%s", dt);
+        tc_new(&tc, "LogSoftmax", PRECS[p], "LogSoftmax [6,100] axis -1");
+        tc_in(&tc, "x", 2, DIMS(2, I64(6), I64(100)), 0, -4, 4);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_logsoftmax_block_%s", dt);
+        tc_new(&tc, "LogSoftmax", PRECS[p], "LogSoftmax [3,2000]");
+        tc_in(&tc, "x", 2, DIMS(2, I64(3), I64(2000)), 0, -4, 4);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_logsoftmax_strided_%s", dt);
+        tc_new(&tc, "LogSoftmax", PRECS[p], "LogSoftmax [4,10,6] axis 1");
+        tc_in(&tc, "x", 3, DIMS(3, I64(4), I64(10), I64(6)), 0, -4, 4);
+        tc_attr_i(&tc, "axis", 1);
+        tc.expect = expect;
+        run_case(&tc);
+    }
+}
+
+/* Resize / Upsample (nearest and linear, every coordinate transformation), ConvTranspose */
+static void cases_resize_convt(void) {
+    int p;
+    tcase tc;
+    char expect[96];
+    for (p = 0; p < 2; p++) {
+        const char* dt = p ? "f16" : "f32";
+        snprintf(expect, sizeof expect, "aicf_resize2d_%s", dt);
+        tc_new(&tc, "Resize", PRECS[p], "Resize nearest asymmetric floor scales (1,1,2,3) [1,2,5,4]");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(2), I64(5), I64(4)), 0, -2, 2);
+        tc_omit(&tc);
+        tc_in_vals(&tc, "sc", 1, DIMS(1, I64(4)), 4, FV(4, 1.0, 1.0, 2.0, 3.0));
+        tc_attr_s(&tc, "mode", "nearest");
+        tc_attr_s(&tc, "coordinate_transformation_mode", "asymmetric");
+        tc_attr_s(&tc, "nearest_mode", "floor");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Resize", PRECS[p], "Resize linear half_pixel sizes (2,3,7,9) [2,3,4,6]");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(4), I64(6)), 0, -2, 2);
+        tc_omit(&tc);
+        tc_omit(&tc);
+        tc_in_int(&tc, "sz", AICF_DTYPE_INT64, 1, DIMS(1, I64(4)), 1, 4, DIMS(4, I64(2), I64(3), I64(7), I64(9)), 0, 0);
+        tc_attr_s(&tc, "mode", "linear");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Resize", PRECS[p], "Resize linear align_corners sizes (1,2,9,3) [1,2,4,5]");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(2), I64(4), I64(5)), 0, -2, 2);
+        tc_omit(&tc);
+        tc_omit(&tc);
+        tc_in_int(&tc, "sz", AICF_DTYPE_INT64, 1, DIMS(1, I64(4)), 1, 4, DIMS(4, I64(1), I64(2), I64(9), I64(3)), 0, 0);
+        tc_attr_s(&tc, "mode", "linear");
+        tc_attr_s(&tc, "coordinate_transformation_mode", "align_corners");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Resize", PRECS[p], "Resize nearest pytorch_half_pixel round_prefer_ceil sizes (8,1) on [5,3] axes (1,0) opset 18");
+        tc.opset = 18;
+        tc_in(&tc, "x", 2, DIMS(2, I64(5), I64(3)), 0, -2, 2);
+        tc_omit(&tc);
+        tc_omit(&tc);
+        tc_in_int(&tc, "sz", AICF_DTYPE_INT64, 1, DIMS(1, I64(2)), 1, 2, DIMS(2, I64(8), I64(1)), 0, 0);
+        tc_attr_ints(&tc, "axes", 2, DIMS(2, I64(1), I64(0)));
+        tc_attr_s(&tc, "mode", "nearest");
+        tc_attr_s(&tc, "coordinate_transformation_mode", "pytorch_half_pixel");
+        tc_attr_s(&tc, "nearest_mode", "round_prefer_ceil");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Resize", PRECS[p], "Resize linear half_pixel_symmetric exclude_outside not_larger sizes (6,10) opset 19 [1,1,4,4]");
+        tc.opset = 19;
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(1), I64(4), I64(4)), 0, -2, 2);
+        tc_omit(&tc);
+        tc_omit(&tc);
+        tc_in_int(&tc, "sz", AICF_DTYPE_INT64, 1, DIMS(1, I64(2)), 1, 2, DIMS(2, I64(6), I64(10)), 0, 0);
+        tc_attr_ints(&tc, "axes", 2, DIMS(2, I64(2), I64(3)));
+        tc_attr_s(&tc, "mode", "linear");
+        tc_attr_s(&tc, "coordinate_transformation_mode", "half_pixel_symmetric");
+        tc_attr_s(&tc, "keep_aspect_ratio_policy", "not_larger");
+        tc_attr_i(&tc, "exclude_outside", 1);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Resize", PRECS[p], "Resize linear tf_crop_and_resize roi extrapolation [1,1,6,5] -> (1,1,4,7)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(1), I64(6), I64(5)), 0, -2, 2);
+        tc_in_vals(&tc, "roi", 1, DIMS(1, I64(8)), 8, FV(8, 0.0, 0.0, 0.2, 0.1, 1.0, 1.0, 0.9, 1.2));
+        tc_omit(&tc);
+        tc_in_int(&tc, "sz", AICF_DTYPE_INT64, 1, DIMS(1, I64(4)), 1, 4, DIMS(4, I64(1), I64(1), I64(4), I64(7)), 0, 0);
+        tc_attr_s(&tc, "mode", "linear");
+        tc_attr_s(&tc, "coordinate_transformation_mode", "tf_crop_and_resize");
+        tc_attr_f(&tc, "extrapolation_value", 0.5f);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Upsample", PRECS[p], "Upsample opset 9 nearest scales (1,1,2,2) [1,3,3,4]");
+        tc.opset = 9;
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(3), I64(3), I64(4)), 0, -2, 2);
+        tc_in_vals(&tc, "sc", 1, DIMS(1, I64(4)), 4, FV(4, 1.0, 1.0, 2.0, 2.0));
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Resize", PRECS[p], "Resize 1-D linear asymmetric scales (1,1,2.5) [2,3,8]");
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(3), I64(8)), 0, -2, 2);
+        tc_omit(&tc);
+        tc_in_vals(&tc, "sc", 1, DIMS(1, I64(3)), 3, FV(3, 1.0, 1.0, 2.5));
+        tc_attr_s(&tc, "mode", "linear");
+        tc_attr_s(&tc, "coordinate_transformation_mode", "asymmetric");
+        tc.expect = expect;
+        run_case(&tc);
+        /* ConvTranspose */
+        snprintf(expect, sizeof expect, "aicf_convtranspose2d_%s", dt);
+        tc_new(&tc, "ConvTranspose", PRECS[p], "ConvTranspose [1,4,5,6] w[4,3,3,3] s2 p1 output_padding 1 bias");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(4), I64(5), I64(6)), 0, -1, 1);
+        tc_in(&tc, "w", 4, DIMS(4, I64(4), I64(3), I64(3), I64(3)), 1, -0.5f, 0.5f);
+        tc_in(&tc, "b", 1, DIMS(1, I64(3)), 1, -1, 1);
+        tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+        tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+        tc_attr_ints(&tc, "output_padding", 2, DIMS(2, I64(1), I64(1)));
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "ConvTranspose", PRECS[p], "ConvTranspose [2,6,4,4] w[6,2,2,3] group 3 dilations (2,1) s(1,2)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(6), I64(4), I64(4)), 0, -1, 1);
+        tc_in(&tc, "w", 4, DIMS(4, I64(6), I64(2), I64(2), I64(3)), 1, -0.5f, 0.5f);
+        tc_attr_i(&tc, "group", 3);
+        tc_attr_ints(&tc, "dilations", 2, DIMS(2, I64(2), I64(1)));
+        tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(1), I64(2)));
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "ConvTranspose", PRECS[p], "ConvTranspose 1-D [2,3,10] w[3,4,4] s3 SAME_UPPER");
+        tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(3), I64(10)), 0, -1, 1);
+        tc_in(&tc, "w", 3, DIMS(3, I64(3), I64(4), I64(4)), 1, -0.5f, 0.5f);
+        tc_attr_ints(&tc, "strides", 1, DIMS(1, I64(3)));
+        tc_attr_s(&tc, "auto_pad", "SAME_UPPER");
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "ConvTranspose", PRECS[p], "ConvTranspose [1,2,3,3] w[2,2,3,3] s2 output_shape (7,6)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(2), I64(3), I64(3)), 0, -1, 1);
+        tc_in(&tc, "w", 4, DIMS(4, I64(2), I64(2), I64(3), I64(3)), 1, -0.5f, 0.5f);
+        tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+        tc_attr_ints(&tc, "output_shape", 2, DIMS(2, I64(7), I64(6)));
+        tc.expect = expect;
+        run_case(&tc);
+    }
+}
+
 /* ---- error paths of the lowering ---- */
 static void test_errors(void) {
     aicf_graph* g = NULL;
@@ -867,7 +1426,87 @@ static void test_errors(void) {
               strstr(aicf_last_error(g_ctx), "3-D"),
           "3-D conv on the device: %s / %s", aicf_result_str(r), aicf_last_error(g_ctx));
     aicf_plan_destroy(p);
+    p = NULL;
     aicf_graph_destroy(g);
+    /* Gather of int64 data computed at run time (integer tensors stay on the host for now) */
+    {
+        int64_t xd[2] = {4, 3}, id[1] = {2}, iv[2] = {1, 3};
+        const char* gin[2] = {"a", "i"};
+        aicf_graph_create(g_ctx, &g);
+        memset(&d, 0, sizeof d);
+        d.dtype = AICF_DTYPE_INT64;
+        d.rank = 2;
+        d.dims = xd;
+        d.name = "a";
+        aicf_graph_add_input(g, &d);
+        d.rank = 1;
+        d.dims = id;
+        d.name = "i";
+        d.data = iv;
+        d.data_bytes = sizeof iv;
+        aicf_graph_add_constant(g, &d);
+        memset(&nd, 0, sizeof nd);
+        nd.name = "int_gather";
+        nd.op_type = "Gather";
+        nd.inputs = gin;
+        nd.num_inputs = 2;
+        nd.outputs = out1;
+        nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+        aicf_graph_add_output(g, "y");
+        r = aicf_plan_create(g, &pd, &p);
+        CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(g_ctx), "node 0 'int_gather' (Gather)") &&
+                  strstr(aicf_last_error(g_ctx), "int64"),
+              "int64 Gather data on the device: %s / %s", aicf_result_str(r), aicf_last_error(g_ctx));
+        aicf_plan_destroy(p);
+        p = NULL;
+        aicf_graph_destroy(g);
+    }
+    /* Resize: cubic, and resizing a channel axis, are not lowered */
+    {
+        int64_t xd[4] = {1, 2, 4, 4}, sd[1] = {4};
+        float cubic[4] = {1, 1, 2, 2}, chan[4] = {1, 2, 1, 1};
+        const char* rin[3] = {"a", "", "s"};
+        int k;
+        for (k = 0; k < 2; k++) {
+            aicf_attr at;
+            aicf_graph_create(g_ctx, &g);
+            memset(&d, 0, sizeof d);
+            d.dtype = AICF_DTYPE_FLOAT32;
+            d.rank = 4;
+            d.dims = xd;
+            d.name = "a";
+            aicf_graph_add_input(g, &d);
+            d.rank = 1;
+            d.dims = sd;
+            d.name = "s";
+            d.data = k ? chan : cubic;
+            d.data_bytes = sizeof cubic;
+            aicf_graph_add_constant(g, &d);
+            memset(&at, 0, sizeof at);
+            at.name = "mode";
+            at.type = AICF_ATTR_STRING;
+            at.s = k ? "linear" : "cubic";
+            memset(&nd, 0, sizeof nd);
+            nd.name = "rs";
+            nd.op_type = "Resize";
+            nd.inputs = rin;
+            nd.num_inputs = 3;
+            nd.outputs = out1;
+            nd.num_outputs = 1;
+            nd.attrs = &at;
+            nd.num_attrs = 1;
+            aicf_graph_add_node(g, &nd);
+            aicf_graph_add_output(g, "y");
+            r = aicf_plan_create(g, &pd, &p);
+            CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(g_ctx), "node 0 'rs' (Resize)") &&
+                      strstr(aicf_last_error(g_ctx), k ? "axis 1" : "cubic"),
+                  "Resize %s on the device: %s / %s", k ? "of the channel axis" : "cubic", aicf_result_str(r), aicf_last_error(g_ctx));
+            aicf_plan_destroy(p);
+            p = NULL;
+            aicf_graph_destroy(g);
+        }
+    }
 }
 
 static void add_t(aicf_graph* g, const char* name, int rank, const int64_t* dims, const float* data, size_t bytes) {
@@ -1049,6 +1688,10 @@ int main(int argc, char** argv) {
     cases_gemm();
     cases_pool();
     cases_softmax_layout();
+    cases_index();
+    cases_reduce();
+    cases_norm();
+    cases_resize_convt();
     test_errors();
     if (!g_plan_only) {
         test_replay(AICF_PRECISION_FP32);
