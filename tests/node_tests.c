@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
     const char* root = NULL;
     const char* filter = NULL;
     const char* report_path = NULL;
-    int verbose = 0, i, n = 0, cap = 4096, pass = 0, fail = 0, skip = 0, nops = 0;
+    int verbose = 0, no_fork = 0, i, n = 0, cap = 4096, pass = 0, fail = 0, skip = 0, nops = 0;
     char** names;
     DIR* d;
     struct dirent* de;
@@ -266,6 +266,8 @@ int main(int argc, char** argv) {
             report_path = argv[++i];
         } else if (strcmp(argv[i], "--verbose") == 0) {
             verbose = 1;
+        } else if (strcmp(argv[i], "--no-fork") == 0) {
+            no_fork = 1; /* one process: the CUDA driver initialises once (no crash isolation) */
         } else if (argv[i][0] != '-' && !root) {
             root = argv[i];
         } else {
@@ -305,6 +307,10 @@ int main(int argc, char** argv) {
         snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
         memset(res, 0, sizeof res);
         fflush(stdout);
+        if (no_fork) {
+            run_case(dir, res, sizeof res);
+            goto classify;
+        }
         if (pipe(fds) != 0) return 1;
         pid = fork();
         if (pid == 0) {
@@ -323,6 +329,7 @@ int main(int argc, char** argv) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             snprintf(res, sizeof res, "FAIL\t?\tcrashed or timed out (%s %d)", WIFSIGNALED(status) ? "signal" : "exit",
                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    classify:
         st = res;
         op = strchr(st, '\t');
         if (op) *op++ = 0;

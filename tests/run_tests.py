@@ -212,7 +212,7 @@ if args.suite == "cpu":
 elif args.suite == "gpu":
     unit_tests(sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "tests", "test_gpu*.c"))))
     model_tests("cuda", ["fp32", "tf32", "fp16"])
-    node_tests("cuda")
+    node_tests("cuda", ["--no-fork"])
 else:
     node_tests("cpu")
 
