@@ -66,7 +66,8 @@
    LIMITS (AICF_MAX_*)
    ===================
    rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node; 2^24
-   elements per attribute; 2^40 bytes per tensor. Beyond them: AICF_ERROR_LIMIT.
+   elements per attribute; 2^40 bytes per tensor; 8 levels of nested subgraphs
+   (AICF_MAX_SUBGRAPH_DEPTH). Beyond them: AICF_ERROR_LIMIT.
 
    PRECISION AND DETERMINISM
    =========================
