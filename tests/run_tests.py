@@ -198,7 +198,18 @@ def unit_tests(names):
         run_counted(n, [exe])
 
 
+def extract_node_tests():
+    """Extracts the ONNX node tests once into build/onnx-node (test_ops reads them too)."""
+    tar = os.path.join(DATA, "onnx-node-1.23.1.tar.gz")
+    dest = os.path.join(B, "onnx-node")
+    if os.path.exists(tar) and not os.path.isdir(os.path.join(dest, "node")):
+        os.makedirs(dest, exist_ok=True)
+        with tarfile.open(tar) as t:
+            t.extractall(dest)
+
+
 t0 = time.time()
+extract_node_tests()
 if args.suite == "cpu":
     unit_tests(sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "tests", "test_*.c"))
                       if "gpu" not in os.path.basename(p)))
