@@ -350,7 +350,8 @@ typedef struct aicf_exec_desc {
 
 typedef struct aicf_exec_stats {
     int graph_nodes;     /* nodes of the instantiated CUDA graph (0 on the CPU backend) */
-    int kernel_nodes;    /* kernel nodes among them */
+    int kernel_nodes;    /* kernel launches per replay, counting those inside the cuBLASLt
+                            child graphs (so it can exceed graph_nodes) */
     size_t device_bytes; /* arena + weights + workspace + staging */
 } aicf_exec_stats;
 
