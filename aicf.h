@@ -1392,16 +1392,39 @@ size_t aicf__shape_bytes(const aicf__shape* s, aicf_dtype dt, int* ok) {
     return bytes;
 }
 
-/* Removes the most recently added tensor (nothing refers to it yet). */
+/* Removes tensor t's slot from the name index without allocating (backward-shift deletion for
+   linear probing: later entries of the same cluster move up so lookups still find them). */
+static void aicf__index_remove(aicf_graph* g, int t) {
+    uint64_t mask, i, j, k;
+    if (!g->name_index_cap || !g->tensors[t].name || !g->tensors[t].name[0]) return;
+    mask = (uint64_t)(g->name_index_cap - 1);
+    i = aicf__hash_str(g->tensors[t].name) & mask;
+    while (g->name_index[i] && g->name_index[i] != t + 1) i = (i + 1) & mask;
+    if (!g->name_index[i]) return;
+    g->name_index[i] = 0;
+    j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!g->name_index[j]) break;
+        k = aicf__hash_str(g->tensors[g->name_index[j] - 1].name) & mask;
+        /* the entry at j may stay if its home slot k lies cyclically in (i, j] */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+        g->name_index[i] = g->name_index[j];
+        g->name_index[j] = 0;
+        i = j;
+    }
+}
+
+/* Removes the most recently added tensor (nothing refers to it yet). Never allocates. */
 static void aicf__pop_tensor(aicf_graph* g) {
     aicf__tensor* t = &g->tensors[g->n_tensors - 1];
     int j;
+    aicf__index_remove(g, g->n_tensors - 1);
     aicf__free(g->ctx, t->name);
     for (j = 0; j < AICF_MAX_RANK; j++) aicf__free(g->ctx, t->dim_param[j]);
     if (t->owns_data) aicf__free(g->ctx, t->data);
     memset(t, 0, sizeof *t);
     g->n_tensors--;
-    aicf__index_rebuild(g, g->name_index_cap);
 }
 
 aicf_result aicf_graph_add_input(aicf_graph* g, const aicf_tensor_desc* d) {
@@ -1410,6 +1433,16 @@ aicf_result aicf_graph_add_input(aicf_graph* g, const aicf_tensor_desc* d) {
     if (!g) return AICF_ERROR_INVALID_ARGUMENT;
     r = aicf__tensor_from_desc(g, d, "aicf_graph_add_input", &t);
     if (r != AICF_SUCCESS) return r;
+    {
+        int ok = 1, k, symbolic = 0;
+        for (k = 0; k < g->tensors[t].shape.rank; k++) symbolic |= g->tensors[t].shape.d[k] < 0;
+        if (!symbolic) aicf__shape_bytes(&g->tensors[t].shape, g->tensors[t].dtype, &ok);
+        if (!ok) {
+            aicf__pop_tensor(g);
+            return aicf__err(g->ctx, AICF_ERROR_LIMIT, "aicf_graph_add_input: tensor '%s': size exceeds AICF_MAX_TENSOR_BYTES",
+                             d->name);
+        }
+    }
     if (!aicf__grow(g->ctx, (void**)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof(int)))
         return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_add_input: out of memory");
     g->tensors[t].flags |= AICF__T_INPUT;
@@ -1779,6 +1812,7 @@ aicf_result aicf_graph_bind_dim(aicf_graph* g, const char* dim_param, int64_t va
     g->dims[k].value = value;
     for (i = 0; i < g->n_tensors; i++) {
         aicf__tensor* t = &g->tensors[i];
+        if (t->flags & AICF__T_CONST) continue; /* a bound input value keeps the shape it was bound with */
         for (j = 0; j < t->shape.rank; j++)
             if (t->dim_param[j] && strcmp(t->dim_param[j], dim_param) == 0) t->shape.d[j] = value;
         if (t->flags & AICF__T_INPUT) t->shape_known = aicf__shape_numel(&t->shape) >= 0;
@@ -10467,10 +10501,11 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
         last[i] = -2;
     }
     /* lifetimes of storage roots: inputs live from before step 0, outputs to after the last */
+    /* inputs stay intact for the whole replay: an exec may be run again without setting them */
     for (i = 0; i < p->n_in; i++) {
         int r = aicf__root(p, p->in_boundary[i]);
         first[r] = -1;
-        if (last[r] < -1) last[r] = -1;
+        last[r] = p->n_steps;
     }
     for (s = 0; s < p->n_steps; s++) {
         const aicf__step* st = &p->steps[s];
@@ -10606,14 +10641,19 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
     fallback_reason[0] = 0;
-    /* every input needs a known shape */
+    /* every input needs a known shape, within the size limit */
     for (i = 0; i < graph->n_inputs; i++) {
         const aicf__tensor* t = &graph->tensors[graph->inputs[i]];
+        int ok = 1;
         for (j = 0; j < t->shape.rank; j++)
             if (t->shape.d[j] < 0)
                 return aicf__err(ctx, AICF_ERROR_SHAPE,
                                  "aicf_plan_create: input '%s' dimension %d '%s' is not bound (aicf_graph_bind_dim)",
                                  t->name, j, t->dim_param[j] ? t->dim_param[j] : "?");
+        aicf__shape_bytes(&t->shape, t->dtype, &ok);
+        if (!ok)
+            return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: input '%s': size exceeds AICF_MAX_TENSOR_BYTES",
+                             t->name);
     }
     if (graph->n_outputs == 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");

@@ -534,16 +534,39 @@ size_t aicf__shape_bytes(const aicf__shape* s, aicf_dtype dt, int* ok) {
     return bytes;
 }
 
-/* Removes the most recently added tensor (nothing refers to it yet). */
+/* Removes tensor t's slot from the name index without allocating (backward-shift deletion for
+   linear probing: later entries of the same cluster move up so lookups still find them). */
+static void aicf__index_remove(aicf_graph* g, int t) {
+    uint64_t mask, i, j, k;
+    if (!g->name_index_cap || !g->tensors[t].name || !g->tensors[t].name[0]) return;
+    mask = (uint64_t)(g->name_index_cap - 1);
+    i = aicf__hash_str(g->tensors[t].name) & mask;
+    while (g->name_index[i] && g->name_index[i] != t + 1) i = (i + 1) & mask;
+    if (!g->name_index[i]) return;
+    g->name_index[i] = 0;
+    j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!g->name_index[j]) break;
+        k = aicf__hash_str(g->tensors[g->name_index[j] - 1].name) & mask;
+        /* the entry at j may stay if its home slot k lies cyclically in (i, j] */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+        g->name_index[i] = g->name_index[j];
+        g->name_index[j] = 0;
+        i = j;
+    }
+}
+
+/* Removes the most recently added tensor (nothing refers to it yet). Never allocates. */
 static void aicf__pop_tensor(aicf_graph* g) {
     aicf__tensor* t = &g->tensors[g->n_tensors - 1];
     int j;
+    aicf__index_remove(g, g->n_tensors - 1);
     aicf__free(g->ctx, t->name);
     for (j = 0; j < AICF_MAX_RANK; j++) aicf__free(g->ctx, t->dim_param[j]);
     if (t->owns_data) aicf__free(g->ctx, t->data);
     memset(t, 0, sizeof *t);
     g->n_tensors--;
-    aicf__index_rebuild(g, g->name_index_cap);
 }
 
 aicf_result aicf_graph_add_input(aicf_graph* g, const aicf_tensor_desc* d) {
@@ -552,6 +575,16 @@ aicf_result aicf_graph_add_input(aicf_graph* g, const aicf_tensor_desc* d) {
     if (!g) return AICF_ERROR_INVALID_ARGUMENT;
     r = aicf__tensor_from_desc(g, d, "aicf_graph_add_input", &t);
     if (r != AICF_SUCCESS) return r;
+    {
+        int ok = 1, k, symbolic = 0;
+        for (k = 0; k < g->tensors[t].shape.rank; k++) symbolic |= g->tensors[t].shape.d[k] < 0;
+        if (!symbolic) aicf__shape_bytes(&g->tensors[t].shape, g->tensors[t].dtype, &ok);
+        if (!ok) {
+            aicf__pop_tensor(g);
+            return aicf__err(g->ctx, AICF_ERROR_LIMIT, "aicf_graph_add_input: tensor '%s': size exceeds AICF_MAX_TENSOR_BYTES",
+                             d->name);
+        }
+    }
     if (!aicf__grow(g->ctx, (void**)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof(int)))
         return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_add_input: out of memory");
     g->tensors[t].flags |= AICF__T_INPUT;
@@ -921,6 +954,7 @@ aicf_result aicf_graph_bind_dim(aicf_graph* g, const char* dim_param, int64_t va
     g->dims[k].value = value;
     for (i = 0; i < g->n_tensors; i++) {
         aicf__tensor* t = &g->tensors[i];
+        if (t->flags & AICF__T_CONST) continue; /* a bound input value keeps the shape it was bound with */
         for (j = 0; j < t->shape.rank; j++)
             if (t->dim_param[j] && strcmp(t->dim_param[j], dim_param) == 0) t->shape.d[j] = value;
         if (t->flags & AICF__T_INPUT) t->shape_known = aicf__shape_numel(&t->shape) >= 0;

@@ -639,10 +639,11 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
         last[i] = -2;
     }
     /* lifetimes of storage roots: inputs live from before step 0, outputs to after the last */
+    /* inputs stay intact for the whole replay: an exec may be run again without setting them */
     for (i = 0; i < p->n_in; i++) {
         int r = aicf__root(p, p->in_boundary[i]);
         first[r] = -1;
-        if (last[r] < -1) last[r] = -1;
+        last[r] = p->n_steps;
     }
     for (s = 0; s < p->n_steps; s++) {
         const aicf__step* st = &p->steps[s];
@@ -778,14 +779,19 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
     fallback_reason[0] = 0;
-    /* every input needs a known shape */
+    /* every input needs a known shape, within the size limit */
     for (i = 0; i < graph->n_inputs; i++) {
         const aicf__tensor* t = &graph->tensors[graph->inputs[i]];
+        int ok = 1;
         for (j = 0; j < t->shape.rank; j++)
             if (t->shape.d[j] < 0)
                 return aicf__err(ctx, AICF_ERROR_SHAPE,
                                  "aicf_plan_create: input '%s' dimension %d '%s' is not bound (aicf_graph_bind_dim)",
                                  t->name, j, t->dim_param[j] ? t->dim_param[j] : "?");
+        aicf__shape_bytes(&t->shape, t->dtype, &ok);
+        if (!ok)
+            return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: input '%s': size exceeds AICF_MAX_TENSOR_BYTES",
+                             t->name);
     }
     if (graph->n_outputs == 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "aicf_plan_create: the graph has no outputs");

@@ -129,6 +129,13 @@ static void test_builder_errors(void) {
     d = tdesc("w", 2, dneg, w, sizeof w);
     r = aicf_graph_add_constant(g, &d);
     CHECK_ERR(ctx, r, AICF_ERROR_SHAPE, "dims[1] = -5 is negative");
+    {
+        int64_t huge[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 1};
+        d = tdesc("huge", 3, huge, NULL, 0);
+        r = aicf_graph_add_input(g, &d);
+        CHECK_ERR(ctx, r, AICF_ERROR_LIMIT, "'huge': size exceeds AICF_MAX_TENSOR_BYTES");
+        CHECK(aicf__graph_find(g, "huge") < 0 && aicf__graph_find(g, "x") >= 0, "failed input left no tensor behind");
+    }
     d = tdesc("big", 9, d2, NULL, 0);
     r = aicf_graph_add_input(g, &d);
     CHECK_ERR(ctx, r, AICF_ERROR_LIMIT, "rank 9 outside 0..8");
@@ -311,6 +318,12 @@ static void test_memory_plan_random(int trial) {
     for (i = 0; i < W; i++)
         if (!(fabsf(y[i] - vals[NN][i]) <= 1e-5f * (1.0f + fabsf(vals[NN][i])))) bad++;
     CHECK(bad == 0, "trial %d: %d wrong outputs (e.g. %g vs %g)", trial, bad, y[0], vals[NN][0]);
+    { /* inputs stay valid: a second run without aicf_exec_set_input gives the same bits */
+        float y2[W];
+        CHECK(aicf_exec_run(e) == AICF_SUCCESS, "second run");
+        aicf_exec_get_output(e, 0, y2, sizeof y2);
+        CHECK(memcmp(y, y2, sizeof y) == 0, "trial %d: a second run without set_input changed the output", trial);
+    }
 out:
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
