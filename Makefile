@@ -99,3 +99,6 @@ conformance: all $(B)/node_tests
 
 clean:
 	rm -rf $(B) dist
+
+# fuzzing, sanitizer and valgrind targets (docs/hardening.md)
+include mk/hardening.mk
