@@ -2,11 +2,13 @@
 # uses its B, CC, WARN, LDLIBS, CUDA_HOME, PYTHON and AICF_TEST_DATA. See docs/hardening.md.
 #
 #   make fuzz             build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
-#                         (default 300), one after the other, one process each (no -jobs: it would log to ./fuzz-0.log); new inputs go to
+#                         (default 300), one after the other, one process each (no -jobs: that
+#                         forks a worker logging to ./fuzz-0.log); new inputs go to
 #                         $(B)/fuzz-work/<target>/, crashes / timeouts / OOMs / leaks to
 #                         $(B)/fuzz-findings/<target>/. Fails if any target found something.
 #   make fuzz-replay      the committed corpora and regressions through replayers built with
-#                         $(CC) -fsanitize=address,undefined (no libFuzzer); `N passed, N failed`
+#                         $(CC) -fsanitize=address,undefined (no libFuzzer), plus the standalone
+#                         reproducers in tests/fuzz/regressions/api/; `N passed, N failed`
 #   make fuzz-replay-valgrind   the same corpora through plain replayers under valgrind
 #   make fuzz-seeds       regenerate the seed inputs (tests/fuzz/make_seeds.py) in $(B)/fuzz-seeds/
 #   make fuzz-merge       minimise committed corpus + seeds + fuzz-work (files under
