@@ -320,10 +320,30 @@ typedef struct aicf_onnx_desc {
     const int64_t* dim_values;
 } aicf_onnx_desc;
 
+/* Kernel preference for convolutions (CUDA backend). AUTO lets the planner's cost model pick
+   per node; the others force one lowering for every Conv it applies to (grouped and
+   depthwise convolutions, and shapes a lowering cannot take, keep the other; the plan's reason
+   says so). */
+typedef enum aicf_conv_algo {
+    AICF_CONV_AUTO = 0,
+    AICF_CONV_DIRECT = 1,     /* the generated implicit-GEMM kernel (CUDA cores) */
+    AICF_CONV_IM2COL_GEMM = 2 /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+} aicf_conv_algo;
+
+/* Kernel preference for Gemm and MatMul (CUDA backend). */
+typedef enum aicf_matmul_algo {
+    AICF_MATMUL_AUTO = 0,
+    AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt (heuristic algorithm, recorded in the plan) */
+    AICF_MATMUL_GENERATED = 2 /* the generated tiled GEMM kernel */
+} aicf_matmul_algo;
+
 typedef struct aicf_policy {
     aicf_precision precision;
     int allow_cpu_fallback; /* backend DEFAULT may fall back to the CPU reference */
     size_t workspace_limit; /* bytes of cuBLASLt workspace, 0 = 32 MiB */
+    int no_fusion;          /* 1: every node is its own step (the fusion passes are off) */
+    aicf_conv_algo conv_algo;
+    aicf_matmul_algo matmul_algo;
 } aicf_policy;
 
 typedef struct aicf_plan_desc {
@@ -678,6 +698,25 @@ typedef enum aicf__step_kind {
 
 #define AICF__STEP_MAX_IO 16
 
+/* ---- fusion: a step's epilogue ----
+   The fusion pass (>>plan, aicf__fuse) lets a step absorb the chain of elementwise nodes that
+   consume its output 0 one after another: output 0 becomes v_k = e_k(... e_1(main(x)) ...),
+   stored once, and the intermediate tensors are never materialised. Each e_i is an absorbed
+   graph node: a unary op (its alpha/beta fixed at plan time, as aicf__cpu_run would use them)
+   or a two-input arithmetic op (Add Sub Mul Div Pow Max Min PRelu) whose other input, the
+   operand, broadcasts to output 0's shape (ONNX multidirectional broadcasting) and is produced
+   before the main node. All tensors involved are float32 in the graph. The step's out[0] is
+   the last absorbed node's output; in[] stays the main node's inputs. */
+#define AICF__EPI_MAX 8
+
+typedef struct aicf__epi {
+    int node;          /* the absorbed graph node (op and attributes) */
+    aicf__op op;       /* its op */
+    int operand;       /* binary ops: the other input's tensor; -1 for unary ops */
+    int operand_left;  /* 1: the operand is the left input (Sub(o, v)); 0: the right (Sub(v, o)) */
+    float alpha, beta; /* unary parameters (aicf__op_unary_params) */
+} aicf__epi;
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */
@@ -692,6 +731,10 @@ typedef struct aicf__step {
     unsigned shared_bytes;
     char reason[192];          /* why this kernel */
     void* backend;             /* backend-owned per-step data (freed by the backend) */
+    /* fusion (aicf__fuse) */
+    aicf__epi epi[AICF__EPI_MAX]; /* elementwise nodes applied to output 0, in order */
+    int n_epi;
+    int epi_native;            /* backend: leading epilogue ops done inside the main kernel */
 } aicf__step;
 
 struct aicf_plan {
@@ -10638,6 +10681,12 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     if ((int)d.policy.precision < 0 || d.policy.precision > AICF_PRECISION_FP16)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.precision %d is not valid",
                          (int)d.policy.precision);
+    if ((int)d.policy.conv_algo < 0 || d.policy.conv_algo > AICF_CONV_IM2COL_GEMM)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.conv_algo %d is not valid",
+                         (int)d.policy.conv_algo);
+    if ((int)d.policy.matmul_algo < 0 || d.policy.matmul_algo > AICF_MATMUL_GENERATED)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.matmul_algo %d is not valid",
+                         (int)d.policy.matmul_algo);
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
     fallback_reason[0] = 0;

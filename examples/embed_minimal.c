@@ -3,6 +3,7 @@
 #define AICF_IMPLEMENTATION
 #include "../aicf.h"
 #include <stdio.h>
+#include <string.h>
 
 int main(void) {
     aicf_context* ctx;
@@ -46,7 +47,11 @@ int main(void) {
         }
     }
     {
-        aicf_plan_desc pd = {AICF_BACKEND_DEFAULT, {AICF_PRECISION_FP32, 1, 0}};
+        aicf_plan_desc pd;
+        memset(&pd, 0, sizeof pd); /* zero = defaults: fusion on, AUTO kernel choice */
+        pd.backend = AICF_BACKEND_DEFAULT;
+        pd.policy.precision = AICF_PRECISION_FP32;
+        pd.policy.allow_cpu_fallback = 1;
         if (aicf_plan_create(g, &pd, &plan) != AICF_SUCCESS) {
             fprintf(stderr, "plan: %s\n", aicf_last_error(ctx));
             return 1;

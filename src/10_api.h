@@ -203,10 +203,30 @@ typedef struct aicf_onnx_desc {
     const int64_t* dim_values;
 } aicf_onnx_desc;
 
+/* Kernel preference for convolutions (CUDA backend). AUTO lets the planner's cost model pick
+   per node; the others force one lowering for every Conv it applies to (grouped and
+   depthwise convolutions, and shapes a lowering cannot take, keep the other; the plan's reason
+   says so). */
+typedef enum aicf_conv_algo {
+    AICF_CONV_AUTO = 0,
+    AICF_CONV_DIRECT = 1,     /* the generated implicit-GEMM kernel (CUDA cores) */
+    AICF_CONV_IM2COL_GEMM = 2 /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+} aicf_conv_algo;
+
+/* Kernel preference for Gemm and MatMul (CUDA backend). */
+typedef enum aicf_matmul_algo {
+    AICF_MATMUL_AUTO = 0,
+    AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt (heuristic algorithm, recorded in the plan) */
+    AICF_MATMUL_GENERATED = 2 /* the generated tiled GEMM kernel */
+} aicf_matmul_algo;
+
 typedef struct aicf_policy {
     aicf_precision precision;
     int allow_cpu_fallback; /* backend DEFAULT may fall back to the CPU reference */
     size_t workspace_limit; /* bytes of cuBLASLt workspace, 0 = 32 MiB */
+    int no_fusion;          /* 1: every node is its own step (the fusion passes are off) */
+    aicf_conv_algo conv_algo;
+    aicf_matmul_algo matmul_algo;
 } aicf_policy;
 
 typedef struct aicf_plan_desc {

@@ -225,6 +225,25 @@ typedef enum aicf__step_kind {
 
 #define AICF__STEP_MAX_IO 16
 
+/* ---- fusion: a step's epilogue ----
+   The fusion pass (>>plan, aicf__fuse) lets a step absorb the chain of elementwise nodes that
+   consume its output 0 one after another: output 0 becomes v_k = e_k(... e_1(main(x)) ...),
+   stored once, and the intermediate tensors are never materialised. Each e_i is an absorbed
+   graph node: a unary op (its alpha/beta fixed at plan time, as aicf__cpu_run would use them)
+   or a two-input arithmetic op (Add Sub Mul Div Pow Max Min PRelu) whose other input, the
+   operand, broadcasts to output 0's shape (ONNX multidirectional broadcasting) and is produced
+   before the main node. All tensors involved are float32 in the graph. The step's out[0] is
+   the last absorbed node's output; in[] stays the main node's inputs. */
+#define AICF__EPI_MAX 8
+
+typedef struct aicf__epi {
+    int node;          /* the absorbed graph node (op and attributes) */
+    aicf__op op;       /* its op */
+    int operand;       /* binary ops: the other input's tensor; -1 for unary ops */
+    int operand_left;  /* 1: the operand is the left input (Sub(o, v)); 0: the right (Sub(v, o)) */
+    float alpha, beta; /* unary parameters (aicf__op_unary_params) */
+} aicf__epi;
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */
@@ -239,6 +258,10 @@ typedef struct aicf__step {
     unsigned shared_bytes;
     char reason[192];          /* why this kernel */
     void* backend;             /* backend-owned per-step data (freed by the backend) */
+    /* fusion (aicf__fuse) */
+    aicf__epi epi[AICF__EPI_MAX]; /* elementwise nodes applied to output 0, in order */
+    int n_epi;
+    int epi_native;            /* backend: leading epilogue ops done inside the main kernel */
 } aicf__step;
 
 struct aicf_plan {

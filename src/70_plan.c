@@ -776,6 +776,12 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     if ((int)d.policy.precision < 0 || d.policy.precision > AICF_PRECISION_FP16)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.precision %d is not valid",
                          (int)d.policy.precision);
+    if ((int)d.policy.conv_algo < 0 || d.policy.conv_algo > AICF_CONV_IM2COL_GEMM)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.conv_algo %d is not valid",
+                         (int)d.policy.conv_algo);
+    if ((int)d.policy.matmul_algo < 0 || d.policy.matmul_algo > AICF_MATMUL_GENERATED)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.matmul_algo %d is not valid",
+                         (int)d.policy.matmul_algo);
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
     fallback_reason[0] = 0;
