@@ -161,7 +161,8 @@ extern "C" {
     X(AICF_ERROR_CUDA, -11, "CUDA driver call failed")                                            \
     X(AICF_ERROR_CUBLAS, -12, "cuBLASLt call failed")                                             \
     X(AICF_ERROR_DEVICE_OUT_OF_MEMORY, -13, "out of device memory")                               \
-    X(AICF_ERROR_STATE, -14, "call not valid in the object's current state")
+    X(AICF_ERROR_STATE, -14, "call not valid in the object's current state")                      \
+    X(AICF_ERROR_PLAN_MISMATCH, -15, "saved plan does not match this model, kernel table, device or library")
 
 typedef enum aicf_result {
 #define AICF__RESULT_ENUM(name, value, text) name = value,
