@@ -718,6 +718,18 @@ typedef struct aicf__epi {
     float alpha, beta; /* unary parameters (aicf__op_unary_params) */
 } aicf__epi;
 
+/* Whether node ni of g can be absorbed as an epilogue op: 1 for a float32 unary op (then
+   alpha and beta hold its parameters; Clip's min/max must be plan-time constants), 2 for a
+   float32 two-input Add Sub Mul Div Pow Max Min PRelu (opset >= 7 broadcasting), 0 otherwise. */
+int aicf__op_epilogue_kind(aicf_graph* g, int ni, float* alpha, float* beta);
+/* The elementwise math exactly as the CPU reference computes it (float32). PRelu: a = X, b = slope. */
+float aicf__op_epi_unary(aicf__op op, float x, float alpha, float beta);
+float aicf__op_epi_binary(aicf__op op, float a, float b);
+/* Applies epi[0..n_epi) in place to y (float32, shape ys); operands[k] is the data of
+   epi[k].operand (broadcast to ys), NULL for unary ops. */
+aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_epi, float* y, const aicf__shape* ys,
+                               const void* const* operands);
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */
@@ -4749,6 +4761,94 @@ static float aicf__op_bin_f(aicf__op op, float a, float b) {
         return a < b ? a : b;
     default: return 0.0f;
     }
+}
+
+/* ---- epilogues of fused steps (aicf__fuse in >>plan) ---- */
+
+int aicf__op_epilogue_kind(aicf_graph* g, int ni, float* alpha, float* beta) {
+    aicf__opc c;
+    const aicf__node* n;
+    int i;
+    *alpha = *beta = 0.0f;
+    if (!g || ni < 0 || ni >= g->n_nodes) return 0;
+    aicf__opc_init(&c, g, ni);
+    n = c.n;
+    if (n->removed || n->n_out < 1 || n->out[0] < 0) return 0;
+    for (i = 1; i < n->n_out; i++)
+        if (n->out[i] >= 0) return 0;
+    if (g->tensors[n->out[0]].dtype != AICF_DTYPE_FLOAT32) return 0;
+    for (i = 0; i < n->n_in; i++)
+        if (n->in[i] < 0 || g->tensors[n->in[i]].dtype != AICF_DTYPE_FLOAT32) {
+            if (!(n->op == AICF__OP_Clip && i > 0 && n->in[i] < 0)) return 0;
+        }
+    switch (n->op) {
+    case AICF__OP_Add: case AICF__OP_Sub: case AICF__OP_Mul: case AICF__OP_Div: case AICF__OP_Pow:
+    case AICF__OP_Max: case AICF__OP_Min:
+        /* before opset 7 the second input broadcast only with broadcast=1 and an axis */
+        if (n->n_in != 2 || (c.opset < 7 && aicf__attr(n, "broadcast"))) return 0;
+        return 2;
+    case AICF__OP_PRelu: return n->n_in == 2 ? 2 : 0;
+    case AICF__OP_Clip:
+        if (aicf__op_unary_params(&c, alpha, beta) != AICF_SUCCESS) return 0;
+        if (c.opset >= 11) { /* min/max inputs: only as plan-time constants */
+            for (i = 1; i < n->n_in && i < 3; i++) {
+                const aicf__tensor* t = n->in[i] >= 0 ? &g->tensors[n->in[i]] : NULL;
+                if (!t) continue;
+                if (!(t->flags & AICF__T_CONST) || !t->data || t->data_bytes != sizeof(float)) return 0;
+                memcpy(i == 1 ? alpha : beta, t->data, sizeof(float));
+            }
+        }
+        return n->n_in <= 3 ? 1 : 0;
+    case AICF__OP_Relu: case AICF__OP_Tanh: case AICF__OP_Sigmoid: case AICF__OP_Exp: case AICF__OP_Log:
+    case AICF__OP_Sqrt: case AICF__OP_Neg: case AICF__OP_Abs: case AICF__OP_Reciprocal: case AICF__OP_Erf:
+    case AICF__OP_LeakyRelu: case AICF__OP_Elu: case AICF__OP_HardSigmoid: case AICF__OP_HardSwish:
+    case AICF__OP_Floor: case AICF__OP_Ceil: case AICF__OP_Round: case AICF__OP_Sign: case AICF__OP_Softplus:
+    case AICF__OP_Softsign: case AICF__OP_Selu: case AICF__OP_Celu: case AICF__OP_ThresholdedRelu:
+    case AICF__OP_Sin: case AICF__OP_Cos: case AICF__OP_Tan: case AICF__OP_Asin: case AICF__OP_Acos:
+    case AICF__OP_Atan: case AICF__OP_Sinh: case AICF__OP_Cosh: case AICF__OP_Asinh: case AICF__OP_Acosh:
+    case AICF__OP_Atanh: case AICF__OP_Gelu: case AICF__OP_Mish: case AICF__OP_Shrink: case AICF__OP_Swish:
+        if (n->n_in != 1) return 0;
+        return aicf__op_unary_params(&c, alpha, beta) == AICF_SUCCESS ? 1 : 0;
+    default: return 0;
+    }
+}
+
+float aicf__op_epi_unary(aicf__op op, float x, float alpha, float beta) { return aicf__op_unary_f(op, x, alpha, beta); }
+
+float aicf__op_epi_binary(aicf__op op, float a, float b) {
+    if (op == AICF__OP_PRelu) return a < 0.0f ? b * a : a; /* a: X, b: slope (as aicf__op_run_prelu) */
+    return aicf__op_bin_f(op, a, b);
+}
+
+aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_epi, float* y, const aicf__shape* ys,
+                               const void* const* operands) {
+    int64_t n = aicf__shape_numel(ys), e;
+    int k;
+    if (n < 0) return AICF_ERROR_SHAPE;
+    for (k = 0; k < n_epi; k++) {
+        const aicf__epi* ep = &epi[k];
+        if (ep->operand < 0) {
+            for (e = 0; e < n; e++) y[e] = aicf__op_unary_f(ep->op, y[e], ep->alpha, ep->beta);
+        } else {
+            const unsigned char* o = (const unsigned char*)operands[k]; /* may be unaligned (borrowed file data) */
+            float ov;
+            aicf__op_ix it;
+            if (!o) return AICF_ERROR_INVALID_ARGUMENT;
+            aicf__op_ix_init(&it, ys, 1);
+            aicf__op_bcast_strides(&g->tensors[ep->operand].shape, ys, it.st[0]);
+            if (ep->operand_left)
+                for (e = 0; e < n; e++, aicf__op_ix_next(&it)) {
+                    memcpy(&ov, o + (size_t)it.off[0] * sizeof(float), sizeof ov);
+                    y[e] = aicf__op_epi_binary(ep->op, ov, y[e]);
+                }
+            else
+                for (e = 0; e < n; e++, aicf__op_ix_next(&it)) {
+                    memcpy(&ov, o + (size_t)it.off[0] * sizeof(float), sizeof ov);
+                    y[e] = aicf__op_epi_binary(ep->op, y[e], ov);
+                }
+        }
+    }
+    return AICF_SUCCESS;
 }
 
 /* Integer arithmetic wraps (two's complement) like ONNX Runtime and numpy; Div truncates.
@@ -10567,6 +10667,13 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             if (first[r] > s) first[r] = s;
             if (last[r] < s) last[r] = s;
         }
+        for (j = 0; j < st->n_epi; j++) { /* epilogue operands are read by this step */
+            int t = st->epi[j].operand, r;
+            if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            r = aicf__root(p, t);
+            if (first[r] > s) first[r] = s;
+            if (last[r] < s) last[r] = s;
+        }
     }
     for (i = 0; i < p->n_out; i++) {
         int t = p->out_boundary[i], r;
@@ -10664,6 +10771,104 @@ static const char* aicf__precision_name(aicf_precision pr) {
     }
 }
 
+/* ---- fusion: elementwise epilogues ----
+   aicf__fuse_chain extends step st (main node st->node, not yet absorbed) along its output 0:
+   while that tensor is read by exactly one live node, is not a graph output, and that node is
+   an epilogue op (aicf__op_epilogue_kind) whose output has the same shape, whose other input
+   (binary ops) is produced before the main node, the consumer is absorbed: recorded in
+   st->epi, marked in absorbed[], and st->out[0] becomes its output. Absorbed nodes keep their
+   place in the graph (explain and the plan file name them) but run inside the main step. */
+typedef struct aicf__fuse_info {
+    int* uses;      /* per tensor: reads by live nodes (+1 for a graph output) */
+    int* reader;    /* per tensor: the last live node reading it */
+    int* producer;  /* per tensor: the live node writing it, -1 if none */
+    int* absorbed;  /* per node: the main node that absorbed it, -1 */
+} aicf__fuse_info;
+
+static void aicf__fuse_info_free(aicf_context* ctx, aicf__fuse_info* fi) {
+    aicf__free(ctx, fi->uses);
+    aicf__free(ctx, fi->reader);
+    aicf__free(ctx, fi->producer);
+    aicf__free(ctx, fi->absorbed);
+}
+
+static aicf_result aicf__fuse_info_make(aicf_graph* g, aicf__fuse_info* fi) {
+    int i, j, nt = g->n_tensors;
+    memset(fi, 0, sizeof *fi);
+    fi->uses = (int*)aicf__calloc(g->ctx, (size_t)nt + 1, sizeof(int));
+    fi->reader = (int*)aicf__calloc(g->ctx, (size_t)nt + 1, sizeof(int));
+    fi->producer = (int*)aicf__calloc(g->ctx, (size_t)nt + 1, sizeof(int));
+    fi->absorbed = (int*)aicf__calloc(g->ctx, (size_t)g->n_nodes + 1, sizeof(int));
+    if (!fi->uses || !fi->reader || !fi->producer || !fi->absorbed) {
+        aicf__fuse_info_free(g->ctx, fi);
+        return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (fusion)");
+    }
+    for (i = 0; i < nt; i++) fi->producer[i] = fi->reader[i] = -1;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        fi->absorbed[i] = -1;
+        if (n->removed) continue;
+        for (j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0) {
+                fi->uses[n->in[j]]++;
+                fi->reader[n->in[j]] = i;
+            }
+        for (j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0) fi->producer[n->out[j]] = i;
+    }
+    for (i = 0; i < g->n_outputs; i++) fi->uses[g->outputs[i]] += 1 << 20; /* never absorbed */
+    return AICF_SUCCESS;
+}
+
+static int aicf__same_shape(const aicf__shape* a, const aicf__shape* b) {
+    return a->rank == b->rank && memcmp(a->d, b->d, sizeof(int64_t) * (size_t)a->rank) == 0;
+}
+
+static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st) {
+    const aicf__node* m = &g->nodes[st->node];
+    int i, cur;
+    if (aicf__op_is_alias(m->op) || m->n_out < 1 || st->out[0] < 0) return;
+    for (i = 1; i < st->n_out; i++)
+        if (st->out[i] >= 0) return; /* one result only (Split, TopK... keep their outputs) */
+    cur = st->out[0];
+    if (g->tensors[cur].dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&g->tensors[cur].shape) <= 0) return;
+    while (st->n_epi < AICF__EPI_MAX) {
+        int ci = fi->reader[cur], kind, operand = -1, left = 0;
+        const aicf__node* c;
+        float alpha, beta;
+        aicf__epi* e;
+        if (fi->uses[cur] != 1 || ci < 0 || ci <= st->node) return;
+        c = &g->nodes[ci];
+        kind = aicf__op_epilogue_kind(g, ci, &alpha, &beta);
+        if (kind == 0 || c->out[0] < 0 || !aicf__same_shape(&g->tensors[c->out[0]].shape, &g->tensors[cur].shape)) return;
+        if (kind == 1) {
+            if (c->in[0] != cur) return;
+        } else {
+            if (c->in[0] == cur && c->in[1] != cur) {
+                operand = c->in[1];
+            } else if (c->in[1] == cur && c->in[0] != cur && c->op != AICF__OP_PRelu) {
+                operand = c->in[0];
+                left = 1;
+            } else {
+                return;
+            }
+            /* the operand must exist when the main node runs */
+            if (fi->producer[operand] >= st->node) return;
+            if (!g->tensors[operand].shape_known || g->tensors[operand].shape.rank > g->tensors[cur].shape.rank) return;
+        }
+        e = &st->epi[st->n_epi++];
+        e->node = ci;
+        e->op = c->op;
+        e->operand = operand;
+        e->operand_left = left;
+        e->alpha = alpha;
+        e->beta = beta;
+        fi->absorbed[ci] = st->node;
+        cur = c->out[0];
+        st->out[0] = cur;
+    }
+}
+
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
     aicf_context* ctx;
     aicf_plan_desc d;
@@ -10672,6 +10877,7 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     aicf_result r;
     int i, j, stepcap = 0, folded;
     int fp16;
+    aicf__fuse_info fuse;
     char fallback_reason[256];
     if (!graph || !out) return AICF_ERROR_INVALID_ARGUMENT;
     *out = NULL;
@@ -10822,11 +11028,13 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
             st.kernel_index = -1;
             if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
         }
+    if ((r = aicf__fuse_info_make(g, &fuse)) != AICF_SUCCESS) goto fail;
     for (i = 0; i < g->n_nodes; i++) {
         aicf__node* n = &g->nodes[i];
         aicf__step st;
-        if (n->removed) continue;
+        if (n->removed || fuse.absorbed[i] >= 0) continue;
         if (n->n_in > AICF__STEP_MAX_IO || n->n_out > AICF__STEP_MAX_IO) {
+            aicf__fuse_info_free(ctx, &fuse);
             r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than %d inputs or outputs", i, n->name,
                           n->op_type, AICF__STEP_MAX_IO);
             goto fail;
@@ -10839,8 +11047,13 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         for (j = 0; j < n->n_in; j++) st.in[j] = n->in[j];
         for (j = 0; j < n->n_out; j++) st.out[j] = n->out[j];
         st.kernel_index = -1;
-        if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+        if (!p->policy.no_fusion) aicf__fuse_chain(g, &fuse, &st);
+        if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) {
+            aicf__fuse_info_free(ctx, &fuse);
+            goto fail;
+        }
     }
+    aicf__fuse_info_free(ctx, &fuse);
     for (i = 0; i < p->n_out; i++)
         if (p->out_boundary[i] != p->out_tensor[i]) {
             aicf__step st;
@@ -10891,6 +11104,10 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         }
         for (j = 0; j < st->n_out; j++)
             if (st->out[j] >= 0) p->loc[st->out[j]].space = AICF__SPACE_ARENA;
+        for (j = 0; j < st->n_epi; j++) {
+            int t = st->epi[j].operand;
+            if (t >= 0) p->loc[t].space = aicf__is_const(g, t) ? AICF__SPACE_WEIGHTS : AICF__SPACE_ARENA;
+        }
     }
     for (i = 0; i < p->n_in; i++) p->loc[p->in_boundary[i]].space = AICF__SPACE_ARENA;
     for (i = 0; i < p->n_out; i++)
@@ -11043,6 +11260,17 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
             aicf__sbuf_printf(&b, " %s%s@arena+%zu(%zuB)%s", aicf__tname(p->g, t),
                               aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh), p->loc[t].offset, p->loc[t].bytes,
                               p->loc[t].alias_of >= 0 ? " (alias of input)" : "");
+        }
+        if (st->n_epi > 0) {
+            aicf__sbuf_printf(&b, "\n          fused:");
+            for (j = 0; j < st->n_epi; j++) {
+                const aicf__epi* ep = &st->epi[j];
+                aicf__sbuf_printf(&b, " %s '%s'", p->g->nodes[ep->node].op_type, p->g->nodes[ep->node].name);
+                if (ep->operand >= 0)
+                    aicf__sbuf_printf(&b, "(%s%s%s)", ep->operand_left ? "" : "v, ", aicf__tname(p->g, ep->operand),
+                                      ep->operand_left ? ", v" : "");
+            }
+            if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
         }
         aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
     }
@@ -11198,6 +11426,18 @@ static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
         for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
         r = aicf__cpu_run(g, st->node, in, outp);
         if (r != AICF_SUCCESS) return r;
+        if (st->n_epi > 0) { /* fused elementwise nodes, in place on output 0 */
+            const void* opnd[AICF__EPI_MAX];
+            for (j = 0; j < st->n_epi; j++) {
+                int t = st->epi[j].operand;
+                opnd[j] = t < 0 ? NULL
+                                : (p->loc[t].space == AICF__SPACE_WEIGHTS ? g->tensors[t].data
+                                                                         : (const void*)(e->host_arena + p->loc[t].offset));
+            }
+            r = aicf__cpu_epilogue(g, st->epi, st->n_epi, (float*)outp[0], &g->tensors[st->out[0]].shape, opnd);
+            if (r != AICF_SUCCESS)
+                return aicf__err(e->ctx, r, "step %d (node '%s'): epilogue failed", s, g->nodes[st->node].name);
+        }
     }
     return AICF_SUCCESS;
 }
@@ -13203,8 +13443,8 @@ int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
    its plan offset; the 4-wide variants are chosen from it. */
 
 #define AICF__CUO_MAX_OPS 64     /* launches (kernels, copies, GEMMs) of one step */
-#define AICF__CUO_MAX_PATCH 6    /* device addresses in one launch */
-#define AICF__CUO_ARGS_WORDS 40  /* 320 bytes: largest argument struct / aicf__matmul_desc */
+#define AICF__CUO_MAX_PATCH 12   /* device addresses in one launch */
+#define AICF__CUO_ARGS_WORDS 105 /* 840 bytes: largest argument struct (aicf__k_ewchain) */
 #define AICF__CUO_MAX_ALGO 2     /* cuBLASLt algorithm records of one step */
 #define AICF__CUO_MAX_GRID ((int64_t)1 << 20) /* blocks of a grid-stride launch */
 #define AICF__CUO_BLOCK 256u     /* threads per block of every op kernel (variants.py) */
@@ -13351,6 +13591,29 @@ typedef char aicf__k_check_norm[sizeof(aicf__k_norm) == 128 ? 1 : -1];
 typedef char aicf__k_check_resize[sizeof(aicf__k_resize) == 160 ? 1 : -1];
 typedef char aicf__k_check_args_fit[sizeof(aicf__k_reduce) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 typedef char aicf__k_check_args[sizeof(aicf__matmul_desc) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
+
+/* templates/ewchain.cu.j2: fused elementwise chains */
+#define AICF__EW_MAX_OPS 9
+typedef struct aicf__k_ew_src {
+    uint64_t p;
+    int64_t mode, a, b; /* 0 FULL, 1 SCALAR, 2 INNER (i % a), 3 MIDDLE ((i / b) % a), 4 GENERAL */
+    int64_t st[4];
+} aicf__k_ew_src;
+typedef struct aicf__k_ew_op {
+    int32_t code, left;
+    float alpha, beta;
+    aicf__k_ew_src src;
+} aicf__k_ew_op;
+typedef struct aicf__k_ewchain {
+    uint64_t y;
+    int64_t n;
+    int64_t dims[4];
+    aicf__k_ew_src x;
+    int32_t n_ops, pad_;
+    aicf__k_ew_op ops[AICF__EW_MAX_OPS];
+} aicf__k_ewchain;
+typedef char aicf__k_check_ewchain[sizeof(aicf__k_ewchain) == 840 ? 1 : -1];
+typedef char aicf__k_check_ewchain_fit[sizeof(aicf__k_ewchain) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 
 /* ---- the per-step program kept in step->backend ---- */
 enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
@@ -15842,6 +16105,271 @@ static aicf_result aicf__cuo_lower_convt(aicf__cuo* c) {
     return AICF_SUCCESS;
 }
 
+/* ---- fused elementwise chains (a step's epilogue; templates/ewchain.cu.j2) ---- */
+
+typedef struct aicf__cuo_ewop {
+    aicf__op op;     /* unary or binary op */
+    int operand;     /* binary: the other input's tensor, else -1 */
+    int left;        /* 1: operand op v */
+    float alpha, beta;
+} aicf__cuo_ewop;
+
+/* The kernel's op code (AICF_FN_* of elementwise_fns.inc.j2, or AICF_EW_* >= 101) for op, and
+   the parameters the kernel function takes (HardSwish: 1/6 and 1/2; Gelu tanh: its own code). */
+static int aicf__cuo_ew_code(aicf__op op, float* alpha, float* beta) {
+    switch (op) {
+    case AICF__OP_Relu: return 1;
+    case AICF__OP_Tanh: return 2;
+    case AICF__OP_Sigmoid: return 3;
+    case AICF__OP_Exp: return 4;
+    case AICF__OP_Log: return 5;
+    case AICF__OP_Sqrt: return 6;
+    case AICF__OP_Neg: return 7;
+    case AICF__OP_Abs: return 8;
+    case AICF__OP_Reciprocal: return 9;
+    case AICF__OP_Erf: return 10;
+    case AICF__OP_LeakyRelu: return 11;
+    case AICF__OP_Elu: return 12;
+    case AICF__OP_HardSigmoid: return 13;
+    case AICF__OP_HardSwish:
+        *alpha = 1.0f / 6.0f;
+        *beta = 0.5f;
+        return 14;
+    case AICF__OP_Clip: return 15;
+    case AICF__OP_Floor: return 16;
+    case AICF__OP_Ceil: return 17;
+    case AICF__OP_Round: return 18;
+    case AICF__OP_Sign: return 19;
+    case AICF__OP_Softplus: return 20;
+    case AICF__OP_Softsign: return 21;
+    case AICF__OP_Selu: return 22;
+    case AICF__OP_Celu: return 23;
+    case AICF__OP_ThresholdedRelu: return 24;
+    case AICF__OP_Sin: return 25;
+    case AICF__OP_Cos: return 26;
+    case AICF__OP_Tan: return 27;
+    case AICF__OP_Asin: return 28;
+    case AICF__OP_Acos: return 29;
+    case AICF__OP_Atan: return 30;
+    case AICF__OP_Sinh: return 31;
+    case AICF__OP_Cosh: return 32;
+    case AICF__OP_Asinh: return 33;
+    case AICF__OP_Acosh: return 34;
+    case AICF__OP_Atanh: return 35;
+    case AICF__OP_Gelu: return *alpha != 0.0f ? 37 : 36;
+    case AICF__OP_Mish: return 38;
+    case AICF__OP_Shrink: return 39;
+    case AICF__OP_Swish: return 40;
+    case AICF__OP_Add: return 101;
+    case AICF__OP_Sub: return 102;
+    case AICF__OP_Mul: return 103;
+    case AICF__OP_Div: return 104;
+    case AICF__OP_Pow: return 105;
+    case AICF__OP_Max: return 106;
+    case AICF__OP_Min: return 107;
+    case AICF__OP_PRelu: return 108;
+    default: return 0;
+    }
+}
+
+static const char* const aicf__cuo_ew_mode_names[5] = {"full", "scalar", "inner", "middle", "strided"};
+
+/* Adds one ewchain launch: y = ops[n-1](... ops[0](x)) over y's shape, x and the operands read
+   through broadcast descriptors (x may be y: in place). AICF_ERROR_UNSUPPORTED without adding
+   anything when the broadcasts do not fold to 4 dimensions. */
+static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops, int n_ops) {
+    aicf__k_ewchain a;
+    const aicf__shape* ys = aicf__cuo_shape(c, y);
+    int64_t shape[AICF_MAX_RANK], stv[AICF__EW_MAX_OPS + 1][AICF_MAX_RANK], cst[4];
+    int64_t* st[AICF__EW_MAX_OPS + 1];
+    int src_t[AICF__EW_MAX_OPS + 1];
+    aicf__k_ew_src* src_d[AICF__EW_MAX_OPS + 1];
+    int n_src = 0, rank, k, j;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96], modes[64];
+    size_t ml = 0;
+    aicf_result r;
+    int64_t n = aicf__cuo_numel(c, y);
+    if (n_ops < 1 || n_ops > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.n_ops = n_ops;
+    src_t[n_src] = x;
+    src_d[n_src++] = &a.x;
+    for (k = 0; k < n_ops; k++) {
+        float al = ops[k].alpha, be = ops[k].beta;
+        int code = aicf__cuo_ew_code(ops[k].op, &al, &be);
+        if (!code || (code > 100) != (ops[k].operand >= 0)) return AICF_ERROR_UNSUPPORTED;
+        a.ops[k].code = code;
+        a.ops[k].left = ops[k].left;
+        a.ops[k].alpha = al;
+        a.ops[k].beta = be;
+        if (ops[k].operand >= 0) {
+            src_t[n_src] = ops[k].operand;
+            src_d[n_src++] = &a.ops[k].src;
+        }
+    }
+    for (j = 0; j < n_src; j++) {
+        const aicf__shape* ss = aicf__cuo_shape(c, src_t[j]);
+        if (ss->rank > ys->rank) return AICF_ERROR_UNSUPPORTED;
+        aicf__cuo_bstrides(ss, ys, stv[j]);
+        st[j] = stv[j];
+    }
+    memcpy(shape, ys->d, sizeof(int64_t) * (size_t)ys->rank);
+    rank = aicf__cuo_collapse(shape, ys->rank, st, n_src);
+    if (rank > 4) return AICF_ERROR_UNSUPPORTED;
+    /* dims right-aligned in 4, contiguous strides of the output */
+    for (k = 0; k < 4; k++) a.dims[k] = 1;
+    for (k = 0; k < rank; k++) a.dims[4 - rank + k] = shape[k];
+    cst[3] = 1;
+    for (k = 2; k >= 0; k--) cst[k] = cst[k + 1] * a.dims[k + 1];
+    for (j = 0; j < n_src; j++) {
+        aicf__k_ew_src* d = src_d[j];
+        int64_t s4[4];
+        int lo = 4, hi = -1, full = 1, zero = 1, contig = 1;
+        for (k = 0; k < 4; k++) s4[k] = k < 4 - rank ? 0 : st[j][k - (4 - rank)];
+        for (k = 0; k < 4; k++) {
+            if (a.dims[k] == 1) s4[k] = 0;
+            if (s4[k] != cst[k] && a.dims[k] > 1) full = 0;
+            if (s4[k] != 0) {
+                zero = 0;
+                if (k < lo) lo = k;
+                if (k > hi) hi = k;
+            }
+        }
+        /* the present dims form one block [lo, hi], contiguous in the source */
+        if (!zero) {
+            int64_t e = 1;
+            for (k = hi; k >= lo; k--) {
+                if (a.dims[k] > 1 && s4[k] != e) contig = 0;
+                e *= a.dims[k];
+            }
+        }
+        memcpy(d->st, s4, sizeof s4);
+        if (full) d->mode = 0;
+        else if (zero) d->mode = 1;
+        else if (contig && hi == 3) {
+            d->mode = 2;
+            d->a = 1;
+            for (k = lo; k <= 3; k++) d->a *= a.dims[k];
+        } else if (contig) {
+            d->mode = 3;
+            d->a = d->b = 1;
+            for (k = lo; k <= hi; k++) d->a *= a.dims[k];
+            for (k = hi + 1; k < 4; k++) d->b *= a.dims[k];
+        } else {
+            d->mode = 4;
+        }
+        ml += (size_t)snprintf(modes + ml, ml < sizeof modes ? sizeof modes - ml : 0, "%s%s", j ? "," : "",
+                               aicf__cuo_ew_mode_names[d->mode]);
+        if (ml >= sizeof modes) ml = sizeof modes - 1;
+    }
+    snprintf(name, sizeof name, "aicf_ewchain_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(n, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_ewchain, y), y, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_ewchain, x), x, 0);
+    for (k = 0, j = 1; k < n_ops; k++)
+        if (ops[k].operand >= 0) {
+            aicf__cuo_patch(op, offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) + offsetof(aicf__k_ew_op, src),
+                            ops[k].operand, 0);
+            j++;
+        }
+    aicf__cuo_reason(c, "fused chain of %d elementwise ops in one pass over %lld elements (sources: %s)", n_ops,
+                     (long long)n, modes);
+    return AICF_SUCCESS;
+}
+
+/* Checks the storage of a chain's tensors (all float32 or all float16, like output 0). */
+static aicf_result aicf__cuo_ew_storage(aicf__cuo* c, const aicf__cuo_ewop* ops, int n_ops, int x) {
+    aicf_result r;
+    int k;
+    if ((r = aicf__cuo_float(c, aicf__cuo_out(c, 0), "output 0", 1)) != AICF_SUCCESS) return r;
+    if (x >= 0 && (r = aicf__cuo_float(c, x, "chain input", 0)) != AICF_SUCCESS) return r;
+    for (k = 0; k < n_ops; k++)
+        if (ops[k].operand >= 0 && (r = aicf__cuo_float(c, ops[k].operand, "epilogue operand", 0)) != AICF_SUCCESS) return r;
+    return AICF_SUCCESS;
+}
+
+/* The step's epilogue ops from index `from` as chain ops. */
+static int aicf__cuo_epi_ops(const aicf__cuo* c, int from, aicf__cuo_ewop* ops) {
+    int k, n = 0;
+    for (k = from; k < c->st->n_epi; k++, n++) {
+        const aicf__epi* e = &c->st->epi[k];
+        ops[n].op = e->op;
+        ops[n].operand = e->operand;
+        ops[n].left = e->operand_left;
+        ops[n].alpha = e->alpha;
+        ops[n].beta = e->beta;
+    }
+    return n;
+}
+
+/* The remaining epilogue (after the main kernel wrote output 0): one chain kernel in place on
+   output 0; when the broadcasts do not fold, one kernel per op, in place. */
+static aicf_result aicf__cuo_lower_epilogue(aicf__cuo* c) {
+    aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
+    int y = aicf__cuo_out(c, 0), n, k;
+    char why[192];
+    aicf_result r;
+    if (c->st->epi_native >= c->st->n_epi) return AICF_SUCCESS;
+    n = aicf__cuo_epi_ops(c, c->st->epi_native, ops);
+    snprintf(why, sizeof why, "%s", c->reason);
+    if ((r = aicf__cuo_ew_storage(c, ops, n, -1)) != AICF_SUCCESS) return r;
+    r = aicf__cuo_ewchain(c, y, y, ops, n);
+    if (r == AICF_ERROR_UNSUPPORTED) { /* op by op, in place, with the general kernels */
+        static const char* const fns[41] = {
+            "relu", "tanh", "sigmoid", "exp", "log", "sqrt", "neg", "abs", "reciprocal", "erf", "leaky_relu", "elu",
+            "hard_sigmoid", "hard_swish", "clip", "floor", "ceil", "round", "sign", "softplus", "softsign", "selu", "celu",
+            "thresholded_relu", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+            "gelu", "gelu_tanh", "mish", "shrink", "swish", "divs"}; /* AICF_FN_* 1..41 (codegen/variants.py UNARY_FNS) */
+        for (k = 0; k < n; k++) {
+            const aicf__node* en = &c->g->nodes[c->st->epi[c->st->epi_native + k].node];
+            if (ops[k].operand < 0) {
+                float al = ops[k].alpha, be = ops[k].beta;
+                int code = aicf__cuo_ew_code(ops[k].op, &al, &be);
+                if (code < 1 || code > 41)
+                    return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "epilogue op %s has no device kernel", en->op_type);
+                r = aicf__cuo_unary_launch(c, fns[code - 1], y, y, al, be);
+            } else {
+                const aicf__shape* ys = aicf__cuo_shape(c, y);
+                const aicf__shape* os = aicf__cuo_shape(c, ops[k].operand);
+                const char* fn = aicf__cuo_binfn(ops[k].op);
+                if (!fn) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "epilogue op %s has no device kernel", en->op_type);
+                r = ops[k].left ? aicf__cuo_binary(c, fn, ops[k].operand, os, y, ys, y, ys)
+                                : aicf__cuo_binary(c, fn, y, ys, ops[k].operand, os, y, ys);
+            }
+            if (r != AICF_SUCCESS) return r;
+        }
+        snprintf(c->reason, sizeof c->reason, "%.120s; epilogue: %d ops one kernel each (broadcast over > 4 dims)", why, n);
+        return AICF_SUCCESS;
+    }
+    if (r != AICF_SUCCESS) return r;
+    snprintf(c->reason, sizeof c->reason, "%.110s; then %d fused elementwise ops in one in-place pass", why, n);
+    return AICF_SUCCESS;
+}
+
+/* A step whose main node is itself elementwise: the whole chain in one kernel. Returns
+   AICF_ERROR_UNSUPPORTED (nothing added) when it cannot. */
+static aicf_result aicf__cuo_lower_chain(aicf__cuo* c) {
+    aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
+    float alpha, beta;
+    int kind = aicf__op_epilogue_kind(c->g, c->st->node, &alpha, &beta), n;
+    aicf_result r;
+    if (kind == 0 || c->st->n_epi + 1 > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    ops[0].op = c->nd->op;
+    ops[0].operand = kind == 2 ? aicf__cuo_in(c, 1) : -1;
+    ops[0].left = 0;
+    ops[0].alpha = alpha;
+    ops[0].beta = beta;
+    n = 1 + aicf__cuo_epi_ops(c, 0, ops + 1);
+    if ((r = aicf__cuo_ew_storage(c, ops, n, aicf__cuo_in(c, 0))) != AICF_SUCCESS) return r;
+    r = aicf__cuo_ewchain(c, aicf__cuo_in(c, 0), aicf__cuo_out(c, 0), ops, n);
+    if (r == AICF_SUCCESS) c->st->epi_native = c->st->n_epi;
+    return r;
+}
+
 /* ---- entry points ---- */
 
 static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
@@ -15980,6 +16508,19 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     if (st->kind == AICF__STEP_CAST) {
         if (st->n_in < 1 || st->n_out < 1 || st->in[0] < 0 || st->out[0] < 0) r = AICF_ERROR_INVALID_ARGUMENT;
         else r = aicf__cuo_convert(&c, st->in[0], st->out[0]);
+    } else if (st->n_epi > 0) {
+        /* a fused step: an elementwise main node and its epilogue in one chain kernel, else the
+           main node's own lowering followed by the epilogue in place */
+        st->epi_native = 0;
+        r = aicf__cuo_lower_chain(&c);
+        if (r == AICF_ERROR_UNSUPPORTED) {
+            c.n_ops = 0;
+            c.first_name[0] = 0;
+            c.reason[0] = 0;
+            st->epi_native = 0;
+            r = aicf__cuo_lower_node(&c);
+            if (r == AICF_SUCCESS) r = aicf__cuo_lower_epilogue(&c);
+        }
     } else {
         r = aicf__cuo_lower_node(&c);
     }

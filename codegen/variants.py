@@ -154,4 +154,7 @@ MODULES += [
     {"name": "reduce", "template": "reduce.cu.j2", "context": {}, "kernels": _reduce()},
     {"name": "norm", "template": "norm.cu.j2", "context": {}, "kernels": _norm()},
     {"name": "resize", "template": "resize.cu.j2", "context": {}, "kernels": _resize()},
+    # fused elementwise chains: the epilogues of fused steps (src/81_cuda_ops.c aicf__cuo_ewchain)
+    {"name": "ewchain", "template": "ewchain.cu.j2", "context": {},
+     "kernels": [_k("aicf_ewchain_%s" % dt, "ewchain", dt, {"max_ops": 9}) for dt in DTYPES]},
 ]

@@ -244,6 +244,18 @@ typedef struct aicf__epi {
     float alpha, beta; /* unary parameters (aicf__op_unary_params) */
 } aicf__epi;
 
+/* Whether node ni of g can be absorbed as an epilogue op: 1 for a float32 unary op (then
+   alpha and beta hold its parameters; Clip's min/max must be plan-time constants), 2 for a
+   float32 two-input Add Sub Mul Div Pow Max Min PRelu (opset >= 7 broadcasting), 0 otherwise. */
+int aicf__op_epilogue_kind(aicf_graph* g, int ni, float* alpha, float* beta);
+/* The elementwise math exactly as the CPU reference computes it (float32). PRelu: a = X, b = slope. */
+float aicf__op_epi_unary(aicf__op op, float x, float alpha, float beta);
+float aicf__op_epi_binary(aicf__op op, float a, float b);
+/* Applies epi[0..n_epi) in place to y (float32, shape ys); operands[k] is the data of
+   epi[k].operand (broadcast to ys), NULL for unary ops. */
+aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_epi, float* y, const aicf__shape* ys,
+                               const void* const* operands);
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */

@@ -841,6 +841,94 @@ static float aicf__op_bin_f(aicf__op op, float a, float b) {
     }
 }
 
+/* ---- epilogues of fused steps (aicf__fuse in >>plan) ---- */
+
+int aicf__op_epilogue_kind(aicf_graph* g, int ni, float* alpha, float* beta) {
+    aicf__opc c;
+    const aicf__node* n;
+    int i;
+    *alpha = *beta = 0.0f;
+    if (!g || ni < 0 || ni >= g->n_nodes) return 0;
+    aicf__opc_init(&c, g, ni);
+    n = c.n;
+    if (n->removed || n->n_out < 1 || n->out[0] < 0) return 0;
+    for (i = 1; i < n->n_out; i++)
+        if (n->out[i] >= 0) return 0;
+    if (g->tensors[n->out[0]].dtype != AICF_DTYPE_FLOAT32) return 0;
+    for (i = 0; i < n->n_in; i++)
+        if (n->in[i] < 0 || g->tensors[n->in[i]].dtype != AICF_DTYPE_FLOAT32) {
+            if (!(n->op == AICF__OP_Clip && i > 0 && n->in[i] < 0)) return 0;
+        }
+    switch (n->op) {
+    case AICF__OP_Add: case AICF__OP_Sub: case AICF__OP_Mul: case AICF__OP_Div: case AICF__OP_Pow:
+    case AICF__OP_Max: case AICF__OP_Min:
+        /* before opset 7 the second input broadcast only with broadcast=1 and an axis */
+        if (n->n_in != 2 || (c.opset < 7 && aicf__attr(n, "broadcast"))) return 0;
+        return 2;
+    case AICF__OP_PRelu: return n->n_in == 2 ? 2 : 0;
+    case AICF__OP_Clip:
+        if (aicf__op_unary_params(&c, alpha, beta) != AICF_SUCCESS) return 0;
+        if (c.opset >= 11) { /* min/max inputs: only as plan-time constants */
+            for (i = 1; i < n->n_in && i < 3; i++) {
+                const aicf__tensor* t = n->in[i] >= 0 ? &g->tensors[n->in[i]] : NULL;
+                if (!t) continue;
+                if (!(t->flags & AICF__T_CONST) || !t->data || t->data_bytes != sizeof(float)) return 0;
+                memcpy(i == 1 ? alpha : beta, t->data, sizeof(float));
+            }
+        }
+        return n->n_in <= 3 ? 1 : 0;
+    case AICF__OP_Relu: case AICF__OP_Tanh: case AICF__OP_Sigmoid: case AICF__OP_Exp: case AICF__OP_Log:
+    case AICF__OP_Sqrt: case AICF__OP_Neg: case AICF__OP_Abs: case AICF__OP_Reciprocal: case AICF__OP_Erf:
+    case AICF__OP_LeakyRelu: case AICF__OP_Elu: case AICF__OP_HardSigmoid: case AICF__OP_HardSwish:
+    case AICF__OP_Floor: case AICF__OP_Ceil: case AICF__OP_Round: case AICF__OP_Sign: case AICF__OP_Softplus:
+    case AICF__OP_Softsign: case AICF__OP_Selu: case AICF__OP_Celu: case AICF__OP_ThresholdedRelu:
+    case AICF__OP_Sin: case AICF__OP_Cos: case AICF__OP_Tan: case AICF__OP_Asin: case AICF__OP_Acos:
+    case AICF__OP_Atan: case AICF__OP_Sinh: case AICF__OP_Cosh: case AICF__OP_Asinh: case AICF__OP_Acosh:
+    case AICF__OP_Atanh: case AICF__OP_Gelu: case AICF__OP_Mish: case AICF__OP_Shrink: case AICF__OP_Swish:
+        if (n->n_in != 1) return 0;
+        return aicf__op_unary_params(&c, alpha, beta) == AICF_SUCCESS ? 1 : 0;
+    default: return 0;
+    }
+}
+
+float aicf__op_epi_unary(aicf__op op, float x, float alpha, float beta) { return aicf__op_unary_f(op, x, alpha, beta); }
+
+float aicf__op_epi_binary(aicf__op op, float a, float b) {
+    if (op == AICF__OP_PRelu) return a < 0.0f ? b * a : a; /* a: X, b: slope (as aicf__op_run_prelu) */
+    return aicf__op_bin_f(op, a, b);
+}
+
+aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_epi, float* y, const aicf__shape* ys,
+                               const void* const* operands) {
+    int64_t n = aicf__shape_numel(ys), e;
+    int k;
+    if (n < 0) return AICF_ERROR_SHAPE;
+    for (k = 0; k < n_epi; k++) {
+        const aicf__epi* ep = &epi[k];
+        if (ep->operand < 0) {
+            for (e = 0; e < n; e++) y[e] = aicf__op_unary_f(ep->op, y[e], ep->alpha, ep->beta);
+        } else {
+            const unsigned char* o = (const unsigned char*)operands[k]; /* may be unaligned (borrowed file data) */
+            float ov;
+            aicf__op_ix it;
+            if (!o) return AICF_ERROR_INVALID_ARGUMENT;
+            aicf__op_ix_init(&it, ys, 1);
+            aicf__op_bcast_strides(&g->tensors[ep->operand].shape, ys, it.st[0]);
+            if (ep->operand_left)
+                for (e = 0; e < n; e++, aicf__op_ix_next(&it)) {
+                    memcpy(&ov, o + (size_t)it.off[0] * sizeof(float), sizeof ov);
+                    y[e] = aicf__op_epi_binary(ep->op, ov, y[e]);
+                }
+            else
+                for (e = 0; e < n; e++, aicf__op_ix_next(&it)) {
+                    memcpy(&ov, o + (size_t)it.off[0] * sizeof(float), sizeof ov);
+                    y[e] = aicf__op_epi_binary(ep->op, y[e], ov);
+                }
+        }
+    }
+    return AICF_SUCCESS;
+}
+
 /* Integer arithmetic wraps (two's complement) like ONNX Runtime and numpy; Div truncates.
    uint64 values travel as their bits: Div, Max and Min compare them unsigned. */
 static int64_t aicf__op_bin_i(aicf__op op, aicf_dtype dt, int64_t a, int64_t b) {

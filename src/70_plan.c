@@ -661,6 +661,13 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             if (first[r] > s) first[r] = s;
             if (last[r] < s) last[r] = s;
         }
+        for (j = 0; j < st->n_epi; j++) { /* epilogue operands are read by this step */
+            int t = st->epi[j].operand, r;
+            if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) continue;
+            r = aicf__root(p, t);
+            if (first[r] > s) first[r] = s;
+            if (last[r] < s) last[r] = s;
+        }
     }
     for (i = 0; i < p->n_out; i++) {
         int t = p->out_boundary[i], r;
@@ -758,6 +765,104 @@ static const char* aicf__precision_name(aicf_precision pr) {
     }
 }
 
+/* ---- fusion: elementwise epilogues ----
+   aicf__fuse_chain extends step st (main node st->node, not yet absorbed) along its output 0:
+   while that tensor is read by exactly one live node, is not a graph output, and that node is
+   an epilogue op (aicf__op_epilogue_kind) whose output has the same shape, whose other input
+   (binary ops) is produced before the main node, the consumer is absorbed: recorded in
+   st->epi, marked in absorbed[], and st->out[0] becomes its output. Absorbed nodes keep their
+   place in the graph (explain and the plan file name them) but run inside the main step. */
+typedef struct aicf__fuse_info {
+    int* uses;      /* per tensor: reads by live nodes (+1 for a graph output) */
+    int* reader;    /* per tensor: the last live node reading it */
+    int* producer;  /* per tensor: the live node writing it, -1 if none */
+    int* absorbed;  /* per node: the main node that absorbed it, -1 */
+} aicf__fuse_info;
+
+static void aicf__fuse_info_free(aicf_context* ctx, aicf__fuse_info* fi) {
+    aicf__free(ctx, fi->uses);
+    aicf__free(ctx, fi->reader);
+    aicf__free(ctx, fi->producer);
+    aicf__free(ctx, fi->absorbed);
+}
+
+static aicf_result aicf__fuse_info_make(aicf_graph* g, aicf__fuse_info* fi) {
+    int i, j, nt = g->n_tensors;
+    memset(fi, 0, sizeof *fi);
+    fi->uses = (int*)aicf__calloc(g->ctx, (size_t)nt + 1, sizeof(int));
+    fi->reader = (int*)aicf__calloc(g->ctx, (size_t)nt + 1, sizeof(int));
+    fi->producer = (int*)aicf__calloc(g->ctx, (size_t)nt + 1, sizeof(int));
+    fi->absorbed = (int*)aicf__calloc(g->ctx, (size_t)g->n_nodes + 1, sizeof(int));
+    if (!fi->uses || !fi->reader || !fi->producer || !fi->absorbed) {
+        aicf__fuse_info_free(g->ctx, fi);
+        return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (fusion)");
+    }
+    for (i = 0; i < nt; i++) fi->producer[i] = fi->reader[i] = -1;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        fi->absorbed[i] = -1;
+        if (n->removed) continue;
+        for (j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0) {
+                fi->uses[n->in[j]]++;
+                fi->reader[n->in[j]] = i;
+            }
+        for (j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0) fi->producer[n->out[j]] = i;
+    }
+    for (i = 0; i < g->n_outputs; i++) fi->uses[g->outputs[i]] += 1 << 20; /* never absorbed */
+    return AICF_SUCCESS;
+}
+
+static int aicf__same_shape(const aicf__shape* a, const aicf__shape* b) {
+    return a->rank == b->rank && memcmp(a->d, b->d, sizeof(int64_t) * (size_t)a->rank) == 0;
+}
+
+static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st) {
+    const aicf__node* m = &g->nodes[st->node];
+    int i, cur;
+    if (aicf__op_is_alias(m->op) || m->n_out < 1 || st->out[0] < 0) return;
+    for (i = 1; i < st->n_out; i++)
+        if (st->out[i] >= 0) return; /* one result only (Split, TopK... keep their outputs) */
+    cur = st->out[0];
+    if (g->tensors[cur].dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&g->tensors[cur].shape) <= 0) return;
+    while (st->n_epi < AICF__EPI_MAX) {
+        int ci = fi->reader[cur], kind, operand = -1, left = 0;
+        const aicf__node* c;
+        float alpha, beta;
+        aicf__epi* e;
+        if (fi->uses[cur] != 1 || ci < 0 || ci <= st->node) return;
+        c = &g->nodes[ci];
+        kind = aicf__op_epilogue_kind(g, ci, &alpha, &beta);
+        if (kind == 0 || c->out[0] < 0 || !aicf__same_shape(&g->tensors[c->out[0]].shape, &g->tensors[cur].shape)) return;
+        if (kind == 1) {
+            if (c->in[0] != cur) return;
+        } else {
+            if (c->in[0] == cur && c->in[1] != cur) {
+                operand = c->in[1];
+            } else if (c->in[1] == cur && c->in[0] != cur && c->op != AICF__OP_PRelu) {
+                operand = c->in[0];
+                left = 1;
+            } else {
+                return;
+            }
+            /* the operand must exist when the main node runs */
+            if (fi->producer[operand] >= st->node) return;
+            if (!g->tensors[operand].shape_known || g->tensors[operand].shape.rank > g->tensors[cur].shape.rank) return;
+        }
+        e = &st->epi[st->n_epi++];
+        e->node = ci;
+        e->op = c->op;
+        e->operand = operand;
+        e->operand_left = left;
+        e->alpha = alpha;
+        e->beta = beta;
+        fi->absorbed[ci] = st->node;
+        cur = c->out[0];
+        st->out[0] = cur;
+    }
+}
+
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
     aicf_context* ctx;
     aicf_plan_desc d;
@@ -766,6 +871,7 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     aicf_result r;
     int i, j, stepcap = 0, folded;
     int fp16;
+    aicf__fuse_info fuse;
     char fallback_reason[256];
     if (!graph || !out) return AICF_ERROR_INVALID_ARGUMENT;
     *out = NULL;
@@ -916,11 +1022,13 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
             st.kernel_index = -1;
             if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
         }
+    if ((r = aicf__fuse_info_make(g, &fuse)) != AICF_SUCCESS) goto fail;
     for (i = 0; i < g->n_nodes; i++) {
         aicf__node* n = &g->nodes[i];
         aicf__step st;
-        if (n->removed) continue;
+        if (n->removed || fuse.absorbed[i] >= 0) continue;
         if (n->n_in > AICF__STEP_MAX_IO || n->n_out > AICF__STEP_MAX_IO) {
+            aicf__fuse_info_free(ctx, &fuse);
             r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than %d inputs or outputs", i, n->name,
                           n->op_type, AICF__STEP_MAX_IO);
             goto fail;
@@ -933,8 +1041,13 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         for (j = 0; j < n->n_in; j++) st.in[j] = n->in[j];
         for (j = 0; j < n->n_out; j++) st.out[j] = n->out[j];
         st.kernel_index = -1;
-        if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
+        if (!p->policy.no_fusion) aicf__fuse_chain(g, &fuse, &st);
+        if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) {
+            aicf__fuse_info_free(ctx, &fuse);
+            goto fail;
+        }
     }
+    aicf__fuse_info_free(ctx, &fuse);
     for (i = 0; i < p->n_out; i++)
         if (p->out_boundary[i] != p->out_tensor[i]) {
             aicf__step st;
@@ -985,6 +1098,10 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         }
         for (j = 0; j < st->n_out; j++)
             if (st->out[j] >= 0) p->loc[st->out[j]].space = AICF__SPACE_ARENA;
+        for (j = 0; j < st->n_epi; j++) {
+            int t = st->epi[j].operand;
+            if (t >= 0) p->loc[t].space = aicf__is_const(g, t) ? AICF__SPACE_WEIGHTS : AICF__SPACE_ARENA;
+        }
     }
     for (i = 0; i < p->n_in; i++) p->loc[p->in_boundary[i]].space = AICF__SPACE_ARENA;
     for (i = 0; i < p->n_out; i++)
@@ -1137,6 +1254,17 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
             aicf__sbuf_printf(&b, " %s%s@arena+%zu(%zuB)%s", aicf__tname(p->g, t),
                               aicf__shape_str(&p->g->tensors[t].shape, sh, sizeof sh), p->loc[t].offset, p->loc[t].bytes,
                               p->loc[t].alias_of >= 0 ? " (alias of input)" : "");
+        }
+        if (st->n_epi > 0) {
+            aicf__sbuf_printf(&b, "\n          fused:");
+            for (j = 0; j < st->n_epi; j++) {
+                const aicf__epi* ep = &st->epi[j];
+                aicf__sbuf_printf(&b, " %s '%s'", p->g->nodes[ep->node].op_type, p->g->nodes[ep->node].name);
+                if (ep->operand >= 0)
+                    aicf__sbuf_printf(&b, "(%s%s%s)", ep->operand_left ? "" : "v, ", aicf__tname(p->g, ep->operand),
+                                      ep->operand_left ? ", v" : "");
+            }
+            if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
         }
         aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
     }
@@ -1292,6 +1420,18 @@ static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
         for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
         r = aicf__cpu_run(g, st->node, in, outp);
         if (r != AICF_SUCCESS) return r;
+        if (st->n_epi > 0) { /* fused elementwise nodes, in place on output 0 */
+            const void* opnd[AICF__EPI_MAX];
+            for (j = 0; j < st->n_epi; j++) {
+                int t = st->epi[j].operand;
+                opnd[j] = t < 0 ? NULL
+                                : (p->loc[t].space == AICF__SPACE_WEIGHTS ? g->tensors[t].data
+                                                                         : (const void*)(e->host_arena + p->loc[t].offset));
+            }
+            r = aicf__cpu_epilogue(g, st->epi, st->n_epi, (float*)outp[0], &g->tensors[st->out[0]].shape, opnd);
+            if (r != AICF_SUCCESS)
+                return aicf__err(e->ctx, r, "step %d (node '%s'): epilogue failed", s, g->nodes[st->node].name);
+        }
     }
     return AICF_SUCCESS;
 }

@@ -19,8 +19,8 @@
    its plan offset; the 4-wide variants are chosen from it. */
 
 #define AICF__CUO_MAX_OPS 64     /* launches (kernels, copies, GEMMs) of one step */
-#define AICF__CUO_MAX_PATCH 6    /* device addresses in one launch */
-#define AICF__CUO_ARGS_WORDS 40  /* 320 bytes: largest argument struct / aicf__matmul_desc */
+#define AICF__CUO_MAX_PATCH 12   /* device addresses in one launch */
+#define AICF__CUO_ARGS_WORDS 105 /* 840 bytes: largest argument struct (aicf__k_ewchain) */
 #define AICF__CUO_MAX_ALGO 2     /* cuBLASLt algorithm records of one step */
 #define AICF__CUO_MAX_GRID ((int64_t)1 << 20) /* blocks of a grid-stride launch */
 #define AICF__CUO_BLOCK 256u     /* threads per block of every op kernel (variants.py) */
@@ -167,6 +167,29 @@ typedef char aicf__k_check_norm[sizeof(aicf__k_norm) == 128 ? 1 : -1];
 typedef char aicf__k_check_resize[sizeof(aicf__k_resize) == 160 ? 1 : -1];
 typedef char aicf__k_check_args_fit[sizeof(aicf__k_reduce) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 typedef char aicf__k_check_args[sizeof(aicf__matmul_desc) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
+
+/* templates/ewchain.cu.j2: fused elementwise chains */
+#define AICF__EW_MAX_OPS 9
+typedef struct aicf__k_ew_src {
+    uint64_t p;
+    int64_t mode, a, b; /* 0 FULL, 1 SCALAR, 2 INNER (i % a), 3 MIDDLE ((i / b) % a), 4 GENERAL */
+    int64_t st[4];
+} aicf__k_ew_src;
+typedef struct aicf__k_ew_op {
+    int32_t code, left;
+    float alpha, beta;
+    aicf__k_ew_src src;
+} aicf__k_ew_op;
+typedef struct aicf__k_ewchain {
+    uint64_t y;
+    int64_t n;
+    int64_t dims[4];
+    aicf__k_ew_src x;
+    int32_t n_ops, pad_;
+    aicf__k_ew_op ops[AICF__EW_MAX_OPS];
+} aicf__k_ewchain;
+typedef char aicf__k_check_ewchain[sizeof(aicf__k_ewchain) == 840 ? 1 : -1];
+typedef char aicf__k_check_ewchain_fit[sizeof(aicf__k_ewchain) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 
 /* ---- the per-step program kept in step->backend ---- */
 enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
@@ -2658,6 +2681,271 @@ static aicf_result aicf__cuo_lower_convt(aicf__cuo* c) {
     return AICF_SUCCESS;
 }
 
+/* ---- fused elementwise chains (a step's epilogue; templates/ewchain.cu.j2) ---- */
+
+typedef struct aicf__cuo_ewop {
+    aicf__op op;     /* unary or binary op */
+    int operand;     /* binary: the other input's tensor, else -1 */
+    int left;        /* 1: operand op v */
+    float alpha, beta;
+} aicf__cuo_ewop;
+
+/* The kernel's op code (AICF_FN_* of elementwise_fns.inc.j2, or AICF_EW_* >= 101) for op, and
+   the parameters the kernel function takes (HardSwish: 1/6 and 1/2; Gelu tanh: its own code). */
+static int aicf__cuo_ew_code(aicf__op op, float* alpha, float* beta) {
+    switch (op) {
+    case AICF__OP_Relu: return 1;
+    case AICF__OP_Tanh: return 2;
+    case AICF__OP_Sigmoid: return 3;
+    case AICF__OP_Exp: return 4;
+    case AICF__OP_Log: return 5;
+    case AICF__OP_Sqrt: return 6;
+    case AICF__OP_Neg: return 7;
+    case AICF__OP_Abs: return 8;
+    case AICF__OP_Reciprocal: return 9;
+    case AICF__OP_Erf: return 10;
+    case AICF__OP_LeakyRelu: return 11;
+    case AICF__OP_Elu: return 12;
+    case AICF__OP_HardSigmoid: return 13;
+    case AICF__OP_HardSwish:
+        *alpha = 1.0f / 6.0f;
+        *beta = 0.5f;
+        return 14;
+    case AICF__OP_Clip: return 15;
+    case AICF__OP_Floor: return 16;
+    case AICF__OP_Ceil: return 17;
+    case AICF__OP_Round: return 18;
+    case AICF__OP_Sign: return 19;
+    case AICF__OP_Softplus: return 20;
+    case AICF__OP_Softsign: return 21;
+    case AICF__OP_Selu: return 22;
+    case AICF__OP_Celu: return 23;
+    case AICF__OP_ThresholdedRelu: return 24;
+    case AICF__OP_Sin: return 25;
+    case AICF__OP_Cos: return 26;
+    case AICF__OP_Tan: return 27;
+    case AICF__OP_Asin: return 28;
+    case AICF__OP_Acos: return 29;
+    case AICF__OP_Atan: return 30;
+    case AICF__OP_Sinh: return 31;
+    case AICF__OP_Cosh: return 32;
+    case AICF__OP_Asinh: return 33;
+    case AICF__OP_Acosh: return 34;
+    case AICF__OP_Atanh: return 35;
+    case AICF__OP_Gelu: return *alpha != 0.0f ? 37 : 36;
+    case AICF__OP_Mish: return 38;
+    case AICF__OP_Shrink: return 39;
+    case AICF__OP_Swish: return 40;
+    case AICF__OP_Add: return 101;
+    case AICF__OP_Sub: return 102;
+    case AICF__OP_Mul: return 103;
+    case AICF__OP_Div: return 104;
+    case AICF__OP_Pow: return 105;
+    case AICF__OP_Max: return 106;
+    case AICF__OP_Min: return 107;
+    case AICF__OP_PRelu: return 108;
+    default: return 0;
+    }
+}
+
+static const char* const aicf__cuo_ew_mode_names[5] = {"full", "scalar", "inner", "middle", "strided"};
+
+/* Adds one ewchain launch: y = ops[n-1](... ops[0](x)) over y's shape, x and the operands read
+   through broadcast descriptors (x may be y: in place). AICF_ERROR_UNSUPPORTED without adding
+   anything when the broadcasts do not fold to 4 dimensions. */
+static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops, int n_ops) {
+    aicf__k_ewchain a;
+    const aicf__shape* ys = aicf__cuo_shape(c, y);
+    int64_t shape[AICF_MAX_RANK], stv[AICF__EW_MAX_OPS + 1][AICF_MAX_RANK], cst[4];
+    int64_t* st[AICF__EW_MAX_OPS + 1];
+    int src_t[AICF__EW_MAX_OPS + 1];
+    aicf__k_ew_src* src_d[AICF__EW_MAX_OPS + 1];
+    int n_src = 0, rank, k, j;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96], modes[64];
+    size_t ml = 0;
+    aicf_result r;
+    int64_t n = aicf__cuo_numel(c, y);
+    if (n_ops < 1 || n_ops > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.n_ops = n_ops;
+    src_t[n_src] = x;
+    src_d[n_src++] = &a.x;
+    for (k = 0; k < n_ops; k++) {
+        float al = ops[k].alpha, be = ops[k].beta;
+        int code = aicf__cuo_ew_code(ops[k].op, &al, &be);
+        if (!code || (code > 100) != (ops[k].operand >= 0)) return AICF_ERROR_UNSUPPORTED;
+        a.ops[k].code = code;
+        a.ops[k].left = ops[k].left;
+        a.ops[k].alpha = al;
+        a.ops[k].beta = be;
+        if (ops[k].operand >= 0) {
+            src_t[n_src] = ops[k].operand;
+            src_d[n_src++] = &a.ops[k].src;
+        }
+    }
+    for (j = 0; j < n_src; j++) {
+        const aicf__shape* ss = aicf__cuo_shape(c, src_t[j]);
+        if (ss->rank > ys->rank) return AICF_ERROR_UNSUPPORTED;
+        aicf__cuo_bstrides(ss, ys, stv[j]);
+        st[j] = stv[j];
+    }
+    memcpy(shape, ys->d, sizeof(int64_t) * (size_t)ys->rank);
+    rank = aicf__cuo_collapse(shape, ys->rank, st, n_src);
+    if (rank > 4) return AICF_ERROR_UNSUPPORTED;
+    /* dims right-aligned in 4, contiguous strides of the output */
+    for (k = 0; k < 4; k++) a.dims[k] = 1;
+    for (k = 0; k < rank; k++) a.dims[4 - rank + k] = shape[k];
+    cst[3] = 1;
+    for (k = 2; k >= 0; k--) cst[k] = cst[k + 1] * a.dims[k + 1];
+    for (j = 0; j < n_src; j++) {
+        aicf__k_ew_src* d = src_d[j];
+        int64_t s4[4];
+        int lo = 4, hi = -1, full = 1, zero = 1, contig = 1;
+        for (k = 0; k < 4; k++) s4[k] = k < 4 - rank ? 0 : st[j][k - (4 - rank)];
+        for (k = 0; k < 4; k++) {
+            if (a.dims[k] == 1) s4[k] = 0;
+            if (s4[k] != cst[k] && a.dims[k] > 1) full = 0;
+            if (s4[k] != 0) {
+                zero = 0;
+                if (k < lo) lo = k;
+                if (k > hi) hi = k;
+            }
+        }
+        /* the present dims form one block [lo, hi], contiguous in the source */
+        if (!zero) {
+            int64_t e = 1;
+            for (k = hi; k >= lo; k--) {
+                if (a.dims[k] > 1 && s4[k] != e) contig = 0;
+                e *= a.dims[k];
+            }
+        }
+        memcpy(d->st, s4, sizeof s4);
+        if (full) d->mode = 0;
+        else if (zero) d->mode = 1;
+        else if (contig && hi == 3) {
+            d->mode = 2;
+            d->a = 1;
+            for (k = lo; k <= 3; k++) d->a *= a.dims[k];
+        } else if (contig) {
+            d->mode = 3;
+            d->a = d->b = 1;
+            for (k = lo; k <= hi; k++) d->a *= a.dims[k];
+            for (k = hi + 1; k < 4; k++) d->b *= a.dims[k];
+        } else {
+            d->mode = 4;
+        }
+        ml += (size_t)snprintf(modes + ml, ml < sizeof modes ? sizeof modes - ml : 0, "%s%s", j ? "," : "",
+                               aicf__cuo_ew_mode_names[d->mode]);
+        if (ml >= sizeof modes) ml = sizeof modes - 1;
+    }
+    snprintf(name, sizeof name, "aicf_ewchain_%s", aicf__cuo_dtn(c));
+    aicf__cuo_dims1(n, grid, block);
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_ewchain, y), y, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_ewchain, x), x, 0);
+    for (k = 0, j = 1; k < n_ops; k++)
+        if (ops[k].operand >= 0) {
+            aicf__cuo_patch(op, offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) + offsetof(aicf__k_ew_op, src),
+                            ops[k].operand, 0);
+            j++;
+        }
+    aicf__cuo_reason(c, "fused chain of %d elementwise ops in one pass over %lld elements (sources: %s)", n_ops,
+                     (long long)n, modes);
+    return AICF_SUCCESS;
+}
+
+/* Checks the storage of a chain's tensors (all float32 or all float16, like output 0). */
+static aicf_result aicf__cuo_ew_storage(aicf__cuo* c, const aicf__cuo_ewop* ops, int n_ops, int x) {
+    aicf_result r;
+    int k;
+    if ((r = aicf__cuo_float(c, aicf__cuo_out(c, 0), "output 0", 1)) != AICF_SUCCESS) return r;
+    if (x >= 0 && (r = aicf__cuo_float(c, x, "chain input", 0)) != AICF_SUCCESS) return r;
+    for (k = 0; k < n_ops; k++)
+        if (ops[k].operand >= 0 && (r = aicf__cuo_float(c, ops[k].operand, "epilogue operand", 0)) != AICF_SUCCESS) return r;
+    return AICF_SUCCESS;
+}
+
+/* The step's epilogue ops from index `from` as chain ops. */
+static int aicf__cuo_epi_ops(const aicf__cuo* c, int from, aicf__cuo_ewop* ops) {
+    int k, n = 0;
+    for (k = from; k < c->st->n_epi; k++, n++) {
+        const aicf__epi* e = &c->st->epi[k];
+        ops[n].op = e->op;
+        ops[n].operand = e->operand;
+        ops[n].left = e->operand_left;
+        ops[n].alpha = e->alpha;
+        ops[n].beta = e->beta;
+    }
+    return n;
+}
+
+/* The remaining epilogue (after the main kernel wrote output 0): one chain kernel in place on
+   output 0; when the broadcasts do not fold, one kernel per op, in place. */
+static aicf_result aicf__cuo_lower_epilogue(aicf__cuo* c) {
+    aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
+    int y = aicf__cuo_out(c, 0), n, k;
+    char why[192];
+    aicf_result r;
+    if (c->st->epi_native >= c->st->n_epi) return AICF_SUCCESS;
+    n = aicf__cuo_epi_ops(c, c->st->epi_native, ops);
+    snprintf(why, sizeof why, "%s", c->reason);
+    if ((r = aicf__cuo_ew_storage(c, ops, n, -1)) != AICF_SUCCESS) return r;
+    r = aicf__cuo_ewchain(c, y, y, ops, n);
+    if (r == AICF_ERROR_UNSUPPORTED) { /* op by op, in place, with the general kernels */
+        static const char* const fns[41] = {
+            "relu", "tanh", "sigmoid", "exp", "log", "sqrt", "neg", "abs", "reciprocal", "erf", "leaky_relu", "elu",
+            "hard_sigmoid", "hard_swish", "clip", "floor", "ceil", "round", "sign", "softplus", "softsign", "selu", "celu",
+            "thresholded_relu", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+            "gelu", "gelu_tanh", "mish", "shrink", "swish", "divs"}; /* AICF_FN_* 1..41 (codegen/variants.py UNARY_FNS) */
+        for (k = 0; k < n; k++) {
+            const aicf__node* en = &c->g->nodes[c->st->epi[c->st->epi_native + k].node];
+            if (ops[k].operand < 0) {
+                float al = ops[k].alpha, be = ops[k].beta;
+                int code = aicf__cuo_ew_code(ops[k].op, &al, &be);
+                if (code < 1 || code > 41)
+                    return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "epilogue op %s has no device kernel", en->op_type);
+                r = aicf__cuo_unary_launch(c, fns[code - 1], y, y, al, be);
+            } else {
+                const aicf__shape* ys = aicf__cuo_shape(c, y);
+                const aicf__shape* os = aicf__cuo_shape(c, ops[k].operand);
+                const char* fn = aicf__cuo_binfn(ops[k].op);
+                if (!fn) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "epilogue op %s has no device kernel", en->op_type);
+                r = ops[k].left ? aicf__cuo_binary(c, fn, ops[k].operand, os, y, ys, y, ys)
+                                : aicf__cuo_binary(c, fn, y, ys, ops[k].operand, os, y, ys);
+            }
+            if (r != AICF_SUCCESS) return r;
+        }
+        snprintf(c->reason, sizeof c->reason, "%.120s; epilogue: %d ops one kernel each (broadcast over > 4 dims)", why, n);
+        return AICF_SUCCESS;
+    }
+    if (r != AICF_SUCCESS) return r;
+    snprintf(c->reason, sizeof c->reason, "%.110s; then %d fused elementwise ops in one in-place pass", why, n);
+    return AICF_SUCCESS;
+}
+
+/* A step whose main node is itself elementwise: the whole chain in one kernel. Returns
+   AICF_ERROR_UNSUPPORTED (nothing added) when it cannot. */
+static aicf_result aicf__cuo_lower_chain(aicf__cuo* c) {
+    aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
+    float alpha, beta;
+    int kind = aicf__op_epilogue_kind(c->g, c->st->node, &alpha, &beta), n;
+    aicf_result r;
+    if (kind == 0 || c->st->n_epi + 1 > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    ops[0].op = c->nd->op;
+    ops[0].operand = kind == 2 ? aicf__cuo_in(c, 1) : -1;
+    ops[0].left = 0;
+    ops[0].alpha = alpha;
+    ops[0].beta = beta;
+    n = 1 + aicf__cuo_epi_ops(c, 0, ops + 1);
+    if ((r = aicf__cuo_ew_storage(c, ops, n, aicf__cuo_in(c, 0))) != AICF_SUCCESS) return r;
+    r = aicf__cuo_ewchain(c, aicf__cuo_in(c, 0), aicf__cuo_out(c, 0), ops, n);
+    if (r == AICF_SUCCESS) c->st->epi_native = c->st->n_epi;
+    return r;
+}
+
 /* ---- entry points ---- */
 
 static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
@@ -2796,6 +3084,19 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     if (st->kind == AICF__STEP_CAST) {
         if (st->n_in < 1 || st->n_out < 1 || st->in[0] < 0 || st->out[0] < 0) r = AICF_ERROR_INVALID_ARGUMENT;
         else r = aicf__cuo_convert(&c, st->in[0], st->out[0]);
+    } else if (st->n_epi > 0) {
+        /* a fused step: an elementwise main node and its epilogue in one chain kernel, else the
+           main node's own lowering followed by the epilogue in place */
+        st->epi_native = 0;
+        r = aicf__cuo_lower_chain(&c);
+        if (r == AICF_ERROR_UNSUPPORTED) {
+            c.n_ops = 0;
+            c.first_name[0] = 0;
+            c.reason[0] = 0;
+            st->epi_native = 0;
+            r = aicf__cuo_lower_node(&c);
+            if (r == AICF_SUCCESS) r = aicf__cuo_lower_epilogue(&c);
+        }
     } else {
         r = aicf__cuo_lower_node(&c);
     }

@@ -1,0 +1,695 @@
+/* Fusion tests: every fusion the planner makes (aicf__fuse_chain: elementwise nodes absorbed as
+   the epilogue of the step producing their input) is checked by planning the same graph with
+   policy.no_fusion = 1 (every node its own step) and with fusion on, and comparing:
+     - the step counts (exactly what the case expects: fusion happened, and only where allowed);
+     - the outputs: bitwise equal on the CPU reference (both paths run the same float32 math),
+       within tolerance on CUDA (fp32 1e-5, fp16 1e-2 relative to the largest magnitude), and
+       the CUDA outputs against the CPU reference too; fewer kernel launches when fused.
+   Fresh random data every run (seed printed; AICF_SEED=N repeats it).
+   Built as build/test_fusion (CPU suite) and, with AICF_FUSION_TEST_CUDA, as
+   build/test_gpu_fusion (tests/test_gpu_fusion.c, GPU suite). */
+#define _POSIX_C_SOURCE 200809L
+#define AICF_IMPLEMENTATION
+#include "../aicf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef AICF_FUSION_TEST_CUDA
+#  define AICF_FUSION_TEST_CUDA 0
+#endif
+
+static int g_pass, g_fail, g_skip;
+static uint64_t g_rng;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            g_pass++;                                                                              \
+        } else {                                                                                   \
+            g_fail++;                                                                              \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+static float frand(float lo, float hi) {
+    g_rng ^= g_rng >> 12;
+    g_rng ^= g_rng << 25;
+    g_rng ^= g_rng >> 27;
+    return lo + (hi - lo) * (float)((double)((g_rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
+}
+
+/* ---- a small graph builder: names are comma-separated lists ---- */
+#define FB_MAX 48
+typedef struct fb {
+    aicf_context* ctx;
+    aicf_graph* g;
+    int n_in;
+    char in_name[FB_MAX][32];
+    float* in_data[FB_MAX];
+    size_t in_bytes[FB_MAX];
+    int n_out;
+    char out_name[FB_MAX][32];
+    int ok;
+} fb;
+
+static int64_t fb_numel(int rank, const int64_t* d) {
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < rank; i++) n *= d[i];
+    return n;
+}
+
+static void fb_input(fb* b, const char* name, int rank, const int64_t* d, float lo, float hi) {
+    aicf_tensor_desc t;
+    int64_t n = fb_numel(rank, d), i;
+    float* v = (float*)malloc((size_t)n * sizeof(float));
+    for (i = 0; i < n; i++) v[i] = frand(lo, hi);
+    memset(&t, 0, sizeof t);
+    t.name = name;
+    t.dtype = AICF_DTYPE_FLOAT32;
+    t.rank = rank;
+    t.dims = d;
+    if (aicf_graph_add_input(b->g, &t) != AICF_SUCCESS) b->ok = 0;
+    snprintf(b->in_name[b->n_in], sizeof b->in_name[0], "%s", name);
+    b->in_data[b->n_in] = v;
+    b->in_bytes[b->n_in] = (size_t)n * sizeof(float);
+    b->n_in++;
+}
+
+static void fb_const(fb* b, const char* name, int rank, const int64_t* d, float lo, float hi) {
+    aicf_tensor_desc t;
+    int64_t n = fb_numel(rank, d), i;
+    float* v = (float*)malloc((size_t)(n ? n : 1) * sizeof(float));
+    for (i = 0; i < n; i++) v[i] = frand(lo, hi);
+    memset(&t, 0, sizeof t);
+    t.name = name;
+    t.dtype = AICF_DTYPE_FLOAT32;
+    t.rank = rank;
+    t.dims = d;
+    t.data = v;
+    t.data_bytes = (size_t)n * sizeof(float);
+    if (aicf_graph_add_constant(b->g, &t) != AICF_SUCCESS) b->ok = 0;
+    free(v);
+}
+
+static void fb_scalar(fb* b, const char* name, float value) {
+    aicf_tensor_desc t;
+    memset(&t, 0, sizeof t);
+    t.name = name;
+    t.dtype = AICF_DTYPE_FLOAT32;
+    t.rank = 0;
+    t.data = &value;
+    t.data_bytes = sizeof value;
+    if (aicf_graph_add_constant(b->g, &t) != AICF_SUCCESS) b->ok = 0;
+}
+
+static int fb_split(const char* list, char names[][32], const char** ptrs) {
+    int n = 0;
+    const char* s = list;
+    while (*s && n < 8) {
+        const char* e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= 32) len = 31;
+        memcpy(names[n], s, len);
+        names[n][len] = 0;
+        ptrs[n] = names[n];
+        n++;
+        if (!e) break;
+        s = e + 1;
+    }
+    return n;
+}
+
+static void fb_node(fb* b, const char* name, const char* op, const char* ins, const char* outs, const aicf_attr* attrs,
+                    int nattrs) {
+    char in_names[8][32], out_names[8][32];
+    const char* ip[8];
+    const char* op_[8];
+    aicf_node_desc nd;
+    memset(&nd, 0, sizeof nd);
+    nd.name = name;
+    nd.op_type = op;
+    nd.num_inputs = fb_split(ins, in_names, ip);
+    nd.inputs = ip;
+    nd.num_outputs = fb_split(outs, out_names, op_);
+    nd.outputs = op_;
+    nd.attrs = attrs;
+    nd.num_attrs = nattrs;
+    if (aicf_graph_add_node(b->g, &nd) != AICF_SUCCESS) {
+        printf("  node %s: %s\n", name, aicf_last_error(b->ctx));
+        b->ok = 0;
+    }
+}
+
+static void fb_output(fb* b, const char* name) {
+    if (aicf_graph_add_output(b->g, name) != AICF_SUCCESS) b->ok = 0;
+    snprintf(b->out_name[b->n_out++], sizeof b->out_name[0], "%s", name);
+}
+
+static aicf_attr attr_i(const char* name, int64_t v) {
+    aicf_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.type = AICF_ATTR_INT;
+    a.i = v;
+    return a;
+}
+
+static aicf_attr attr_f(const char* name, float v) {
+    aicf_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.type = AICF_ATTR_FLOAT;
+    a.f = v;
+    return a;
+}
+
+static aicf_attr attr_ints(const char* name, int n, const int64_t* v) {
+    aicf_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.type = AICF_ATTR_INTS;
+    a.ints = v;
+    a.count = n;
+    return a;
+}
+
+/* ---- the cases: each builds a graph; fused / unfused are the expected step counts ---- */
+
+/* Gemm (bias C) + Add(bias [N]) + Relu: a Linear layer with an activation */
+static void c_gemm_bias_relu(fb* b) {
+    static const int64_t x[2] = {4, 16}, w[2] = {16, 8}, c[1] = {8};
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.5f, 0.5f);
+    fb_const(b, "C", 1, c, -0.5f, 0.5f);
+    fb_const(b, "b2", 1, c, -0.5f, 0.5f);
+    fb_node(b, "gemm", "Gemm", "x,W,C", "h", NULL, 0);
+    fb_node(b, "add", "Add", "h,b2", "h2", NULL, 0);
+    fb_node(b, "relu", "Relu", "h2", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* MatMul + bias + residual, then GELU written out as ONNX exporters do (Div Erf Add Mul Mul):
+   the MatMul step absorbs the bias and the residual (its result feeds two nodes, so the chain
+   stops there); the Div step absorbs the rest, reading the MatMul step's output as an operand. */
+static void c_linear_residual_gelu(fb* b) {
+    static const int64_t x[3] = {2, 5, 16}, w[2] = {16, 16}, c[1] = {16};
+    fb_input(b, "x", 3, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.5f, 0.5f);
+    fb_const(b, "bias", 1, c, -0.5f, 0.5f);
+    fb_scalar(b, "sqrt2", 1.41421356f);
+    fb_scalar(b, "one", 1.0f);
+    fb_scalar(b, "half", 0.5f);
+    fb_node(b, "mm", "MatMul", "x,W", "m", NULL, 0);
+    fb_node(b, "bias_add", "Add", "m,bias", "mb", NULL, 0);
+    fb_node(b, "residual", "Add", "mb,x", "h", NULL, 0);
+    fb_node(b, "div", "Div", "h,sqrt2", "d", NULL, 0);
+    fb_node(b, "erf", "Erf", "d", "e", NULL, 0);
+    fb_node(b, "add1", "Add", "e,one", "f", NULL, 0);
+    fb_node(b, "mul_h", "Mul", "h,f", "g", NULL, 0);
+    fb_node(b, "mul_half", "Mul", "g,half", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Conv (bias, pad 1) + residual Add + Relu: a ResNet block's tail */
+static void c_conv_residual_relu(fb* b) {
+    static const int64_t x[4] = {2, 4, 6, 6}, w[4] = {4, 4, 3, 3}, c[1] = {4}, pads[4] = {1, 1, 1, 1};
+    aicf_attr a[1];
+    a[0] = attr_ints("pads", 4, pads);
+    fb_input(b, "x", 4, x, -1, 1);
+    fb_const(b, "W", 4, w, -0.3f, 0.3f);
+    fb_const(b, "B", 1, c, -0.3f, 0.3f);
+    fb_node(b, "conv", "Conv", "x,W,B", "c", a, 1);
+    fb_node(b, "res", "Add", "c,x", "s", NULL, 0);
+    fb_node(b, "relu", "Relu", "s", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Conv without bias + PRelu(slope per channel) + per-channel scale and shift */
+static void c_conv_prelu_affine(fb* b) {
+    static const int64_t x[4] = {1, 3, 7, 5}, w[4] = {6, 3, 1, 1}, pc[3] = {6, 1, 1};
+    fb_input(b, "x", 4, x, -1, 1);
+    fb_const(b, "W", 4, w, -0.5f, 0.5f);
+    fb_const(b, "slope", 3, pc, 0.05f, 0.3f);
+    fb_const(b, "scale", 3, pc, 0.5f, 1.5f);
+    fb_const(b, "shift", 3, pc, -0.5f, 0.5f);
+    fb_node(b, "conv", "Conv", "x,W", "c", NULL, 0);
+    fb_node(b, "prelu", "PRelu", "c,slope", "p", NULL, 0);
+    fb_node(b, "scale", "Mul", "p,scale", "q", NULL, 0);
+    fb_node(b, "shift", "Add", "q,shift", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* A chain led by a broadcasting Add, with left operands (Mul(z, v), Sub(k, v)), a Clip with
+   constant min/max inputs, a Div by a [3,1] operand and a LeakyRelu */
+static void c_broadcast_chain(fb* b) {
+    static const int64_t a[3] = {2, 3, 4}, v4[1] = {4}, z[3] = {2, 1, 4}, k[1] = {1}, d[2] = {3, 1};
+    aicf_attr lr[1];
+    lr[0] = attr_f("alpha", 0.2f);
+    fb_input(b, "a", 3, a, -2, 2);
+    fb_input(b, "bv", 1, v4, -1, 1);
+    fb_input(b, "z", 3, z, -1.5f, 1.5f);
+    fb_const(b, "k", 1, k, -0.5f, 0.5f);
+    fb_const(b, "dv", 2, d, 0.5f, 2.0f);
+    fb_scalar(b, "lo", -0.5f);
+    fb_scalar(b, "hi", 0.7f);
+    fb_node(b, "add", "Add", "a,bv", "s", NULL, 0);
+    fb_node(b, "sig", "Sigmoid", "s", "t", NULL, 0);
+    fb_node(b, "mulz", "Mul", "z,t", "u", NULL, 0);
+    fb_node(b, "subk", "Sub", "k,u", "w", NULL, 0);
+    fb_node(b, "clip", "Clip", "w,lo,hi", "q", NULL, 0);
+    fb_node(b, "div", "Div", "q,dv", "r", NULL, 0);
+    fb_node(b, "lrelu", "LeakyRelu", "r", "y", lr, 1);
+    fb_output(b, "y");
+}
+
+/* Ten unary ops: the first step takes AICF__EPI_MAX (8) of them, the last starts a new step */
+static void c_long_chain(fb* b) {
+    static const int64_t x[2] = {3, 33};
+    static const char* ops[10] = {"Tanh", "Neg", "Abs", "Sqrt", "Exp", "Log", "Sin", "Cos", "Softsign", "Softplus"};
+    char in[16], out[16], nm[16];
+    int i;
+    fb_input(b, "x", 2, x, -2, 2);
+    for (i = 0; i < 10; i++) {
+        snprintf(in, sizeof in, i ? "t%d" : "x", i);
+        snprintf(out, sizeof out, i == 9 ? "y" : "t%d", i + 1);
+        snprintf(nm, sizeof nm, "n%d", i);
+        fb_node(b, nm, ops[i], in, out, NULL, 0);
+    }
+    fb_output(b, "y");
+}
+
+/* A graph output is never absorbed: Relu's result is an output, so Exp stays a step */
+static void c_stop_at_output(fb* b) {
+    static const int64_t x[2] = {5, 7};
+    fb_input(b, "x", 2, x, -2, 2);
+    fb_node(b, "relu", "Relu", "x", "y1", NULL, 0);
+    fb_node(b, "exp", "Exp", "y1", "y2", NULL, 0);
+    fb_output(b, "y1");
+    fb_output(b, "y2");
+}
+
+/* The Add reads e, produced after r: Relu cannot absorb it; Exp absorbs it with r as a left operand */
+static void c_operand_order(fb* b) {
+    static const int64_t x[2] = {4, 9};
+    fb_input(b, "a", 2, x, -2, 2);
+    fb_input(b, "b", 2, x, -2, 2);
+    fb_node(b, "relu", "Relu", "a", "r", NULL, 0);
+    fb_node(b, "exp", "Exp", "b", "e", NULL, 0);
+    fb_node(b, "add", "Add", "r,e", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Mul(r, r) reads r twice: no fusion */
+static void c_double_use(fb* b) {
+    static const int64_t x[2] = {4, 9};
+    fb_input(b, "a", 2, x, -2, 2);
+    fb_node(b, "relu", "Relu", "a", "r", NULL, 0);
+    fb_node(b, "sq", "Mul", "r,r", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Softmax, then a scale and a residual: the chain runs after a non-GEMM main kernel */
+static void c_softmax_chain(fb* b) {
+    static const int64_t x[3] = {2, 4, 24};
+    aicf_attr a[1];
+    a[0] = attr_i("axis", -1);
+    fb_input(b, "x", 3, x, -3, 3);
+    fb_input(b, "r", 3, x, -1, 1);
+    fb_scalar(b, "scale", 3.5f);
+    fb_node(b, "softmax", "Softmax", "x", "p", a, 1);
+    fb_node(b, "mul", "Mul", "p,scale", "q", NULL, 0);
+    fb_node(b, "add", "Add", "q,r", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* LayerNormalization, then an extra per-feature gain and a HardSwish */
+static void c_layernorm_chain(fb* b) {
+    static const int64_t x[3] = {2, 3, 40}, f[1] = {40};
+    aicf_attr a[1];
+    a[0] = attr_i("axis", -1);
+    fb_input(b, "x", 3, x, -3, 3);
+    fb_const(b, "gamma", 1, f, 0.5f, 1.5f);
+    fb_const(b, "beta", 1, f, -0.5f, 0.5f);
+    fb_const(b, "gain", 1, f, 0.5f, 2.0f);
+    fb_node(b, "ln", "LayerNormalization", "x,gamma,beta", "n", a, 1);
+    fb_node(b, "gain", "Mul", "n,gain", "g", NULL, 0);
+    fb_node(b, "hswish", "HardSwish", "g", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Pow with a constant exponent, Max/Min against inputs, Div with the operand on the left */
+static void c_pow_max_min(fb* b) {
+    static const int64_t x[2] = {6, 10}, col[2] = {6, 1};
+    fb_input(b, "x", 2, x, 0.2f, 2.0f);
+    fb_input(b, "m", 2, col, 0.5f, 1.0f);
+    fb_input(b, "n", 2, x, 1.0f, 2.0f);
+    fb_scalar(b, "p", 1.5f);
+    fb_scalar(b, "num", 2.0f);
+    fb_node(b, "abs", "Abs", "x", "a", NULL, 0);
+    fb_node(b, "pow", "Pow", "a,p", "q", NULL, 0);
+    fb_node(b, "max", "Max", "q,m", "r", NULL, 0);
+    fb_node(b, "min", "Min", "n,r", "s", NULL, 0);
+    fb_node(b, "rdiv", "Div", "num,s", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* An epilogue op whose output would be larger than the main output (broadcast expands it) is
+   not absorbed: Add([4,1], [1,5]) -> [4,5] */
+static void c_expanding_broadcast(fb* b) {
+    static const int64_t col[2] = {4, 1}, row[2] = {1, 5};
+    fb_input(b, "x", 2, col, -1, 1);
+    fb_input(b, "r", 2, row, -1, 1);
+    fb_node(b, "tanh", "Tanh", "x", "t", NULL, 0);
+    fb_node(b, "add", "Add", "t,r", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Every unary op the chain kernel knows, each absorbed by an Add that shifts x into its domain:
+   y_k = op_k(x + c_k), each y_k a graph output (one fused step per op). */
+#define N_UNARY 40
+static void c_every_unary(fb* b) {
+    static const struct {
+        const char* op;
+        float shift;
+        const char* attr; /* "name=value" float attribute, or "approximate" for Gelu tanh */
+    } U[N_UNARY] = {
+        {"Relu", -0.5f, 0}, {"Tanh", 0, 0}, {"Sigmoid", 0, 0}, {"Exp", 0, 0}, {"Log", 0, 0}, {"Sqrt", 0, 0},
+        {"Neg", 0, 0}, {"Abs", -0.5f, 0}, {"Reciprocal", 0, 0}, {"Erf", -0.5f, 0}, {"LeakyRelu", -0.5f, "alpha"},
+        {"Elu", -0.5f, "alpha"}, {"HardSigmoid", -0.5f, "alpha"}, {"HardSwish", -3.5f, 0}, {"Clip", 0, 0},
+        {"Floor", 1.0f, 0}, {"Ceil", 1.0f, 0}, {"Round", 1.0f, 0}, {"Sign", -0.5f, 0}, {"Softplus", 0, 0},
+        {"Softsign", 0, 0}, {"Selu", -0.5f, "alpha"}, {"Celu", -0.5f, "alpha"}, {"ThresholdedRelu", 0, "alpha"},
+        {"Sin", 0, 0}, {"Cos", 0, 0}, {"Tan", 0, 0}, {"Asin", 0, 0}, {"Acos", 0, 0}, {"Atan", 0, 0},
+        {"Sinh", 0, 0}, {"Cosh", 0, 0}, {"Asinh", 0, 0}, {"Acosh", 1.5f, 0}, {"Atanh", 0, 0},
+        {"Gelu", -0.5f, 0}, {"Gelu", -0.5f, "approximate"}, {"Mish", -0.5f, 0}, {"Shrink", -0.5f, "lambd"},
+        {"Softsign", -0.5f, 0},
+    };
+    static const int64_t x[2] = {3, 37};
+    char sh[16], s_out[16], y[16], nm[24], cn[16];
+    int k;
+    fb_input(b, "x", 2, x, 0.1f, 0.9f);
+    for (k = 0; k < N_UNARY; k++) {
+        aicf_attr a[1];
+        int na = 0;
+        snprintf(cn, sizeof cn, "c%d", k);
+        snprintf(sh, sizeof sh, "x,c%d", k);
+        snprintf(s_out, sizeof s_out, "s%d", k);
+        snprintf(y, sizeof y, "y%d", k);
+        fb_scalar(b, cn, U[k].shift);
+        snprintf(nm, sizeof nm, "shift%d", k);
+        fb_node(b, nm, "Add", sh, s_out, NULL, 0);
+        if (U[k].attr && !strcmp(U[k].attr, "approximate")) {
+            memset(&a[0], 0, sizeof a[0]);
+            a[0].name = "approximate";
+            a[0].type = AICF_ATTR_STRING;
+            a[0].s = "tanh";
+            na = 1;
+        } else if (U[k].attr) {
+            a[0] = attr_f(U[k].attr, 0.3f);
+            na = 1;
+        }
+        snprintf(nm, sizeof nm, "op%d_%s", k, U[k].op);
+        fb_node(b, nm, U[k].op, s_out, y, a, na);
+        fb_output(b, y);
+    }
+}
+
+typedef struct fcase {
+    const char* name;
+    void (*build)(fb*);
+    int unfused, fused; /* expected step counts (float32; fp16 plans add boundary casts) */
+} fcase;
+
+static const fcase CASES[] = {
+    {"gemm_bias_relu", c_gemm_bias_relu, 3, 1},
+    {"linear_residual_gelu", c_linear_residual_gelu, 8, 2},
+    {"conv_residual_relu", c_conv_residual_relu, 3, 1},
+    {"conv_prelu_affine", c_conv_prelu_affine, 4, 1},
+    {"broadcast_chain", c_broadcast_chain, 7, 1},
+    {"long_chain", c_long_chain, 10, 2},
+    {"stop_at_output", c_stop_at_output, 2, 2},
+    {"operand_order", c_operand_order, 3, 2},
+    {"double_use", c_double_use, 2, 2},
+    {"softmax_chain", c_softmax_chain, 3, 1},
+    {"layernorm_chain", c_layernorm_chain, 3, 1},
+    {"pow_max_min", c_pow_max_min, 5, 1},
+    {"expanding_broadcast", c_expanding_broadcast, 2, 2},
+    {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY},
+};
+
+/* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
+static int plan_run(fb* b, aicf_backend backend, aicf_precision prec, int no_fusion, int* steps, int* kernels,
+                    float** outs, size_t* out_bytes) {
+    aicf_plan_desc pd;
+    aicf_plan* plan = NULL;
+    aicf_exec* ex = NULL;
+    aicf_plan_stats ps;
+    aicf_exec_stats es;
+    int i, ok = 1;
+    memset(&pd, 0, sizeof pd);
+    pd.backend = backend;
+    pd.policy.precision = prec;
+    pd.policy.no_fusion = no_fusion;
+    if (aicf_plan_create(b->g, &pd, &plan) != AICF_SUCCESS) {
+        printf("  plan: %s\n", aicf_last_error(b->ctx));
+        return 0;
+    }
+    aicf_plan_stats_get(plan, &ps);
+    *steps = ps.num_steps;
+    if (aicf_exec_create(plan, NULL, &ex) != AICF_SUCCESS) {
+        printf("  exec: %s\n", aicf_last_error(b->ctx));
+        aicf_plan_destroy(plan);
+        return 0;
+    }
+    memset(&es, 0, sizeof es);
+    aicf_exec_stats_get(ex, &es);
+    *kernels = es.kernel_nodes;
+    for (i = 0; i < b->n_in && ok; i++) {
+        int k = aicf_plan_find_input(plan, b->in_name[i]);
+        ok = k >= 0 && aicf_exec_set_input(ex, k, b->in_data[i], b->in_bytes[i]) == AICF_SUCCESS;
+    }
+    ok = ok && aicf_exec_run(ex) == AICF_SUCCESS;
+    for (i = 0; i < b->n_out && ok; i++) {
+        aicf_tensor_info ti;
+        int k = aicf_plan_find_output(plan, b->out_name[i]);
+        ok = k >= 0 && aicf_plan_output_info(plan, k, &ti) == AICF_SUCCESS;
+        if (!ok) break;
+        out_bytes[i] = ti.bytes;
+        outs[i] = (float*)malloc(ti.bytes ? ti.bytes : 1);
+        ok = aicf_exec_get_output(ex, k, outs[i], ti.bytes) == AICF_SUCCESS;
+    }
+    if (!ok) printf("  run: %s\n", aicf_last_error(b->ctx));
+    aicf_exec_destroy(ex);
+    aicf_plan_destroy(plan);
+    return ok;
+}
+
+/* max |a - b| / max(1e-6, max |b|) */
+static double rel_err(const float* a, const float* b, size_t n) {
+    double num = 0, den = 1e-6;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (d > num || d != d) num = d != d ? INFINITY : d;
+        if (fabs((double)b[i]) > den) den = fabs((double)b[i]);
+    }
+    return num / den;
+}
+
+static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, aicf_precision prec) {
+    fb b;
+    float* out_u[FB_MAX] = {0};
+    float* out_f[FB_MAX] = {0};
+    float* out_ref[FB_MAX] = {0};
+    size_t bytes_u[FB_MAX], bytes_f[FB_MAX], bytes_ref[FB_MAX];
+    int su = 0, sf = 0, ku = 0, kf = 0, sr = 0, kr = 0, i, casts = 0;
+    const char* pname = prec == AICF_PRECISION_FP16 ? "fp16" : "fp32";
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+    if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+    if (b.ok) c->build(&b);
+    CHECK(b.ok, "%s: graph builds", c->name);
+    if (b.ok) {
+        int ok_u = plan_run(&b, backend, prec, 1, &su, &ku, out_u, bytes_u);
+        int ok_f = plan_run(&b, backend, prec, 0, &sf, &kf, out_f, bytes_f);
+        CHECK(ok_u && ok_f, "%s %s: unfused and fused plans run", c->name, pname);
+        if (backend == AICF_BACKEND_CUDA && prec == AICF_PRECISION_FP16) casts = b.n_in + b.n_out; /* boundary casts */
+        CHECK(su == c->unfused + casts, "%s %s: unfused plan has %d steps (expected %d)", c->name, pname, su, c->unfused + casts);
+        CHECK(sf == c->fused + casts, "%s %s: fused plan has %d steps (expected %d)", c->name, pname, sf, c->fused + casts);
+        if (ok_u && ok_f) {
+            for (i = 0; i < b.n_out; i++) {
+                CHECK(bytes_u[i] == bytes_f[i], "%s: output %d sizes", c->name, i);
+                if (bytes_u[i] != bytes_f[i]) continue;
+                if (backend == AICF_BACKEND_CPU) {
+                    CHECK(memcmp(out_u[i], out_f[i], bytes_u[i]) == 0, "%s: CPU output %d '%s' fused == unfused bitwise (rel %.3g)",
+                          c->name, i, b.out_name[i], rel_err(out_f[i], out_u[i], bytes_u[i] / 4));
+                } else {
+                    double tol = prec == AICF_PRECISION_FP16 ? 1e-2 : 1e-5;
+                    double e = rel_err(out_f[i], out_u[i], bytes_u[i] / 4);
+                    CHECK(e <= tol, "%s %s: CUDA output %d fused vs unfused rel err %.3g > %.1g", c->name, pname, i, e, tol);
+                }
+            }
+            if (backend == AICF_BACKEND_CUDA) {
+                CHECK(c->fused == c->unfused || kf < ku, "%s %s: fused plan launches fewer kernels (%d vs %d)", c->name, pname,
+                      kf, ku);
+                /* and against the CPU reference */
+                if (plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &sr, &kr, out_ref, bytes_ref)) {
+                    double tol = prec == AICF_PRECISION_FP16 ? 1e-2 : 1e-5;
+                    for (i = 0; i < b.n_out; i++) {
+                        double e = rel_err(out_f[i], out_ref[i], bytes_ref[i] / 4);
+                        CHECK(e <= tol, "%s %s: CUDA fused output %d vs CPU reference rel err %.3g > %.1g", c->name, pname, i,
+                              e, tol);
+                    }
+                } else {
+                    CHECK(0, "%s: CPU reference runs", c->name);
+                }
+            }
+        }
+    }
+    for (i = 0; i < FB_MAX; i++) {
+        free(out_u[i]);
+        free(out_f[i]);
+        free(out_ref[i]);
+    }
+    for (i = 0; i < b.n_in; i++) free(b.in_data[i]);
+    aicf_graph_destroy(b.g);
+}
+
+/* The plan text names the fused nodes of a step. */
+static void test_format_names_fused(aicf_context* ctx) {
+    fb b;
+    aicf_plan* plan = NULL;
+    aicf_plan_desc pd;
+    char* text;
+    size_t need = 0;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+    c_gemm_bias_relu(&b);
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CPU;
+    CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS, "format: plan");
+    if (plan) {
+        aicf_plan_format(plan, NULL, 0, &need);
+        text = (char*)malloc(need);
+        aicf_plan_format(plan, text, need, NULL);
+        CHECK(strstr(text, "fused: Add 'add'(v, b2) Relu 'relu'") != NULL, "format names the fused nodes:\n%s", text);
+        free(text);
+        aicf_plan_destroy(plan);
+    }
+    aicf_graph_destroy(b.g);
+    free(b.in_data[0]);
+}
+
+/* CUDA planning through the fake libcuda (build/fakecuda/libcuda.so.1, no GPU needed): every
+   case plans on the CUDA backend at fp32 and fp16, with the fusion pass's step counts, and the
+   fused steps choose the chain kernel (elementwise main nodes: one aicf_ewchain launch). Only
+   the plan: the fake driver cannot look functions up in the real table's cubins. */
+static void test_fake_cuda_plans(void) {
+    const char* path = getenv("AICF_FAKE_LIBCUDA");
+    aicf_context* ctx = NULL;
+    aicf_context_desc cd;
+    size_t i;
+    int pr;
+    if (!path) path = "build/fakecuda/libcuda.so.1";
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = "/nonexistent/libcublasLt.so.13"; /* GEMMs on the generated kernel */
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, NULL) == AICF_ERROR_NO_DEVICE) {
+        aicf_device_info di;
+        if (!ctx || aicf_context_device_info(ctx, &di) != AICF_SUCCESS) {
+            printf("SKIP fake CUDA plans: %s not usable (%s)\n", path, ctx ? aicf_last_error(ctx) : "context");
+            g_skip++;
+            aicf_context_destroy(ctx);
+            return;
+        }
+    }
+    aicf_context_destroy(ctx);
+    for (pr = 0; pr < 2; pr++) {
+        aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+            fb b;
+            /* a fresh context per case: the fake driver keeps at most 16 functions per module */
+            ctx = NULL;
+            if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
+                CHECK(0, "fake CUDA context");
+                continue;
+            }
+            aicf_plan_desc pd;
+            aicf_plan* plan = NULL;
+            aicf_plan_stats ps;
+            int casts, k;
+            memset(&b, 0, sizeof b);
+            b.ctx = ctx;
+            b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+            if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+            if (b.ok) CASES[i].build(&b);
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = prec;
+            CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS, "fake CUDA %s %s: plan (%s)", CASES[i].name,
+                  pr ? "fp16" : "fp32", aicf_last_error(ctx));
+            if (plan) {
+                size_t need = 0;
+                char* text;
+                casts = pr ? b.n_in + b.n_out : 0;
+                aicf_plan_stats_get(plan, &ps);
+                CHECK(ps.num_steps == CASES[i].fused + casts, "fake CUDA %s: %d steps, expected %d", CASES[i].name,
+                      ps.num_steps, CASES[i].fused + casts);
+                aicf_plan_format(plan, NULL, 0, &need);
+                text = (char*)malloc(need);
+                aicf_plan_format(plan, text, need, NULL);
+                if (CASES[i].fused < CASES[i].unfused)
+                    CHECK(strstr(text, "fused chain of") != NULL || strstr(text, "fused elementwise ops") != NULL,
+                          "fake CUDA %s: fused steps use the chain kernel:\n%s", CASES[i].name, text);
+                free(text);
+                aicf_plan_destroy(plan);
+            }
+            for (k = 0; k < b.n_in; k++) free(b.in_data[k]);
+            aicf_graph_destroy(b.g);
+            aicf_context_destroy(ctx);
+        }
+    }
+}
+
+int main(void) {
+    aicf_context* ctx = NULL;
+    aicf_context_desc cd;
+    size_t i;
+    const char* seed = getenv("AICF_SEED");
+    g_rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + (uint64_t)clock();
+    if (!g_rng) g_rng = 1;
+    printf("seed %llu\n", (unsigned long long)g_rng);
+    memset(&cd, 0, sizeof cd);
+    if (!AICF_FUSION_TEST_CUDA) cd.flags = AICF_CONTEXT_NO_CUDA;
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
+        printf("context failed\n0 passed, 1 failed\n");
+        return 1;
+    }
+    if (AICF_FUSION_TEST_CUDA) {
+        aicf_device_info di;
+        if (aicf_context_device_info(ctx, &di) != AICF_SUCCESS) {
+            printf("SKIP: no CUDA device (%s)\n", aicf_last_error(ctx));
+            g_skip += (int)(sizeof CASES / sizeof CASES[0]);
+        } else {
+            for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+                run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
+                run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
+            }
+        }
+    } else {
+        for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(ctx, &CASES[i], AICF_BACKEND_CPU, AICF_PRECISION_FP32);
+        test_format_names_fused(ctx);
+        test_fake_cuda_plans();
+    }
+    aicf_context_destroy(ctx);
+    printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
+    return g_fail ? 1 : 0;
+}
