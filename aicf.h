@@ -14531,6 +14531,61 @@ static void aicf__cuo_gemm_from_desc(const aicf__matmul_desc* md, aicf__k_gemm* 
     g->relu = md->relu;
 }
 
+/* cuBLASLt epilogue fusion: how many leading epilogue ops of the step the matmul itself can do:
+   first a Mul or Div by a constant scalar (into alpha), then Adds of a row-broadcast vector [N] (the bias epilogue) or of a tensor shaped like the output
+   (beta = 1 with C), then one Relu (D = relu(A B + C + bias)). Fills *bias_t / *c_t (-1 if
+   unused) and md->bias / beta / relu. Additions commute, so the order of the Adds is free; a
+   Relu ends the run. */
+static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, int* bias_t, int* c_t) {
+    int k = 0, relu = 0;
+    const aicf__step* st = c->st;
+    int64_t ny = aicf__cuo_numel(c, Y);
+    *bias_t = *c_t = -1;
+    while (k < st->n_epi && !relu) {
+        const aicf__epi* e = &st->epi[k];
+        /* a leading scale by a plan-time constant scalar (attention's 1/sqrt(d)) goes into alpha */
+        if (k == 0 && md->beta == 0.0f && !md->bias && /* nothing else the scale would have to cover */
+            (e->op == AICF__OP_Mul || (e->op == AICF__OP_Div && !e->operand_left)) && e->operand >= 0) {
+            const aicf__tensor* t = &c->g->tensors[e->operand];
+            float v;
+            if ((t->flags & AICF__T_CONST) && t->data && t->dtype == AICF_DTYPE_FLOAT32 && t->data_bytes == sizeof(float)) {
+                memcpy(&v, t->data, sizeof v);
+                if (e->op == AICF__OP_Mul) md->alpha *= v;
+                else md->alpha /= v;
+                k++;
+                continue;
+            }
+            break;
+        }
+        if (e->op == AICF__OP_Add && e->operand >= 0) {
+            const aicf__shape* os = aicf__cuo_shape(c, e->operand);
+            int64_t no = aicf__shape_numel(os);
+            int row = os->rank >= 1 && os->d[os->rank - 1] == md->N && no == md->N;
+            if (row && !md->bias && *bias_t < 0) {
+                *bias_t = e->operand;
+                md->bias = 1;
+                k++;
+                continue;
+            }
+            if (no == ny && aicf__same_shape(os, aicf__cuo_shape(c, Y)) && md->beta == 0.0f && *c_t < 0) {
+                *c_t = e->operand;
+                md->beta = 1.0f;
+                k++;
+                continue;
+            }
+            break;
+        }
+        if (e->op == AICF__OP_Relu && !md->relu) {
+            md->relu = 1;
+            relu = 1;
+            k++;
+            continue;
+        }
+        break;
+    }
+    return k;
+}
+
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
     int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), C = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
@@ -14569,11 +14624,31 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         if (mode == 1 || mode == 3) md.beta = beta;
         if (mode == 2) md.bias = 1;
     }
-    aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : -1), Y);
-    if (md.K > 0) {
-        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
-    } else {
-        snprintf(why, sizeof why, "K = 0");
+    {
+        aicf__matmul_desc plain = md;
+        int n_native = 0, ebias = -1, ec = -1;
+        if (mode != 3 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
+        aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : ec), Y);
+        if (md.K > 0 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+            if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+        } else {
+            snprintf(why, sizeof why, md.K > 0 ? "policy: generated GEMM" : "K = 0");
+        }
+        if (slot < 0 && n_native > 0) { /* the generated kernel: no epilogue inside */
+            md = plain;
+            n_native = 0;
+            ebias = ec = -1;
+        }
+        if (slot >= 0 && n_native > 0) {
+            c->st->epi_native = n_native;
+            if ((r = aicf__cuo_mm_push(c, &md, slot, A, 0, B, 0, mode == 1 ? C : ec, 0, Y, 0,
+                                       mode == 2 ? C : ebias)) != AICF_SUCCESS)
+                return r;
+            aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld%s; epilogue inside cuBLASLt:%s%s%s", why, (long long)md.M,
+                             (long long)md.N, (long long)md.K, mode == 2 ? ", C as bias" : "", ebias >= 0 ? " bias" : "",
+                             ec >= 0 ? " residual (beta C)" : "", md.relu ? " relu" : "");
+            return AICF_SUCCESS;
+        }
     }
     if (slot >= 0) {
         if (mode == 3) { /* C broadcast into Y, then Y = alpha A B + beta Y */
@@ -14619,6 +14694,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     aicf__matmul_desc md;
     char why[192];
     const char* v = "";
+    int mm_bias = -1, mm_c = -1;
     aicf_result r;
     if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
     if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
@@ -14696,10 +14772,24 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
             idx[i] = 0;
         }
     }
-    if (K > 0) {
-        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
-    } else {
-        snprintf(why, sizeof why, "K = 0");
+    {
+        aicf__matmul_desc plain = md;
+        int n_native = 0;
+        if (nrep == 1 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+            n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
+            if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
+        }
+        if (K > 0 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+            if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
+        } else {
+            snprintf(why, sizeof why, K > 0 ? "policy: generated GEMM" : "K = 0");
+        }
+        if (slot < 0 || n_native == 0) {
+            if (n_native) md = plain;
+            n_native = 0;
+            mm_bias = mm_c = -1;
+        }
+        c->st->epi_native = n_native;
     }
     memset(idx, 0, sizeof idx);
     for (k = 0; k < nrep; k++) {
@@ -14713,7 +14803,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         obb *= c->es;
         od *= c->es;
         if (slot >= 0) {
-            if ((r = aicf__cuo_mm_push(c, &md, slot, A, oa, B, obb, -1, 0, Y, od, -1)) != AICF_SUCCESS) return r;
+            if ((r = aicf__cuo_mm_push(c, &md, slot, A, oa, B, obb, mm_c, 0, Y, od, mm_bias)) != AICF_SUCCESS) return r;
         } else {
             aicf__k_gemm g;
             aicf__cuo_gemm_from_desc(&md, &g);
@@ -14726,8 +14816,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         }
     }
     if (slot >= 0)
-        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)md.M, (long long)N, (long long)K,
-                         (long long)md.batch, nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "");
+        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
+                         (long long)md.batch, nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "",
+                         mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "", mm_c >= 0 ? ", residual (beta C)" : "",
+                         md.relu ? ", relu" : "");
     else
         aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld (cuBLASLt: %.70s)", v, (long long)md.M,
                          (long long)N, (long long)K, (long long)md.batch, (long long)nrep, why);

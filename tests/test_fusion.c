@@ -420,6 +420,33 @@ static void c_every_unary(fb* b) {
     }
 }
 
+/* MatMul, a constant scale (into cuBLASLt's alpha), a bias, a Relu: all inside the GEMM on CUDA */
+static void c_matmul_scale_bias_relu(fb* b) {
+    static const int64_t x[3] = {3, 8, 16}, w[2] = {16, 24}, c[1] = {24};
+    fb_input(b, "x", 3, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.5f, 0.5f);
+    fb_const(b, "bias", 1, c, -0.5f, 0.5f);
+    fb_scalar(b, "s", 2.5f);
+    fb_node(b, "mm", "MatMul", "x,W", "m", NULL, 0);
+    fb_node(b, "scale", "Div", "m,s", "d", NULL, 0);
+    fb_node(b, "bias", "Add", "d,bias", "h", NULL, 0);
+    fb_node(b, "relu", "Relu", "h", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Attention scores: batched Q K^T, a scale, an additive mask broadcast over batch and heads */
+static void c_attention_scores(fb* b) {
+    static const int64_t q[4] = {2, 3, 8, 16}, k[4] = {2, 3, 16, 8}, m[2] = {8, 8};
+    fb_input(b, "q", 4, q, -1, 1);
+    fb_input(b, "k", 4, k, -1, 1);
+    fb_input(b, "mask", 2, m, -2, 0);
+    fb_scalar(b, "s", 0.25f);
+    fb_node(b, "qk", "MatMul", "q,k", "a", NULL, 0);
+    fb_node(b, "scale", "Mul", "a,s", "b", NULL, 0);
+    fb_node(b, "mask", "Add", "b,mask", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 typedef struct fcase {
     const char* name;
     void (*build)(fb*);
@@ -441,6 +468,8 @@ static const fcase CASES[] = {
     {"pow_max_min", c_pow_max_min, 5, 1},
     {"expanding_broadcast", c_expanding_broadcast, 2, 2},
     {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY},
+    {"matmul_scale_bias_relu", c_matmul_scale_bias_relu, 4, 1},
+    {"attention_scores", c_attention_scores, 3, 1},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
