@@ -372,7 +372,10 @@ static void c_expanding_broadcast(fb* b) {
 }
 
 /* Every unary op the chain kernel knows, each absorbed by an Add that shifts x into its domain:
-   y_k = op_k(x + c_k), each y_k a graph output (one fused step per op). */
+   y_k = op_k(x + c_k), each y_k a graph output (one fused step per op). The shifts keep the
+   step functions (Floor, Ceil, Round) away from their jumps: at fp16 the unfused plan rounds
+   x + c to float16 before the op and the fused one does not, which near a jump is a different
+   integer, not an error. */
 #define N_UNARY 40
 static void c_every_unary(fb* b) {
     static const struct {
@@ -383,7 +386,7 @@ static void c_every_unary(fb* b) {
         {"Relu", -0.5f, 0}, {"Tanh", 0, 0}, {"Sigmoid", 0, 0}, {"Exp", 0, 0}, {"Log", 0, 0}, {"Sqrt", 0, 0},
         {"Neg", 0, 0}, {"Abs", -0.5f, 0}, {"Reciprocal", 0, 0}, {"Erf", -0.5f, 0}, {"LeakyRelu", -0.5f, "alpha"},
         {"Elu", -0.5f, "alpha"}, {"HardSigmoid", -0.5f, "alpha"}, {"HardSwish", -3.5f, 0}, {"Clip", 0, 0},
-        {"Floor", 1.0f, 0}, {"Ceil", 1.0f, 0}, {"Round", 1.0f, 0}, {"Sign", -0.5f, 0}, {"Softplus", 0, 0},
+        {"Floor", 1.0f, 0}, {"Ceil", 1.0f, 0}, {"Round", 1.55f, 0}, {"Sign", -0.5f, 0}, {"Softplus", 0, 0},
         {"Softsign", 0, 0}, {"Selu", -0.5f, "alpha"}, {"Celu", -0.5f, "alpha"}, {"ThresholdedRelu", 0, "alpha"},
         {"Sin", 0, 0}, {"Cos", 0, 0}, {"Tan", 0, 0}, {"Asin", 0, 0}, {"Acos", 0, 0}, {"Atan", 0, 0},
         {"Sinh", 0, 0}, {"Cosh", 0, 0}, {"Asinh", 0, 0}, {"Acosh", 1.5f, 0}, {"Atanh", 0, 0},
