@@ -5,6 +5,8 @@
 #   make test-gpu        the GPU suite (needs an NVIDIA GPU and driver)
 #   make kernels SM="80 90"   regenerate the kernel table for chosen SM targets (PTX for the newest)
 #   make dist            dist/aicf.h: one header with the kernel table inlined
+#   make bench           bench/run.sh: peers.py side by side, the model set, the GEMM check (GPU
+#                        machine; BENCH_ARGS="--iters 300 --no-compile"); make bench-build builds only
 #
 # Variables: CC, CXX, PYTHON, SM (cubin targets), PTX (PTX target, default: newest of SM),
 #            AICF_TEST_DATA (default ../shared/data).
@@ -99,6 +101,16 @@ conformance: all $(B)/node_tests
 
 clean:
 	rm -rf $(B) dist
+
+# ---- benchmarks (bench/, docs/benchmarks.md); running them needs an NVIDIA GPU ----
+.PHONY: bench bench-build
+bench-build: all $(B)/gemm_direct
+
+$(B)/gemm_direct: bench/gemm_direct.c aicf.h $(KTABLE) | $(B)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+bench:
+	bench/run.sh $(BENCH_ARGS)
 
 # fuzzing, sanitizer and valgrind targets (docs/hardening.md)
 include mk/hardening.mk

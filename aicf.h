@@ -213,7 +213,8 @@ typedef enum aicf_backend {
 typedef enum aicf_precision {
     AICF_PRECISION_DEFAULT = 0, /* = FP32 */
     AICF_PRECISION_FP32 = 1,    /* float32 storage and arithmetic */
-    AICF_PRECISION_TF32 = 2,    /* float32 storage, GEMMs on TF32 tensor cores */
+    AICF_PRECISION_TF32 = 2,    /* float32 storage; Gemm, MatMul and im2col convolutions on TF32
+                                   tensor cores (operands rounded to 10 mantissa bits) */
     AICF_PRECISION_FP16 = 3     /* float16 storage of weights and activations, float32 accumulation */
 } aicf_precision;
 
@@ -445,6 +446,74 @@ AICF_API aicf_result aicf_plan_output_info(const aicf_plan* plan, int index, aic
 AICF_API int aicf_plan_find_input(const aicf_plan* plan, const char* name);  /* -1 if none */
 AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* -1 if none */
 
+/* --- the policy as text ---------------------------------------------------------------------
+   One `key = value` per line; `#` starts a comment; blank lines are ignored; every key is
+   optional and an absent key keeps its default (the zero of aicf_policy):
+       precision = default | fp32 | tf32 | fp16
+       allow_cpu_fallback = 0 | 1          (also true/false, yes/no, on/off)
+       workspace_limit = BYTES             (cuBLASLt workspace; 0 = 32 MiB; a unit B, KiB, MiB,
+                                            GiB or K, M, G may follow the digits)
+       no_fusion = 0 | 1
+       conv_algo = auto | direct | im2col_gemm
+       matmul_algo = auto | cublaslt | generated
+   aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
+   line, so parse(format(p)) == p for every valid policy. Writes into buf (NUL-terminated when
+   cap > 0); *needed receives the full length + 1. AICF_ERROR_INVALID_ARGUMENT when an enum is
+   out of range.
+   aicf_policy_parse reads `len` bytes of text (no NUL needed) into *out, which is only written
+   on success. Errors, with a message on ctx (which may be NULL) naming the line, key and value:
+   AICF_ERROR_INVALID_ARGUMENT for an unknown key, a key given twice, a bad value, a line without
+   '=', a NUL byte or a line longer than 4096 bytes; AICF_ERROR_LIMIT for more than 1 MiB.
+   aicf_policy_save / aicf_policy_load write / read that text as a file (AICF_ERROR_IO when the
+   file cannot be written or read; the load's parse errors name the path). */
+AICF_API aicf_result aicf_policy_format(const aicf_policy* policy, char* buf, size_t cap, size_t* needed);
+AICF_API aicf_result aicf_policy_parse(aicf_context* ctx, const char* text, size_t len, aicf_policy* out);
+AICF_API aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const char* path);
+AICF_API aicf_result aicf_policy_load(aicf_context* ctx, const char* path, aicf_policy* out);
+
+/* --- plan files ------------------------------------------------------------------------------
+   A plan file is text (docs/plan_format.md): format "aicf-plan 1", the kernel table's
+   fingerprint, the backend, on CUDA the device (name, SM) and cuBLASLt version, the graph's
+   fingerprint (ops, names, attributes, shapes, dtypes, dim bindings and constant bytes, as given
+   to aicf_plan_create), the policy, every tensor's storage, and per step the node, the fused
+   nodes, the kernel, launch dimensions, reason and, on CUDA, the op program: each launch's
+   kernel, dimensions, argument bytes and address patches, and each cuBLASLt algorithm (the
+   8 x 64-bit blob, workspace, cuBLASLt version, alignments assumed). The same graph, policy,
+   kernel table and device give a byte-identical file.
+   aicf_plan_serialize writes it into buf (NUL-terminated when cap > 0; *needed = length + 1);
+   aicf_plan_save writes it to a file (AICF_ERROR_IO).
+   aicf_plan_load / aicf_plan_load_memory make the plan of `graph` that the file describes,
+   without re-deciding: the header must match (format, kernel table, device and SM, cuBLASLt
+   version, the graph's fingerprint), then the plan is made with the file's policy and with the
+   file's cuBLASLt algorithms in place of the heuristic (each accepted by
+   cublasLtMatmulAlgoCheck), and must serialise to exactly the file's bytes. The GPU program is
+   always aicf's own, never bytes from the file. Errors, with a message naming the line:
+   AICF_ERROR_PLAN_MISMATCH (another format version, kernel table, device/SM, cuBLASLt version or
+   graph, or a line that differs from the plan rebuilt from the file: the message quotes both),
+   AICF_ERROR_INVALID_MODEL (not a plan file, truncated, malformed header, policy or algorithm
+   lines), AICF_ERROR_IO, AICF_ERROR_LIMIT (more than 1 GiB), and the errors of
+   aicf_plan_create. The file is untrusted input: parsing is bounded and overflow-checked. */
+AICF_API aicf_result aicf_plan_serialize(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+AICF_API aicf_result aicf_plan_save(const aicf_plan* plan, const char* path);
+AICF_API aicf_result aicf_plan_load(aicf_graph* graph, const char* path, aicf_plan** out);
+AICF_API aicf_result aicf_plan_load_memory(aicf_graph* graph, const void* data, size_t size, aicf_plan** out);
+
+/* --- explain and DOT -------------------------------------------------------------------------
+   aicf_plan_explain: per step its index, main node (op, name), the fused nodes in order (with
+   their operands), each output (shape, storage type, place), the kernel and launch dimensions,
+   on CUDA every launch of the step (kernels, copies, cuBLASLt matmuls with M/N/K, the
+   algorithm's rank among the heuristic's results, workspace and alignments), and the decision
+   with its reason (which names the alternatives the lowering weighed: vec4 or scalar, cuBLASLt
+   or the generated GEMM, direct or im2col convolution, ...); then the memory totals (arena
+   against its lower bound, weights, scratch, cuBLASLt workspace).
+   aicf_plan_dot: the plan as a Graphviz digraph: one box per step (op, node name, kernel),
+   inputs and outputs as ellipses, an edge per arena tensor from the step writing it to each
+   step reading it (labelled name and shape; weights are not drawn), and every fused step as a
+   `subgraph cluster_N` holding its main node and its fused nodes, chained by dashed edges.
+   Both write into buf like aicf_plan_format (NUL-terminated when cap > 0; *needed = length + 1). */
+AICF_API aicf_result aicf_plan_explain(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+AICF_API aicf_result aicf_plan_dot(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+
 /* --- exec ---
    Creates the executor of a plan: on CUDA, device buffers and one instantiated CUDA graph; on
    the CPU, a host arena. The plan must outlive the exec. Inputs and outputs are in the graph's
@@ -465,6 +534,27 @@ AICF_API aicf_result aicf_exec_get_output(aicf_exec* exec, int index, void* data
 AICF_API aicf_result aicf_exec_input_device_ptr(aicf_exec* exec, int index, uint64_t* out);
 AICF_API aicf_result aicf_exec_output_device_ptr(aicf_exec* exec, int index, uint64_t* out);
 AICF_API aicf_result aicf_exec_stats_get(const aicf_exec* exec, aicf_exec_stats* out);
+
+/* --- benchmark ---
+   Runs `warmup` untimed replays, then `iters` timed ones, one after the other (each replay ends
+   before the next starts), and writes per replay, in microseconds:
+     gpu_us[i]          CUDA: the time between two CUDA events recorded on the exec's stream just
+                        before and just after the replay's cuGraphLaunch (cuEventElapsedTime,
+                        resolution about 0.5 us): the graph's time on the GPU, without the host's
+                        wake-up from a synchronisation. This is how PyTorch's peers are timed
+                        (torch.cuda.Event around each call). CPU backend: the wall-clock time of
+                        the run (the launch is the whole run there).
+     host_launch_us[i]  the host time of the aicf_exec_launch call (CPU: the run, as gpu_us). On
+                        CUDA the device's primary context is made current for the duration of the
+                        benchmark, so this is the launch cost of a thread where it is current (a
+                        thread using the CUDA runtime); a thread with no or another current
+                        context pays a cuCtxPushCurrent/cuCtxPopCurrent pair more per launch.
+   Each array holds `iters` floats; either may be NULL. Inputs are left as they are (set them
+   first); outputs afterwards are those of the last replay. A launch still in flight is waited
+   for first. Errors: AICF_ERROR_INVALID_ARGUMENT (warmup < 0, iters < 1), AICF_ERROR_CUDA naming
+   the failing driver call and the replay. */
+AICF_API aicf_result aicf_exec_benchmark(aicf_exec* exec, int warmup, int iters, float* gpu_us,
+                                         float* host_launch_us);
 
 #ifdef __cplusplus
 }
@@ -748,6 +838,11 @@ typedef struct aicf__step {
     aicf__epi epi[AICF__EPI_MAX]; /* elementwise nodes applied to output 0, in order */
     int n_epi;
     int epi_native;            /* backend: leading epilogue ops done inside the main kernel */
+    /* arena scratch of the step (e.g. a Conv's im2col buffer): the bytes are stated by the
+       backend before the memory plan (aicf__cuda_step_scratch), which places them as one more
+       interval living during this step only; 0 = none */
+    size_t scratch_bytes;
+    size_t scratch_offset;     /* bytes from the arena's start, valid when scratch_bytes > 0 */
 } aicf__step;
 
 struct aicf_plan {
@@ -770,6 +865,11 @@ struct aicf_plan {
     int* in_boundary;
     int* out_boundary;
     void* backend;             /* backend-owned plan data */
+    /* plan files (>>plan_io) */
+    aicf_backend requested;    /* desc.backend as the caller gave it */
+    uint64_t model_fingerprint; /* aicf__graph_fingerprint of the caller's graph */
+    struct aicf__saved_algos* saved_algos; /* during aicf_plan_load only: the file's cuBLASLt
+                                              algorithms (aicf__cuda_matmul_plan uses them) */
 };
 
 /* ---- exec ---- */
@@ -849,6 +949,13 @@ typedef struct aicf__kt_kernel {
    freed by aicf__cuda_plan_free with aicf__free). Errors name the node. */
 aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
 
+/* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
+   storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
+   lowering will use (a Conv lowered to im2col + GEMM: its column buffer), else 0. The choice it
+   is based on depends only on the policy, shapes, storage types and whether cuBLASLt is
+   loaded, so aicf__cuda_select_step makes the same one. */
+aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes);
+
 typedef struct aicf__cuda_emitter aicf__cuda_emitter; /* defined in 80_cuda.c */
 
 /* Called by aicf__cuda_exec_create for every step, in order: adds the step's work to the
@@ -858,6 +965,9 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si);
 /* Provided by 80_cuda.c to 81_cuda_ops.c: */
 /* Device address of tensor t's storage (arena or weights); 0 if it has none. */
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
+/* Device address of the arena scratch of the step being emitted (arena + scratch_offset); 0 if
+   the step has none. */
+uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
    `kernel_index` with one by-value argument of args_size bytes (copied). */
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
@@ -893,6 +1003,81 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
 /* Finds a kernel of the table by name; -1 if absent. */
 int aicf__cuda_kernel_find(const char* name);
+
+/* ---- plan files, explain, DOT (>>plan_io, src/75_plan_io.c) ----
+   A plan file records every decision of a plan as text (docs/plan_format.md). aicf_plan_load
+   never turns file bytes into a GPU program: it checks the header against this build, device
+   and graph, re-plans with the file's policy through aicf__plan_create_ex, where the cuBLASLt
+   algorithms come from the file (checked by cublasLtMatmulAlgoCheck) instead of the heuristic,
+   serialises the new plan and requires it to equal the file. */
+#define AICF__FNV_BASIS 0xcbf29ce484222325ull
+/* FNV-1a (64-bit) of n bytes, continuing from h (start with AICF__FNV_BASIS). */
+uint64_t aicf__fnv1a(uint64_t h, const void* data, size_t n);
+/* The same over a NUL-terminated string including its NUL (NULL hashes as one 0xff byte). */
+uint64_t aicf__fnv1a_str(uint64_t h, const char* s);
+/* Fingerprint of a graph as the caller built it: ops, names, attributes (subgraphs included),
+   shapes, dtypes, symbolic-dim bindings and constant bytes; no pointers, so deterministic. */
+uint64_t aicf__graph_fingerprint(const aicf_graph* g);
+
+/* A cuBLASLt algorithm as a plan file records it (plain data; see aicf__cuda_algo). */
+typedef struct aicf__algo_rec {
+    uint64_t blob[8];            /* cublasLtMatmulAlgo_t */
+    uint64_t workspace_bytes;
+    uint64_t cublaslt_version;   /* cublasLtGetVersion() of the plan that chose it */
+    unsigned align[4];           /* A, B, C, D pointer alignment (bytes) assumed */
+    int n_results;               /* heuristic results it was chosen from (#0 of n) */
+} aicf__algo_rec;
+
+/* One recorded algorithm and the matmul descriptor it was recorded for (as the step's op
+   program holds it: address fields carry the operand alignments, aicf__cuda_matmul_plan's
+   input). aicf__cuda_matmul_plan reuses `rec` for an identical descriptor, after
+   cublasLtMatmulAlgoCheck accepts it; a refusal is noted in `refused` and the step falls back
+   as if cuBLASLt had no algorithm (the plan then differs from the file and is refused). */
+typedef struct aicf__saved_algo {
+    aicf__matmul_desc desc;
+    aicf__algo_rec rec;
+    int line;                    /* of the plan file */
+    int used;                    /* times aicf__cuda_matmul_plan took it */
+    char refused[320];           /* why it was not taken ("" if it was, or never asked for) */
+} aicf__saved_algo;
+
+typedef struct aicf__saved_algos {
+    aicf__saved_algo* v;
+    int n;
+} aicf__saved_algos;
+
+/* aicf_plan_create, with `saved` (may be NULL) lent to the CUDA backend while it plans. */
+aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
+                                 aicf_plan** out);
+
+/* Provided by 80_cuda.c: the identity of the generated kernel table (FNV-1a over
+   AICF__KT_NVRTC_VERSION, AICF__KT_TARGETS, every module's name and source hash, and every
+   kernel's name, module, op, dtype, params and block); the NVRTC version and counts. An
+   AICF_NO_CUDA build reports the empty table. */
+uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels);
+
+/* Provided by 81_cuda_ops.c: step si's op program (step->backend on CUDA) as plain data. */
+typedef struct aicf__cuda_op_view {
+    int kind;                    /* 1 kernel, 2 device-to-device copy, 3 cuBLASLt matmul */
+    int kernel_index;            /* kernel: index in the table */
+    const char* kernel_name;     /* kernel: its name ("" otherwise) */
+    unsigned grid[3], block[3], shared_bytes;
+    uint32_t args_size;          /* kernel: argument struct bytes; matmul: aicf__matmul_desc */
+    const unsigned char* args;   /* args_size bytes, device addresses not yet patched (zero or
+                                    the plan-time value) */
+    int n_patch;                 /* device addresses patched in at exec creation */
+    uint32_t patch_field[16];    /* byte offset in args (copies: 0 = destination, then source) */
+    int patch_tensor[16];        /* tensor, or -2: the step's arena scratch */
+    uint64_t patch_add[16];      /* bytes added to the tensor's address */
+    uint64_t copy_bytes;         /* copy */
+    int algo;                    /* matmul: index of its algorithm record in the step */
+} aicf__cuda_op_view;
+/* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
+   the number of cuBLASLt algorithm records. */
+int aicf__cuda_step_ops(const aicf_plan* p, int si, int* n_algo);
+/* Op k (0 <= k < aicf__cuda_step_ops) and algorithm record k (0 <= k < *n_algo). */
+void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v);
+void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a);
 
 /* ---- subgraphs (GRAPH attributes: If's then_branch/else_branch, Loop's and Scan's body) ----
    A subgraph is an aicf_graph owned by its node's attribute (aicf__attrv.g). Its nodes may read
@@ -1544,8 +1729,13 @@ aicf_result aicf_graph_add_constant(aicf_graph* g, const aicf_tensor_desc* d) {
         tt->owns_data = 0;
     } else {
         tt->data = aicf__malloc(g->ctx, bytes);
-        if (!tt->data) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory (%zu bytes)",
-                                        d->name, bytes);
+        if (!tt->data) { /* the graph stays as it was: the tensor is not added */
+            tt->flags &= ~AICF__T_CONST;
+            tt->data_bytes = 0;
+            aicf__pop_tensor(g);
+            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_add_constant: tensor '%s': out of memory (%zu bytes)",
+                             d->name, bytes);
+        }
         if (bytes) memcpy(tt->data, d->data, bytes);
         tt->owns_data = 1;
     }
@@ -10611,9 +10801,10 @@ static int aicf__root(const aicf_plan* p, int t) {
 }
 
 typedef struct aicf__interval {
-    int t;
+    int t;          /* tensor, or n_tensors + s for the scratch of step s */
     int first, last;
     size_t bytes;
+    size_t offset;  /* assigned */
 } aicf__interval;
 
 static int aicf__interval_cmp(const void* a, const void* b) {
@@ -10624,14 +10815,16 @@ static int aicf__interval_cmp(const void* a, const void* b) {
     return x->t - y->t;
 }
 
-/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots. */
+/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots and
+   steps[].scratch_offset for the steps' scratch (an interval [s, s]). */
 static aicf_result aicf__plan_memory(aicf_plan* p) {
     aicf_graph* g = p->g;
     int nt = g->n_tensors, i, j, s, nroots = 0;
+    size_t niv = (size_t)nt + (size_t)p->n_steps + 1;
     int* first = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
     int* last = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
-    aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval));
-    aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval*));
+    aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, niv, sizeof(aicf__interval));
+    aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, niv, sizeof(aicf__interval*));
     size_t arena = 0, lower = 0;
     if (!first || !last || !iv || !placed) {
         aicf__free(p->ctx, first);
@@ -10690,6 +10883,13 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
         iv[nroots].bytes = aicf__align_up(p->loc[i].bytes);
         nroots++;
     }
+    for (s = 0; s < p->n_steps; s++) { /* backend scratch: alive during its step only */
+        if (!p->steps[s].scratch_bytes) continue;
+        iv[nroots].t = nt + s;
+        iv[nroots].first = iv[nroots].last = s;
+        iv[nroots].bytes = aicf__align_up(p->steps[s].scratch_bytes);
+        nroots++;
+    }
     qsort(iv, (size_t)nroots, sizeof *iv, aicf__interval_cmp);
     for (i = 0; i < nroots; i++) {
         /* collect placed intervals overlapping in time, sorted by offset (insertion) */
@@ -10699,18 +10899,20 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             aicf__interval* q = &iv[j];
             if (q->last < iv[i].first || q->first > iv[i].last) continue;
             k = np++;
-            while (k > 0 && p->loc[placed[k - 1]->t].offset > p->loc[q->t].offset) {
+            while (k > 0 && placed[k - 1]->offset > q->offset) {
                 placed[k] = placed[k - 1];
                 k--;
             }
             placed[k] = q;
         }
         for (k = 0; k < np; k++) {
-            size_t qo = p->loc[placed[k]->t].offset, qe = qo + placed[k]->bytes;
+            size_t qo = placed[k]->offset, qe = qo + placed[k]->bytes;
             if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
             if (qe > off) off = qe;
         }
-        p->loc[iv[i].t].offset = off;
+        iv[i].offset = off;
+        if (iv[i].t < nt) p->loc[iv[i].t].offset = off;
+        else p->steps[iv[i].t - nt].scratch_offset = off;
         if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
     }
     for (s = -1; s <= p->n_steps; s++) {
@@ -10870,6 +11072,11 @@ static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st)
 }
 
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
+    return aicf__plan_create_ex(graph, desc, NULL, out);
+}
+
+aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
+                                 aicf_plan** out) {
     aicf_context* ctx;
     aicf_plan_desc d;
     aicf_plan* p;
@@ -10941,6 +11148,9 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     p->ctx = ctx;
     p->target = d.backend;
     p->policy = d.policy;
+    p->requested = desc ? desc->backend : AICF_BACKEND_DEFAULT; /* plan files (>>plan_io) */
+    p->model_fingerprint = aicf__graph_fingerprint(graph);
+    p->saved_algos = saved;
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
@@ -11140,6 +11350,10 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         }
         p->weights_bytes = off;
     }
+    /* the backend's per-step scratch (a Conv's im2col buffer), placed by the memory plan */
+    if (p->target == AICF_BACKEND_CUDA)
+        for (i = 0; i < p->n_steps; i++)
+            if ((r = aicf__cuda_step_scratch(p, i, &p->steps[i].scratch_bytes)) != AICF_SUCCESS) goto fail;
     r = aicf__plan_memory(p);
     if (r != AICF_SUCCESS) goto fail;
     /* kernels */
@@ -11155,6 +11369,7 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
                      fallback_reason[0] ? fallback_reason : "CPU reference executor (float32)");
         }
     }
+    p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
     *out = p;
     return AICF_SUCCESS;
 oom:
@@ -11503,6 +11718,1495 @@ aicf_result aicf_exec_stats_get(const aicf_exec* e, aicf_exec_stats* out) {
     if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_stats(e, out);
     return AICF_SUCCESS;
 }
+/* >>plan_io ================================================================================ */
+/* The plan as text: the policy format (aicf_policy_format / _parse), plan files
+   (aicf_plan_serialize / _save / _load), aicf_plan_explain and aicf_plan_dot.
+   docs/plan_format.md describes the file line by line.
+
+   Writing: every line is printed from the plan's own fields in a fixed order with fixed
+   formats: no pointers, no timestamps, no padding bytes, so the same graph, policy, kernel table
+   and device give the same bytes.
+
+   Loading never turns file bytes into a program. aicf_plan_load checks the header (format,
+   kernel table, backend, device and cuBLASLt version, the graph's fingerprint), reads the
+   policy and the cuBLASLt algorithms, re-plans through aicf__plan_create_ex with those
+   algorithms lent to the CUDA backend (which checks each with cublasLtMatmulAlgoCheck instead
+   of running the heuristic), serialises the result and compares it with the file line by line:
+   the first difference is AICF_ERROR_PLAN_MISMATCH naming the line. Every number is parsed with
+   bounds and overflow checks; a malformed file is AICF_ERROR_INVALID_MODEL naming the line. */
+
+#define AICF__IO_MAGIC "aicf-plan 1"
+#define AICF__IO_MAX_FILE ((size_t)1 << 30)      /* bytes of a plan file */
+#define AICF__IO_MAX_LINE ((size_t)1 << 16)      /* bytes of one plan-file line */
+#define AICF__IO_MAX_POLICY ((size_t)1 << 20)    /* bytes of a policy text */
+#define AICF__IO_MAX_POLICY_LINE ((size_t)4096)  /* bytes of one policy line */
+
+/* ---- hashing ---- */
+uint64_t aicf__fnv1a(uint64_t h, const void* data, size_t n) {
+    const unsigned char* p = (const unsigned char*)data;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+uint64_t aicf__fnv1a_str(uint64_t h, const char* s) {
+    static const unsigned char none = 0xff;
+    return s ? aicf__fnv1a(h, s, strlen(s) + 1) : aicf__fnv1a(h, &none, 1);
+}
+
+/* a 64-bit value, little-endian whatever the host */
+static uint64_t aicf__io_h64(uint64_t h, uint64_t v) {
+    unsigned char b[8];
+    int i;
+    for (i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    return aicf__fnv1a(h, b, 8);
+}
+
+/* Bulk hash of constant data: XXH64 (seed 0), about ten times faster than FNV-1a byte by byte. */
+#define AICF__XP1 11400714785074694791ull
+#define AICF__XP2 14029467366897019727ull
+#define AICF__XP3 1609587929392839161ull
+#define AICF__XP4 9650029242287828579ull
+#define AICF__XP5 2870177450012600261ull
+
+static uint64_t aicf__io_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static uint64_t aicf__io_rd64(const unsigned char* p) {
+    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24) |
+           ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
+}
+
+static uint64_t aicf__io_xround(uint64_t acc, uint64_t in) {
+    acc += in * AICF__XP2;
+    return aicf__io_rotl(acc, 31) * AICF__XP1;
+}
+
+static uint64_t aicf__io_xmerge(uint64_t h, uint64_t v) {
+    h ^= aicf__io_xround(0, v);
+    return h * AICF__XP1 + AICF__XP4;
+}
+
+static uint64_t aicf__io_xxh64(const void* data, size_t n) {
+    const unsigned char* p = (const unsigned char*)data;
+    const unsigned char* end = p + n;
+    uint64_t h;
+    if (n >= 32) {
+        uint64_t v1 = AICF__XP1 + AICF__XP2, v2 = AICF__XP2, v3 = 0, v4 = (uint64_t)0 - AICF__XP1;
+        const unsigned char* limit = end - 32;
+        do {
+            v1 = aicf__io_xround(v1, aicf__io_rd64(p));
+            v2 = aicf__io_xround(v2, aicf__io_rd64(p + 8));
+            v3 = aicf__io_xround(v3, aicf__io_rd64(p + 16));
+            v4 = aicf__io_xround(v4, aicf__io_rd64(p + 24));
+            p += 32;
+        } while (p <= limit);
+        h = aicf__io_rotl(v1, 1) + aicf__io_rotl(v2, 7) + aicf__io_rotl(v3, 12) + aicf__io_rotl(v4, 18);
+        h = aicf__io_xmerge(h, v1);
+        h = aicf__io_xmerge(h, v2);
+        h = aicf__io_xmerge(h, v3);
+        h = aicf__io_xmerge(h, v4);
+    } else {
+        h = AICF__XP5;
+    }
+    h += (uint64_t)n;
+    while (end - p >= 8) {
+        h ^= aicf__io_xround(0, aicf__io_rd64(p));
+        h = aicf__io_rotl(h, 27) * AICF__XP1 + AICF__XP4;
+        p += 8;
+    }
+    if (end - p >= 4) {
+        uint64_t w = (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24);
+        h ^= w * AICF__XP1;
+        h = aicf__io_rotl(h, 23) * AICF__XP2 + AICF__XP3;
+        p += 4;
+    }
+    while (p < end) {
+        h ^= (uint64_t)*p * AICF__XP5;
+        h = aicf__io_rotl(h, 11) * AICF__XP1;
+        p++;
+    }
+    h ^= h >> 33;
+    h *= AICF__XP2;
+    h ^= h >> 29;
+    h *= AICF__XP3;
+    h ^= h >> 32;
+    return h;
+}
+
+static uint64_t aicf__io_fp_graph(uint64_t h, const aicf_graph* g, int depth) {
+    int i, j, k;
+    h = aicf__io_h64(h, 0x6169636667726170ull); /* "aicfgrap": a graph begins */
+    h = aicf__io_h64(h, (uint64_t)g->opset);
+    h = aicf__io_h64(h, (uint64_t)g->is_subgraph);
+    h = aicf__io_h64(h, (uint64_t)g->n_tensors);
+    for (i = 0; i < g->n_tensors; i++) {
+        const aicf__tensor* t = &g->tensors[i];
+        h = aicf__fnv1a_str(h, t->name);
+        h = aicf__io_h64(h, (uint64_t)t->dtype);
+        h = aicf__io_h64(h, (uint64_t)(int64_t)t->shape.rank);
+        for (j = 0; j < t->shape.rank && j < AICF_MAX_RANK; j++) {
+            h = aicf__io_h64(h, (uint64_t)t->shape.d[j]);
+            h = aicf__fnv1a_str(h, t->dim_param[j]);
+        }
+        h = aicf__io_h64(h, (uint64_t)t->flags);
+        h = aicf__io_h64(h, (uint64_t)t->shape_known);
+        if (t->data) {
+            h = aicf__io_h64(h, (uint64_t)t->data_bytes);
+            h = aicf__io_h64(h, aicf__io_xxh64(t->data, t->data_bytes));
+        } else {
+            h = aicf__io_h64(h, ~(uint64_t)0);
+        }
+    }
+    h = aicf__io_h64(h, (uint64_t)g->n_nodes);
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        h = aicf__fnv1a_str(h, n->name);
+        h = aicf__fnv1a_str(h, n->op_type);
+        h = aicf__fnv1a_str(h, n->domain);
+        h = aicf__io_h64(h, (uint64_t)n->removed);
+        h = aicf__io_h64(h, (uint64_t)n->n_in);
+        for (j = 0; j < n->n_in; j++) h = aicf__io_h64(h, (uint64_t)(int64_t)n->in[j]);
+        h = aicf__io_h64(h, (uint64_t)n->n_out);
+        for (j = 0; j < n->n_out; j++) h = aicf__io_h64(h, (uint64_t)(int64_t)n->out[j]);
+        h = aicf__io_h64(h, (uint64_t)n->n_attrs);
+        for (j = 0; j < n->n_attrs; j++) {
+            const aicf__attrv* a = &n->attrs[j];
+            uint32_t fb;
+            memcpy(&fb, &a->f, sizeof fb);
+            h = aicf__fnv1a_str(h, a->name);
+            h = aicf__io_h64(h, (uint64_t)a->type);
+            h = aicf__io_h64(h, (uint64_t)a->i);
+            h = aicf__io_h64(h, (uint64_t)fb);
+            h = aicf__fnv1a_str(h, a->s);
+            h = aicf__io_h64(h, (uint64_t)(int64_t)a->count);
+            h = aicf__io_h64(h, (uint64_t)(int64_t)a->tensor);
+            for (k = 0; a->ints && k < a->count; k++) h = aicf__io_h64(h, (uint64_t)a->ints[k]);
+            for (k = 0; a->floats && k < a->count; k++) {
+                memcpy(&fb, &a->floats[k], sizeof fb);
+                h = aicf__io_h64(h, (uint64_t)fb);
+            }
+            for (k = 0; a->strings && k < a->count; k++) h = aicf__fnv1a_str(h, a->strings[k]);
+            if (a->g && depth <= AICF_MAX_SUBGRAPH_DEPTH) h = aicf__io_fp_graph(h, a->g, depth + 1);
+            else h = aicf__io_h64(h, a->g ? 1u : 0u);
+        }
+    }
+    h = aicf__io_h64(h, (uint64_t)g->n_inputs);
+    for (i = 0; i < g->n_inputs; i++) h = aicf__io_h64(h, (uint64_t)(int64_t)g->inputs[i]);
+    h = aicf__io_h64(h, (uint64_t)g->n_outputs);
+    for (i = 0; i < g->n_outputs; i++) h = aicf__io_h64(h, (uint64_t)(int64_t)g->outputs[i]);
+    h = aicf__io_h64(h, (uint64_t)g->n_dims);
+    for (i = 0; i < g->n_dims; i++) {
+        h = aicf__fnv1a_str(h, g->dims[i].name);
+        h = aicf__io_h64(h, (uint64_t)g->dims[i].value);
+    }
+    return h;
+}
+
+uint64_t aicf__graph_fingerprint(const aicf_graph* g) {
+    return g ? aicf__io_fp_graph(AICF__FNV_BASIS, g, 0) : 0;
+}
+
+/* ---- text helpers ---- */
+
+/* Appends n raw bytes (the counterpart of aicf__sbuf_printf: measures past the capacity). */
+static void aicf__sbuf_put(aicf__sbuf* b, const char* s, size_t n) {
+    if (b->len < b->cap) {
+        size_t room = b->cap - b->len - 1, k = n < room ? n : room;
+        if (k) memcpy(b->buf + b->len, s, k);
+        b->buf[b->len + k] = 0;
+    }
+    b->len += n;
+}
+
+static void aicf__sbuf_init(aicf__sbuf* b, char* buf, size_t cap) {
+    b->buf = buf;
+    b->cap = buf ? cap : 0;
+    b->len = 0;
+    if (buf && cap) buf[0] = 0;
+}
+
+/* s as a quoted string: bytes below 0x20, 0x7f, '"' and '\' escaped (\" \\ \xHH); bytes of
+   UTF-8 sequences are written as they are. */
+static void aicf__io_qstr(aicf__sbuf* b, const char* s) {
+    const unsigned char* p = (const unsigned char*)(s ? s : "");
+    const unsigned char* run = p;
+    aicf__sbuf_put(b, "\"", 1);
+    for (; *p; p++) {
+        char esc[8];
+        if (*p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\') continue;
+        aicf__sbuf_put(b, (const char*)run, (size_t)(p - run));
+        if (*p == '"' || *p == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)*p;
+            aicf__sbuf_put(b, esc, 2);
+        } else {
+            snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*p);
+            aicf__sbuf_put(b, esc, 4);
+        }
+        run = p + 1;
+    }
+    aicf__sbuf_put(b, (const char*)run, (size_t)(p - run));
+    aicf__sbuf_put(b, "\"", 1);
+}
+
+static void aicf__io_hex(aicf__sbuf* b, const unsigned char* d, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    char chunk[128];
+    size_t i, k = 0;
+    for (i = 0; i < n; i++) {
+        chunk[k++] = digits[d[i] >> 4];
+        chunk[k++] = digits[d[i] & 15];
+        if (k == sizeof chunk) {
+            aicf__sbuf_put(b, chunk, k);
+            k = 0;
+        }
+    }
+    aicf__sbuf_put(b, chunk, k);
+}
+
+/* Untrusted text for a message: at most `max` bytes, non-printable bytes as '?'. */
+static const char* aicf__io_show(const char* s, size_t n, size_t max, char* out, size_t cap) {
+    size_t i, k = 0;
+    if (cap == 0) return out;
+    for (i = 0; i < n && k + 4 < cap && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    if (i < n && k + 4 < cap) {
+        out[k++] = '.';
+        out[k++] = '.';
+        out[k++] = '.';
+    }
+    out[k] = 0;
+    return out;
+}
+
+/* Strict number parsers: the whole span, digits only, no sign, overflow-checked. */
+static int aicf__io_dec(const char* s, size_t n, uint64_t max, uint64_t* out) {
+    uint64_t v = 0;
+    size_t i;
+    if (n == 0 || n > 20) return 0;
+    if (n > 1 && s[0] == '0') return 0; /* one spelling per number */
+    for (i = 0; i < n; i++) {
+        unsigned d;
+        if (s[i] < '0' || s[i] > '9') return 0;
+        d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    if (v > max) return 0;
+    *out = v;
+    return 1;
+}
+
+static int aicf__io_hexdigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* Exactly 2 * n lowercase hex digits into n bytes. */
+static int aicf__io_unhex(const char* s, size_t len, unsigned char* out, size_t n) {
+    size_t i;
+    if (len != 2 * n) return 0;
+    for (i = 0; i < n; i++) {
+        int hi = aicf__io_hexdigit(s[2 * i]), lo = aicf__io_hexdigit(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) return 0;
+        out[i] = (unsigned char)(hi * 16 + lo);
+    }
+    return 1;
+}
+
+/* A 64-bit value as exactly 16 lowercase hex digits. */
+static int aicf__io_hex64(const char* s, size_t len, uint64_t* out) {
+    unsigned char b[8];
+    int i;
+    if (!aicf__io_unhex(s, len, b, 8)) return 0;
+    *out = 0;
+    for (i = 0; i < 8; i++) *out = (*out << 8) | b[i];
+    return 1;
+}
+
+/* Reads a whole file of at most `max` bytes into an aicf__malloc'd buffer (+1 byte, NUL). */
+static aicf_result aicf__io_read(aicf_context* ctx, const char* fn, const char* path, size_t max, char** data, size_t* size) {
+    FILE* fp;
+    char* buf = NULL;
+    size_t cap = 0, len = 0;
+    *data = NULL;
+    *size = 0;
+    fp = fopen(path, "rb");
+    if (!fp) return aicf__err(ctx, AICF_ERROR_IO, "%s: cannot open '%.600s': %s", fn, path, strerror(errno));
+    for (;;) {
+        size_t got;
+        if (len + 1 >= cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char* nb;
+            if (cap > max) {
+                fclose(fp);
+                aicf__free(ctx, buf);
+                return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: '%.600s' is larger than %zu bytes", fn, path, max);
+            }
+            nb = (char*)aicf__realloc(ctx, buf, cap, ncap + 1);
+            if (!nb) {
+                fclose(fp);
+                aicf__free(ctx, buf);
+                return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory reading '%.600s'", fn, path);
+            }
+            buf = nb;
+            cap = ncap + 1;
+        }
+        got = fread(buf + len, 1, cap - 1 - len, fp);
+        len += got;
+        if (got == 0) break;
+    }
+    if (ferror(fp)) {
+        fclose(fp);
+        aicf__free(ctx, buf);
+        return aicf__err(ctx, AICF_ERROR_IO, "%s: error reading '%.600s'", fn, path);
+    }
+    fclose(fp);
+    if (len > max) {
+        aicf__free(ctx, buf);
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: '%.600s' is larger than %zu bytes", fn, path, max);
+    }
+    buf[len] = 0;
+    *data = buf;
+    *size = len;
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__io_write(aicf_context* ctx, const char* fn, const char* path, const char* data, size_t size) {
+    FILE* fp = fopen(path, "wb");
+    int bad;
+    if (!fp) return aicf__err(ctx, AICF_ERROR_IO, "%s: cannot create '%.600s': %s", fn, path, strerror(errno));
+    bad = size && fwrite(data, 1, size, fp) != size;
+    if (fclose(fp) != 0) bad = 1;
+    if (bad) return aicf__err(ctx, AICF_ERROR_IO, "%s: error writing '%.600s'", fn, path);
+    return AICF_SUCCESS;
+}
+
+/* Formats into a fresh aicf__malloc'd, NUL-terminated buffer with a (buf, cap, needed) writer. */
+typedef aicf_result (*aicf__io_writer)(const aicf_plan* p, char* buf, size_t cap, size_t* needed);
+
+static aicf_result aicf__io_render(const aicf_plan* p, aicf__io_writer w, char** out, size_t* len) {
+    size_t need = 0, need2 = 0;
+    aicf_result r;
+    char* buf;
+    *out = NULL;
+    *len = 0;
+    if ((r = w(p, NULL, 0, &need)) != AICF_SUCCESS) return r;
+    buf = (char*)aicf__malloc(p->ctx, need);
+    if (!buf) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory formatting the plan (%zu bytes)", need);
+    if ((r = w(p, buf, need, &need2)) != AICF_SUCCESS || need2 != need) {
+        aicf__free(p->ctx, buf);
+        return r != AICF_SUCCESS ? r : aicf__err(p->ctx, AICF_ERROR_STATE, "the plan text changed between two passes");
+    }
+    *out = buf;
+    *len = need - 1;
+    return AICF_SUCCESS;
+}
+
+/* ---- policy text ---- */
+static const char* const aicf__io_precisions[4] = {"default", "fp32", "tf32", "fp16"};
+static const char* const aicf__io_conv_algos[3] = {"auto", "direct", "im2col_gemm"};
+static const char* const aicf__io_matmul_algos[3] = {"auto", "cublaslt", "generated"};
+
+enum {
+    AICF__POL_PRECISION = 0,
+    AICF__POL_FALLBACK,
+    AICF__POL_WORKSPACE,
+    AICF__POL_NO_FUSION,
+    AICF__POL_CONV,
+    AICF__POL_MATMUL,
+    AICF__POL_COUNT
+};
+static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo"};
+
+/* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range. */
+static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, const char* prefix) {
+    if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 2 ||
+        (int)pol->matmul_algo < 0 || (int)pol->matmul_algo > 2)
+        return AICF_ERROR_INVALID_ARGUMENT;
+    aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
+    aicf__sbuf_printf(b, "%sallow_cpu_fallback = %d\n", prefix, pol->allow_cpu_fallback ? 1 : 0);
+    aicf__sbuf_printf(b, "%sworkspace_limit = %llu\n", prefix, (unsigned long long)pol->workspace_limit);
+    aicf__sbuf_printf(b, "%sno_fusion = %d\n", prefix, pol->no_fusion ? 1 : 0);
+    aicf__sbuf_printf(b, "%sconv_algo = %s\n", prefix, aicf__io_conv_algos[pol->conv_algo]);
+    aicf__sbuf_printf(b, "%smatmul_algo = %s\n", prefix, aicf__io_matmul_algos[pol->matmul_algo]);
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_policy_format(const aicf_policy* policy, char* buf, size_t cap, size_t* needed) {
+    aicf__sbuf b;
+    aicf_result r;
+    if (needed) *needed = 0;
+    if (!policy) return AICF_ERROR_INVALID_ARGUMENT;
+    aicf__sbuf_init(&b, buf, cap);
+    aicf__sbuf_printf(&b, "# aicf policy (aicf_policy_parse): absent keys keep their defaults\n");
+    r = aicf__policy_write(&b, policy, "");
+    if (r != AICF_SUCCESS) {
+        if (buf && cap) buf[0] = 0;
+        return r;
+    }
+    if (needed) *needed = b.len + 1;
+    return AICF_SUCCESS;
+}
+
+static int aicf__io_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+static int aicf__io_word(const char* s, size_t n, const char* w) { return strlen(w) == n && memcmp(s, w, n) == 0; }
+
+/* One line of policy text (n bytes, no '\n') into *pol; `seen` tracks keys given. Errors are
+   `code` with "fn: line N: ..." naming the key and value. */
+static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_result code, int line, const char* s, size_t n,
+                                     aicf_policy* pol, unsigned* seen) {
+    const char *eq, *k, *v;
+    size_t kn, vn, i;
+    int key = -1;
+    char show[96], show2[96];
+    for (i = 0; i < n; i++) {
+        if (s[i] == '#') break;
+        if (s[i] == 0) return aicf__err(ctx, code, "%s: line %d: NUL byte", fn, line);
+    }
+    n = i;
+    while (n && aicf__io_space(s[n - 1])) n--;
+    while (n && aicf__io_space(*s)) s++, n--;
+    if (n == 0) return AICF_SUCCESS;
+    eq = (const char*)memchr(s, '=', n);
+    if (!eq) return aicf__err(ctx, code, "%s: line %d: expected 'key = value', got '%s'", fn, line, aicf__io_show(s, n, 60, show, sizeof show));
+    k = s;
+    kn = (size_t)(eq - s);
+    while (kn && aicf__io_space(k[kn - 1])) kn--;
+    v = eq + 1;
+    vn = n - (size_t)(v - s);
+    while (vn && aicf__io_space(*v)) v++, vn--;
+    if (kn == 0) return aicf__err(ctx, code, "%s: line %d: no key before '='", fn, line);
+    for (i = 0; i < AICF__POL_COUNT; i++)
+        if (aicf__io_word(k, kn, aicf__io_policy_keys[i])) key = (int)i;
+    if (key < 0)
+        return aicf__err(ctx, code,
+                         "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
+                         "matmul_algo)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+    if (*seen & (1u << key)) return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
+    *seen |= 1u << key;
+    if (vn == 0) return aicf__err(ctx, code, "%s: line %d: key '%s' has no value", fn, line, aicf__io_policy_keys[key]);
+    aicf__io_show(v, vn, 60, show2, sizeof show2);
+    switch (key) {
+    case AICF__POL_PRECISION:
+        for (i = 0; i < 4; i++)
+            if (aicf__io_word(v, vn, aicf__io_precisions[i])) {
+                pol->precision = (aicf_precision)i;
+                return AICF_SUCCESS;
+            }
+        return aicf__err(ctx, code, "%s: line %d: key 'precision': value '%s' is not one of default, fp32, tf32, fp16", fn, line, show2);
+    case AICF__POL_CONV:
+        for (i = 0; i < 3; i++)
+            if (aicf__io_word(v, vn, aicf__io_conv_algos[i])) {
+                pol->conv_algo = (aicf_conv_algo)i;
+                return AICF_SUCCESS;
+            }
+        return aicf__err(ctx, code, "%s: line %d: key 'conv_algo': value '%s' is not one of auto, direct, im2col_gemm", fn, line, show2);
+    case AICF__POL_MATMUL:
+        for (i = 0; i < 3; i++)
+            if (aicf__io_word(v, vn, aicf__io_matmul_algos[i])) {
+                pol->matmul_algo = (aicf_matmul_algo)i;
+                return AICF_SUCCESS;
+            }
+        return aicf__err(ctx, code, "%s: line %d: key 'matmul_algo': value '%s' is not one of auto, cublaslt, generated", fn, line,
+                         show2);
+    case AICF__POL_FALLBACK:
+    case AICF__POL_NO_FUSION: {
+        int b = -1;
+        if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
+        if (aicf__io_word(v, vn, "0") || aicf__io_word(v, vn, "false") || aicf__io_word(v, vn, "no") || aicf__io_word(v, vn, "off")) b = 0;
+        if (b < 0)
+            return aicf__err(ctx, code, "%s: line %d: key '%s': value '%s' is not 0, 1, true, false, yes, no, on or off", fn, line,
+                             aicf__io_policy_keys[key], show2);
+        if (key == AICF__POL_FALLBACK) pol->allow_cpu_fallback = b;
+        else pol->no_fusion = b;
+        return AICF_SUCCESS;
+    }
+    default: { /* workspace_limit: bytes, optionally with a unit B, KiB, MiB, GiB (or K, M, G) */
+        size_t dn = 0, un;
+        const char* u;
+        uint64_t val, mul = 1;
+        while (vn > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9') v++, vn--; /* leading zeros */
+        while (dn < vn && v[dn] >= '0' && v[dn] <= '9') dn++;
+        u = v + dn;
+        un = vn - dn;
+        while (un && aicf__io_space(*u)) u++, un--;
+        if (un == 0 || aicf__io_word(u, un, "B")) mul = 1;
+        else if (aicf__io_word(u, un, "K") || aicf__io_word(u, un, "KiB")) mul = (uint64_t)1 << 10;
+        else if (aicf__io_word(u, un, "M") || aicf__io_word(u, un, "MiB")) mul = (uint64_t)1 << 20;
+        else if (aicf__io_word(u, un, "G") || aicf__io_word(u, un, "GiB")) mul = (uint64_t)1 << 30;
+        else dn = 0;
+        if (dn == 0 || !aicf__io_dec(v, dn, (uint64_t)SIZE_MAX, &val) || val > (uint64_t)SIZE_MAX / mul)
+            return aicf__err(ctx, code,
+                             "%s: line %d: key 'workspace_limit': value '%s' is not a byte count (digits, optionally B, KiB, MiB or "
+                             "GiB) that fits size_t", fn, line, show2);
+        pol->workspace_limit = (size_t)(val * mul);
+        return AICF_SUCCESS;
+    }
+    }
+}
+
+static aicf_result aicf__policy_parse(aicf_context* ctx, const char* fn, const char* text, size_t len, aicf_policy* out) {
+    aicf_policy pol;
+    unsigned seen = 0;
+    size_t pos = 0;
+    int line = 0;
+    memset(&pol, 0, sizeof pol);
+    if (len > AICF__IO_MAX_POLICY)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: %zu bytes of policy text, more than %zu", fn, len, AICF__IO_MAX_POLICY);
+    while (pos < len) {
+        const char* nl = (const char*)memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        aicf_result r;
+        line++;
+        if (n > AICF__IO_MAX_POLICY_LINE)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: line %d is longer than %zu bytes", fn, line,
+                             AICF__IO_MAX_POLICY_LINE);
+        r = aicf__policy_line(ctx, fn, AICF_ERROR_INVALID_ARGUMENT, line, text + pos, n, &pol, &seen);
+        if (r != AICF_SUCCESS) return r;
+        pos += n + (nl ? 1 : 0);
+    }
+    *out = pol;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_policy_parse(aicf_context* ctx, const char* text, size_t len, aicf_policy* out) {
+    if (!out || (!text && len)) return AICF_ERROR_INVALID_ARGUMENT;
+    return aicf__policy_parse(ctx, "aicf_policy_parse", text ? text : "", len, out);
+}
+
+aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const char* path) {
+    char buf[1024];
+    size_t need = 0;
+    aicf_result r;
+    if (!ctx || !policy || !path) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf_policy_format(policy, buf, sizeof buf, &need);
+    if (r != AICF_SUCCESS)
+        return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d)",
+                         (int)policy->precision, (int)policy->conv_algo, (int)policy->matmul_algo);
+    if (need > sizeof buf) return aicf__err(ctx, AICF_ERROR_STATE, "aicf_policy_save: policy text of %zu bytes", need);
+    return aicf__io_write(ctx, "aicf_policy_save", path, buf, need - 1);
+}
+
+aicf_result aicf_policy_load(aicf_context* ctx, const char* path, aicf_policy* out) {
+    char* data = NULL;
+    size_t size = 0;
+    aicf_result r;
+    if (!ctx || !path || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__io_read(ctx, "aicf_policy_load", path, AICF__IO_MAX_POLICY, &data, &size);
+    if (r != AICF_SUCCESS) return r;
+    r = aicf__policy_parse(ctx, "aicf_policy_load", data, size, out);
+    if (r != AICF_SUCCESS) {
+        char msg[sizeof ctx->last_error];
+        snprintf(msg, sizeof msg, "%s", ctx->last_error);
+        r = aicf__err(ctx, r, "%.300s: %s", path, msg);
+    }
+    aicf__free(ctx, data);
+    return r;
+}
+
+/* ---- plan files: the header lines ---- */
+static const char* aicf__io_backend_name(aicf_backend b) {
+    return b == AICF_BACKEND_CPU ? "cpu" : b == AICF_BACKEND_CUDA ? "cuda" : "default";
+}
+
+static void aicf__io_line_table(aicf__sbuf* b) {
+    const char* nvrtc = "";
+    int nm = 0, nk = 0;
+    uint64_t fp = aicf__cuda_table_fingerprint(&nvrtc, &nm, &nk);
+    aicf__sbuf_printf(b, "kernel_table fingerprint=%016llx nvrtc=", (unsigned long long)fp);
+    aicf__io_qstr(b, nvrtc);
+    aicf__sbuf_printf(b, " modules=%d kernels=%d\n", nm, nk);
+}
+
+static void aicf__io_line_backend(aicf__sbuf* b, aicf_backend requested, aicf_backend target) {
+    aicf__sbuf_printf(b, "backend requested=%s target=%s\n", aicf__io_backend_name(requested), aicf__io_backend_name(target));
+}
+
+/* "device cpu", or the CUDA device and the cuBLASLt line (both need the device). */
+static aicf_result aicf__io_line_device(aicf_context* ctx, aicf_backend target, aicf__sbuf* dev, aicf__sbuf* lt) {
+    aicf_device_info di;
+    aicf_result r;
+    if (target != AICF_BACKEND_CUDA) {
+        aicf__sbuf_printf(dev, "device cpu\n");
+        return AICF_SUCCESS;
+    }
+    r = aicf_context_device_info(ctx, &di);
+    if (r != AICF_SUCCESS) return r;
+    aicf__sbuf_printf(dev, "device sm=%d name=", di.cc_major * 10 + di.cc_minor);
+    aicf__io_qstr(dev, di.name);
+    aicf__sbuf_put(dev, "\n", 1);
+    if (di.cublaslt_available) aicf__sbuf_printf(lt, "cublaslt version=%llu\n", (unsigned long long)di.cublaslt_version);
+    else aicf__sbuf_printf(lt, "cublaslt none\n");
+    return AICF_SUCCESS;
+}
+
+static void aicf__io_line_model(aicf__sbuf* b, uint64_t fp) {
+    aicf__sbuf_printf(b, "model fingerprint=%016llx\n", (unsigned long long)fp);
+}
+
+static const char* aicf__io_space_name(aicf__space s) {
+    return s == AICF__SPACE_ARENA ? "arena" : s == AICF__SPACE_WEIGHTS ? "weights" : "none";
+}
+
+static const char* aicf__io_shape(const aicf__shape* s, char* buf, size_t cap) {
+    if (s->rank < 0 || s->rank > AICF_MAX_RANK) {
+        snprintf(buf, cap, "[?]");
+        return buf;
+    }
+    return aicf__shape_str(s, buf, cap);
+}
+
+static void aicf__io_patches(aicf__sbuf* b, const aicf__cuda_op_view* v) {
+    int k;
+    aicf__sbuf_printf(b, " patch=");
+    if (v->n_patch == 0) aicf__sbuf_put(b, "-", 1);
+    for (k = 0; k < v->n_patch && k < 16; k++) {
+        if (v->patch_tensor[k] == -2)
+            aicf__sbuf_printf(b, "%s%u:scratch+%llu", k ? "," : "", v->patch_field[k], (unsigned long long)v->patch_add[k]);
+        else
+            aicf__sbuf_printf(b, "%s%u:%d+%llu", k ? "," : "", v->patch_field[k], v->patch_tensor[k],
+                              (unsigned long long)v->patch_add[k]);
+    }
+}
+
+aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
+    aicf__sbuf b;
+    const aicf_graph* g;
+    aicf_result r;
+    int i, j, k, live = 0;
+    char sh[200];
+    if (needed) *needed = 0;
+    if (!p || !p->g || !p->loc) return AICF_ERROR_INVALID_ARGUMENT;
+    g = p->g;
+    aicf__sbuf_init(&b, buf, cap);
+    aicf__sbuf_printf(&b, "%s\n", AICF__IO_MAGIC);
+    aicf__sbuf_printf(&b, "# aicf plan (docs/plan_format.md): aicf_plan_load re-plans with this policy and these cuBLASLt "
+                          "algorithms and refuses any difference\n");
+    aicf__io_line_table(&b);
+    aicf__io_line_backend(&b, p->requested, p->target);
+    {
+        char dbuf[600], lbuf[64];
+        aicf__sbuf dev, lt;
+        aicf__sbuf_init(&dev, dbuf, sizeof dbuf);
+        aicf__sbuf_init(&lt, lbuf, sizeof lbuf);
+        r = aicf__io_line_device(p->ctx, p->target, &dev, &lt);
+        if (r != AICF_SUCCESS) {
+            if (buf && cap) buf[0] = 0;
+            return r;
+        }
+        aicf__sbuf_put(&b, dbuf, strlen(dbuf));
+        aicf__sbuf_put(&b, lbuf, strlen(lbuf));
+    }
+    aicf__io_line_model(&b, p->model_fingerprint);
+    r = aicf__policy_write(&b, &p->policy, "policy ");
+    if (r != AICF_SUCCESS) {
+        if (buf && cap) buf[0] = 0;
+        return aicf__err(p->ctx, r, "aicf_plan_serialize: the plan's policy has an enum value out of range");
+    }
+    for (i = 0; i < g->n_nodes; i++) live += !g->nodes[i].removed;
+    aicf__sbuf_printf(&b, "plan nodes=%d live_nodes=%d tensors=%d steps=%d inputs=%d outputs=%d\n", g->n_nodes, live, g->n_tensors,
+                      p->n_steps, p->n_in, p->n_out);
+    for (i = 0; i < p->n_in; i++) aicf__sbuf_printf(&b, "input %d tensor=%d boundary=%d\n", i, p->in_tensor[i], p->in_boundary[i]);
+    for (i = 0; i < p->n_out; i++) aicf__sbuf_printf(&b, "output %d tensor=%d boundary=%d\n", i, p->out_tensor[i], p->out_boundary[i]);
+    /* storage: every tensor that has some */
+    for (i = 0; i < g->n_tensors; i++) {
+        const aicf__loc* l = &p->loc[i];
+        const aicf__tensor* t = &g->tensors[i];
+        if (l->space == AICF__SPACE_NONE) continue;
+        aicf__sbuf_printf(&b, "tensor %d name=", i);
+        aicf__io_qstr(&b, t->name);
+        aicf__sbuf_printf(&b, " dtype=%s shape=%s space=%s offset=%zu bytes=%zu storage=%s alias=%d\n", aicf_dtype_name(t->dtype),
+                          aicf__io_shape(&t->shape, sh, sizeof sh), aicf__io_space_name(l->space), l->offset, l->bytes,
+                          aicf_dtype_name(l->sdtype), l->alias_of);
+    }
+    /* steps */
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        int n_ops, n_algo = 0;
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes) {
+            const aicf__node* n = &g->nodes[st->node];
+            aicf__sbuf_printf(&b, "step %d kind=node node=%d op=", i, st->node);
+            aicf__io_qstr(&b, n->op_type);
+            aicf__sbuf_put(&b, " name=", 6);
+            aicf__io_qstr(&b, n->name);
+        } else {
+            aicf__sbuf_printf(&b, "step %d kind=cast", i);
+        }
+        aicf__sbuf_put(&b, " kernel=", 8);
+        aicf__io_qstr(&b, st->kernel);
+        aicf__sbuf_printf(&b, " grid=%u,%u,%u block=%u,%u,%u shared=%u scratch=%zu@%zu epi_native=%d\n", st->grid[0], st->grid[1],
+                          st->grid[2], st->block[0], st->block[1], st->block[2], st->shared_bytes, st->scratch_bytes,
+                          st->scratch_bytes ? st->scratch_offset : (size_t)0, st->epi_native);
+        aicf__sbuf_put(&b, "  in", 4);
+        for (j = 0; j < st->n_in; j++) aicf__sbuf_printf(&b, " %d", st->in[j]);
+        aicf__sbuf_put(&b, "\n  out", 6);
+        for (j = 0; j < st->n_out; j++) aicf__sbuf_printf(&b, " %d", st->out[j]);
+        aicf__sbuf_put(&b, "\n", 1);
+        for (j = 0; j < st->n_epi && j < AICF__EPI_MAX; j++) {
+            const aicf__epi* e = &st->epi[j];
+            const aicf__node* en = (e->node >= 0 && e->node < g->n_nodes) ? &g->nodes[e->node] : NULL;
+            aicf__sbuf_printf(&b, "  fused %d node=%d op=", j, e->node);
+            aicf__io_qstr(&b, en ? en->op_type : "?");
+            aicf__sbuf_put(&b, " name=", 6);
+            aicf__io_qstr(&b, en ? en->name : "?");
+            aicf__sbuf_printf(&b, " operand=%d left=%d alpha=%.9g beta=%.9g\n", e->operand, e->operand_left, (double)e->alpha,
+                              (double)e->beta);
+        }
+        aicf__sbuf_put(&b, "  reason ", 9);
+        aicf__io_qstr(&b, st->reason);
+        aicf__sbuf_put(&b, "\n", 1);
+        n_ops = aicf__cuda_step_ops(p, i, &n_algo);
+        for (k = 0; k < n_ops; k++) {
+            aicf__cuda_op_view v;
+            aicf__cuda_step_op(p, i, k, &v);
+            if (v.kind == 1) {
+                aicf__sbuf_printf(&b, "  op %d kernel name=", k);
+                aicf__io_qstr(&b, v.kernel_name);
+                aicf__sbuf_printf(&b, " grid=%u,%u,%u block=%u,%u,%u shared=%u args=", v.grid[0], v.grid[1], v.grid[2], v.block[0],
+                                  v.block[1], v.block[2], v.shared_bytes);
+                aicf__io_hex(&b, v.args, v.args_size);
+            } else if (v.kind == 2) {
+                aicf__sbuf_printf(&b, "  op %d copy bytes=%llu", k, (unsigned long long)v.copy_bytes);
+            } else {
+                aicf__sbuf_printf(&b, "  op %d matmul algo=%d args=", k, v.algo);
+                aicf__io_hex(&b, v.args, v.args_size);
+            }
+            aicf__io_patches(&b, &v);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
+        for (k = 0; k < n_algo; k++) {
+            aicf__algo_rec a;
+            int w;
+            aicf__cuda_step_algo(p, i, k, &a);
+            aicf__sbuf_printf(&b, "  algo %d blob=", k);
+            for (w = 0; w < 8; w++) aicf__sbuf_printf(&b, "%s%016llx", w ? "," : "", (unsigned long long)a.blob[w]);
+            aicf__sbuf_printf(&b, " workspace=%llu cublaslt=%llu align=%u,%u,%u,%u results=%d\n", (unsigned long long)a.workspace_bytes,
+                              (unsigned long long)a.cublaslt_version, a.align[0], a.align[1], a.align[2], a.align[3], a.n_results);
+        }
+    }
+    aicf__sbuf_printf(&b, "memory arena=%zu lower_bound=%zu weights=%zu\n", p->arena_bytes, p->arena_lower_bound, p->weights_bytes);
+    aicf__sbuf_printf(&b, "end\n");
+    if (needed) *needed = b.len + 1;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_plan_save(const aicf_plan* p, const char* path) {
+    char* text = NULL;
+    size_t len = 0;
+    aicf_result r;
+    if (!p || !path) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__io_render(p, aicf_plan_serialize, &text, &len);
+    if (r != AICF_SUCCESS) return r;
+    r = aicf__io_write(p->ctx, "aicf_plan_save", path, text, len);
+    aicf__free(p->ctx, text);
+    return r;
+}
+
+/* ---- plan files: loading ---- */
+
+/* The next line of data[0..size) from *pos (without its '\n'); 0 at the end. */
+static int aicf__io_next(const char* data, size_t size, size_t* pos, const char** line, size_t* n) {
+    const char* nl;
+    if (*pos >= size) return 0;
+    *line = data + *pos;
+    nl = (const char*)memchr(*line, '\n', size - *pos);
+    *n = nl ? (size_t)(nl - *line) : size - *pos;
+    *pos += *n + (nl ? 1 : 0);
+    return 1;
+}
+
+static int aicf__io_starts(const char* s, size_t n, const char* prefix) {
+    size_t k = strlen(prefix);
+    return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+/* Value of token `key=` on a line of space-separated tokens (quoted values skipped whole).
+   Returns 1 with *v, *vn (the raw value), 0 if absent. */
+static int aicf__io_field(const char* s, size_t n, const char* key, const char** v, size_t* vn) {
+    size_t i = 0, kl = strlen(key);
+    while (i < n) {
+        size_t start, j;
+        while (i < n && s[i] == ' ') i++;
+        start = i;
+        j = i;
+        while (j < n && s[j] != ' ' && s[j] != '=') j++;
+        if (j < n && s[j] == '=') {
+            size_t vs = j + 1, ve = vs;
+            if (ve < n && s[ve] == '"') {
+                ve++;
+                while (ve < n && s[ve] != '"') ve += (s[ve] == '\\' && ve + 1 < n) ? 2 : 1;
+                if (ve < n) ve++;
+            }
+            while (ve < n && s[ve] != ' ') ve++;
+            if (j - start == kl && memcmp(s + start, key, kl) == 0) {
+                *v = s + vs;
+                *vn = ve - vs;
+                return 1;
+            }
+            i = ve;
+        } else {
+            i = j;
+        }
+    }
+    return 0;
+}
+
+/* Comma-separated list of exactly `count` decimal numbers <= max. */
+static int aicf__io_dec_list(const char* s, size_t n, int count, uint64_t max, uint64_t* out) {
+    int k;
+    for (k = 0; k < count; k++) {
+        const char* c = k + 1 < count ? (const char*)memchr(s, ',', n) : NULL;
+        size_t len = c ? (size_t)(c - s) : n;
+        if (k + 1 < count && !c) return 0;
+        if (!aicf__io_dec(s, len, max, &out[k])) return 0;
+        if (c) {
+            n -= len + 1;
+            s = c + 1;
+        }
+    }
+    return 1;
+}
+
+typedef struct aicf__io_mm { /* a matmul op line: its step, algorithm index and descriptor */
+    int step, algo, line;
+    aicf__matmul_desc desc;
+} aicf__io_mm;
+
+typedef struct aicf__io_al { /* an algo line */
+    int step, index, line;
+    aicf__algo_rec rec;
+} aicf__io_al;
+
+typedef struct aicf__io_state {
+    aicf_context* ctx;
+    const char* fn;
+    aicf__io_mm* mm;
+    int n_mm, cap_mm;
+    aicf__io_al* al;
+    int n_al, cap_al;
+} aicf__io_state;
+
+static aicf_result aicf__io_bad(aicf__io_state* L, int line, const char* what, const char* s, size_t n) {
+    char show[160];
+    return aicf__err(L->ctx, AICF_ERROR_INVALID_MODEL, "%s: line %d: %s: '%s'", L->fn, line, what,
+                     aicf__io_show(s, n, 120, show, sizeof show));
+}
+
+/* "  op K matmul algo=A args=HEX ..." */
+static aicf_result aicf__io_parse_mm(aicf__io_state* L, int line, int step, const char* s, size_t n) {
+    const char *v;
+    size_t vn;
+    uint64_t a;
+    aicf__io_mm* m;
+    if (step < 0) return aicf__io_bad(L, line, "an op line before the first step", s, n);
+    if (!aicf__grow(L->ctx, (void**)&L->mm, &L->cap_mm, L->n_mm + 1, sizeof *L->mm))
+        return aicf__err(L->ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory", L->fn);
+    m = &L->mm[L->n_mm];
+    memset(m, 0, sizeof *m);
+    m->step = step;
+    m->line = line;
+    if (!aicf__io_field(s, n, "algo", &v, &vn) || !aicf__io_dec(v, vn, 1000, &a))
+        return aicf__io_bad(L, line, "a matmul op needs algo=N", s, n);
+    m->algo = (int)a;
+    if (!aicf__io_field(s, n, "args", &v, &vn) || !aicf__io_unhex(v, vn, (unsigned char*)&m->desc, sizeof m->desc))
+        return aicf__io_bad(L, line, "a matmul op needs args= with the descriptor's bytes in hex", s, n);
+    L->n_mm++;
+    return AICF_SUCCESS;
+}
+
+/* "  algo K blob=X,..(8) workspace=N cublaslt=N align=a,b,c,d results=N" */
+static aicf_result aicf__io_parse_algo(aicf__io_state* L, int line, int step, const char* s, size_t n) {
+    const char *v;
+    size_t vn;
+    uint64_t x, al[4];
+    aicf__io_al* a;
+    int w;
+    if (step < 0) return aicf__io_bad(L, line, "an algo line before the first step", s, n);
+    if (!aicf__grow(L->ctx, (void**)&L->al, &L->cap_al, L->n_al + 1, sizeof *L->al))
+        return aicf__err(L->ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory", L->fn);
+    a = &L->al[L->n_al];
+    memset(a, 0, sizeof *a);
+    a->step = step;
+    a->line = line;
+    {
+        size_t p = 7; /* "  algo " */
+        size_t e = p;
+        while (e < n && s[e] != ' ') e++;
+        if (!aicf__io_dec(s + p, e - p, 1000, &x)) return aicf__io_bad(L, line, "an algo line needs its index", s, n);
+        a->index = (int)x;
+    }
+    if (!aicf__io_field(s, n, "blob", &v, &vn) || vn != 8 * 16 + 7)
+        return aicf__io_bad(L, line, "an algo line needs blob= with 8 comma-separated 16-digit hex words", s, n);
+    for (w = 0; w < 8; w++)
+        if (!aicf__io_hex64(v + 17 * w, 16, &a->rec.blob[w]) || (w < 7 && v[17 * w + 16] != ','))
+            return aicf__io_bad(L, line, "an algo line needs blob= with 8 comma-separated 16-digit hex words", s, n);
+    if (!aicf__io_field(s, n, "workspace", &v, &vn) || !aicf__io_dec(v, vn, (uint64_t)SIZE_MAX, &a->rec.workspace_bytes))
+        return aicf__io_bad(L, line, "an algo line needs workspace=BYTES", s, n);
+    if (!aicf__io_field(s, n, "cublaslt", &v, &vn) || !aicf__io_dec(v, vn, UINT64_MAX, &a->rec.cublaslt_version))
+        return aicf__io_bad(L, line, "an algo line needs cublaslt=VERSION", s, n);
+    if (!aicf__io_field(s, n, "align", &v, &vn) || !aicf__io_dec_list(v, vn, 4, 256, al))
+        return aicf__io_bad(L, line, "an algo line needs align=A,B,C,D (bytes, at most 256)", s, n);
+    for (w = 0; w < 4; w++) a->rec.align[w] = (unsigned)al[w];
+    if (!aicf__io_field(s, n, "results", &v, &vn) || !aicf__io_dec(v, vn, 1000, &x))
+        return aicf__io_bad(L, line, "an algo line needs results=N", s, n);
+    a->rec.n_results = (int)x;
+    L->n_al++;
+    return AICF_SUCCESS;
+}
+
+/* Compares the file with the rebuilt plan's text: the first differing line, or 0 if equal. */
+static int aicf__io_first_diff(const char* a, size_t an, const char* b, size_t bn, const char** la, size_t* lan, const char** lb,
+                               size_t* lbn) {
+    size_t pa = 0, pb = 0;
+    int line = 0;
+    for (;;) {
+        int ha = aicf__io_next(a, an, &pa, la, lan), hb = aicf__io_next(b, bn, &pb, lb, lbn);
+        line++;
+        if (!ha && !hb) return (an == bn) ? 0 : line; /* only a final '\n' differs */
+        if (!ha) *la = NULL, *lan = 0;
+        if (!hb) *lb = NULL, *lbn = 0;
+        if (!ha || !hb || *lan != *lbn || memcmp(*la, *lb, *lan) != 0) return line;
+    }
+}
+
+static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* data, size_t size, aicf_plan** out) {
+    aicf_context* ctx = graph->ctx;
+    aicf__io_state L;
+    aicf__saved_algos saved;
+    aicf_plan* p = NULL;
+    aicf_plan_desc pd;
+    aicf_policy pol;
+    aicf_result r = AICF_SUCCESS;
+    aicf_backend requested = AICF_BACKEND_DEFAULT, target = AICF_BACKEND_CPU;
+    const char *line, *hdr[5] = {NULL, NULL, NULL, NULL, NULL};
+    size_t pos = 0, n, hdr_n[5] = {0, 0, 0, 0, 0};
+    int ln = 0, hdr_ln[5] = {0, 0, 0, 0, 0}, step = -1, in_header = 1, i, j;
+    unsigned seen = 0;
+    char show[160], show2[160];
+    static const char* const keys[5] = {"kernel_table ", "backend ", "device ", "cublaslt ", "model "};
+    enum { H_TABLE, H_BACKEND, H_DEVICE, H_CUBLASLT, H_MODEL };
+    memset(&L, 0, sizeof L);
+    memset(&saved, 0, sizeof saved);
+    memset(&pol, 0, sizeof pol);
+    L.ctx = ctx;
+    L.fn = fn;
+    if (size > AICF__IO_MAX_FILE) return aicf__err(ctx, AICF_ERROR_LIMIT, "%s: %zu bytes, more than %zu", fn, size, AICF__IO_MAX_FILE);
+    /* format */
+    if (!aicf__io_next(data, size, &pos, &line, &n))
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: empty file: not an aicf plan", fn);
+    ln = 1;
+    if (!(n == strlen(AICF__IO_MAGIC) && memcmp(line, AICF__IO_MAGIC, n) == 0)) {
+        if (aicf__io_starts(line, n, "aicf-plan "))
+            return aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "%s: line 1: plan file format '%s'; this library reads and writes '%s'", fn,
+                             aicf__io_show(line, n, 60, show, sizeof show), AICF__IO_MAGIC);
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: line 1: '%s' is not an aicf plan header (expected '%s')", fn,
+                         aicf__io_show(line, n, 60, show, sizeof show), AICF__IO_MAGIC);
+    }
+    /* complete? */
+    if (size < 5 || memcmp(data + size - 5, "\nend\n", 5) != 0) {
+        size_t p2 = 0, lastn = 0;
+        const char* last = data;
+        int lines = 0;
+        while (aicf__io_next(data, size, &p2, &line, &n)) {
+            last = line;
+            lastn = n;
+            lines++;
+        }
+        return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: line %d: the file does not end with the line 'end' (truncated?): last line '%s'",
+                         fn, lines, aicf__io_show(last, lastn, 80, show, sizeof show));
+    }
+    /* one pass over the lines: header, policy, cuBLASLt records */
+    while (aicf__io_next(data, size, &pos, &line, &n)) {
+        ln++;
+        if (n > AICF__IO_MAX_LINE) {
+            r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: line %d is longer than %zu bytes", fn, ln, AICF__IO_MAX_LINE);
+            goto done;
+        }
+        if (memchr(line, 0, n)) {
+            r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: line %d: NUL byte", fn, ln);
+            goto done;
+        }
+        if (in_header) {
+            if (aicf__io_starts(line, n, "plan ")) {
+                in_header = 0;
+                continue;
+            }
+            if (aicf__io_starts(line, n, "policy ")) {
+                r = aicf__policy_line(ctx, fn, AICF_ERROR_INVALID_MODEL, ln, line + 7, n - 7, &pol, &seen);
+                if (r != AICF_SUCCESS) goto done;
+                continue;
+            }
+            for (i = 0; i < 5; i++)
+                if (!hdr[i] && aicf__io_starts(line, n, keys[i])) {
+                    hdr[i] = line;
+                    hdr_n[i] = n;
+                    hdr_ln[i] = ln;
+                    break;
+                }
+            continue;
+        }
+        if (aicf__io_starts(line, n, "step ")) {
+            size_t e = 5;
+            uint64_t v;
+            while (e < n && line[e] != ' ') e++;
+            if (!aicf__io_dec(line + 5, e - 5, (uint64_t)INT32_MAX, &v)) {
+                r = aicf__io_bad(&L, ln, "a step line needs its index", line, n);
+                goto done;
+            }
+            step = (int)v;
+        } else if (aicf__io_starts(line, n, "  op ")) {
+            const char* sp = (const char*)memchr(line + 5, ' ', n - 5);
+            if (sp && aicf__io_starts(sp, n - (size_t)(sp - line), " matmul ")) {
+                r = aicf__io_parse_mm(&L, ln, step, line, n);
+                if (r != AICF_SUCCESS) goto done;
+            }
+        } else if (aicf__io_starts(line, n, "  algo ")) {
+            r = aicf__io_parse_algo(&L, ln, step, line, n);
+            if (r != AICF_SUCCESS) goto done;
+        }
+    }
+    for (i = 0; i < 5; i++)
+        if (!hdr[i] && !(i == H_CUBLASLT)) {
+            r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: no '%.*s' line before the 'plan' line", fn, (int)strlen(keys[i]) - 1,
+                          keys[i]);
+            goto done;
+        }
+    if (in_header) {
+        r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: no 'plan' line: not a complete plan file", fn);
+        goto done;
+    }
+    /* the kernel table this build has */
+    {
+        char tb[256];
+        aicf__sbuf b;
+        aicf__sbuf_init(&b, tb, sizeof tb);
+        aicf__io_line_table(&b);
+        if (strlen(tb) != hdr_n[H_TABLE] + 1 || memcmp(tb, hdr[H_TABLE], hdr_n[H_TABLE]) != 0) {
+            tb[strlen(tb) - 1] = 0;
+            r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH,
+                          "%s: line %d: the kernel table differs (regenerated kernels or another aicf build): the file has '%s', this "
+                          "build '%s'", fn, hdr_ln[H_TABLE], aicf__io_show(hdr[H_TABLE], hdr_n[H_TABLE], 140, show, sizeof show), tb);
+            goto done;
+        }
+    }
+    /* backend */
+    {
+        static const aicf_backend req[3] = {AICF_BACKEND_DEFAULT, AICF_BACKEND_CPU, AICF_BACKEND_CUDA};
+        int found = 0;
+        for (i = 0; i < 3 && !found; i++)
+            for (j = 1; j < 3 && !found; j++) {
+                char bb[96];
+                aicf__sbuf b;
+                aicf__sbuf_init(&b, bb, sizeof bb);
+                aicf__io_line_backend(&b, req[i], req[j]);
+                if (strlen(bb) == hdr_n[H_BACKEND] + 1 && memcmp(bb, hdr[H_BACKEND], hdr_n[H_BACKEND]) == 0) {
+                    requested = req[i];
+                    target = req[j];
+                    found = 1;
+                }
+            }
+        if (!found || (requested == AICF_BACKEND_CPU && target != AICF_BACKEND_CPU) ||
+            (requested == AICF_BACKEND_CUDA && target != AICF_BACKEND_CUDA)) {
+            r = aicf__io_bad(&L, hdr_ln[H_BACKEND], "expected 'backend requested=default|cpu|cuda target=cpu|cuda'", hdr[H_BACKEND],
+                             hdr_n[H_BACKEND]);
+            goto done;
+        }
+    }
+    /* device and cuBLASLt */
+    if (target == AICF_BACKEND_CUDA) {
+        char dbuf[600], lbuf[64];
+        aicf__sbuf dev, lt;
+        aicf__sbuf_init(&dev, dbuf, sizeof dbuf);
+        aicf__sbuf_init(&lt, lbuf, sizeof lbuf);
+        r = aicf__io_line_device(ctx, target, &dev, &lt);
+        if (r != AICF_SUCCESS) {
+            char msg[sizeof ctx->last_error];
+            snprintf(msg, sizeof msg, "%s", ctx->last_error);
+            r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "%s: line %d: the plan is for the CUDA device '%s', but this context has none: %.400s",
+                          fn, hdr_ln[H_DEVICE], aicf__io_show(hdr[H_DEVICE], hdr_n[H_DEVICE], 120, show, sizeof show), msg);
+            goto done;
+        }
+        if (strlen(dbuf) != hdr_n[H_DEVICE] + 1 || memcmp(dbuf, hdr[H_DEVICE], hdr_n[H_DEVICE]) != 0) {
+            dbuf[strlen(dbuf) - 1] = 0;
+            r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH,
+                          "%s: line %d: the plan was made for another device or SM: the file has '%s', this device is '%s'", fn,
+                          hdr_ln[H_DEVICE], aicf__io_show(hdr[H_DEVICE], hdr_n[H_DEVICE], 140, show, sizeof show),
+                          aicf__io_show(dbuf, strlen(dbuf), 140, show2, sizeof show2));
+            goto done;
+        }
+        if (!hdr[H_CUBLASLT]) {
+            r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: a CUDA plan needs a 'cublaslt' line before the 'plan' line", fn);
+            goto done;
+        }
+        if (strlen(lbuf) != hdr_n[H_CUBLASLT] + 1 || memcmp(lbuf, hdr[H_CUBLASLT], hdr_n[H_CUBLASLT]) != 0) {
+            lbuf[strlen(lbuf) - 1] = 0;
+            r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "%s: line %d: the plan was made with another cuBLASLt: the file has '%s', here '%s'",
+                          fn, hdr_ln[H_CUBLASLT], aicf__io_show(hdr[H_CUBLASLT], hdr_n[H_CUBLASLT], 100, show, sizeof show), lbuf);
+            goto done;
+        }
+    } else if (!aicf__io_word(hdr[H_DEVICE], hdr_n[H_DEVICE], "device cpu")) {
+        r = aicf__io_bad(&L, hdr_ln[H_DEVICE], "a CPU plan's device line is 'device cpu'", hdr[H_DEVICE], hdr_n[H_DEVICE]);
+        goto done;
+    }
+    /* the graph */
+    {
+        char mb[64];
+        aicf__sbuf b;
+        uint64_t fp = aicf__graph_fingerprint(graph);
+        aicf__sbuf_init(&b, mb, sizeof mb);
+        aicf__io_line_model(&b, fp);
+        if (strlen(mb) != hdr_n[H_MODEL] + 1 || memcmp(mb, hdr[H_MODEL], hdr_n[H_MODEL]) != 0) {
+            r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH,
+                          "%s: line %d: the graph is not the one the plan was made for (another model, other weights, other dim "
+                          "bindings or bound inputs): the file has '%s', this graph 'model fingerprint=%016llx'", fn, hdr_ln[H_MODEL],
+                          aicf__io_show(hdr[H_MODEL], hdr_n[H_MODEL], 80, show, sizeof show), (unsigned long long)fp);
+            goto done;
+        }
+    }
+    /* the recorded cuBLASLt algorithms, each with its descriptor */
+    if (L.n_mm > 0) {
+        saved.v = (aicf__saved_algo*)aicf__calloc(ctx, (size_t)L.n_mm, sizeof *saved.v);
+        if (!saved.v) {
+            r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+            goto done;
+        }
+        for (i = 0; i < L.n_mm; i++) {
+            const aicf__io_al* a = NULL;
+            for (j = 0; j < L.n_al && !a; j++)
+                if (L.al[j].step == L.mm[i].step && L.al[j].index == L.mm[i].algo) a = &L.al[j];
+            if (!a) {
+                r = aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: line %d: the matmul uses algorithm %d, which step %d does not record", fn,
+                              L.mm[i].line, L.mm[i].algo, L.mm[i].step);
+                goto done;
+            }
+            saved.v[saved.n].desc = L.mm[i].desc;
+            saved.v[saved.n].rec = a->rec;
+            saved.v[saved.n].line = a->line;
+            saved.n++;
+        }
+    }
+    /* re-plan with the file's policy and algorithms */
+    memset(&pd, 0, sizeof pd);
+    pd.backend = requested;
+    pd.policy = pol;
+    r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &p);
+    if (r != AICF_SUCCESS) {
+        char msg[sizeof ctx->last_error];
+        snprintf(msg, sizeof msg, "%s", ctx->last_error);
+        r = aicf__err(ctx, r, "%s: planning with the file's policy failed: %.900s", fn, msg);
+        goto done;
+    }
+    /* the rebuilt plan must be the file */
+    {
+        char* text = NULL;
+        size_t len = 0;
+        const char *la = NULL, *lb = NULL;
+        size_t lan = 0, lbn = 0;
+        int d;
+        r = aicf__io_render(p, aicf_plan_serialize, &text, &len);
+        if (r != AICF_SUCCESS) goto done;
+        d = aicf__io_first_diff(data, size, text, len, &la, &lan, &lb, &lbn);
+        if (d) {
+            char note[400];
+            note[0] = 0;
+            for (i = 0; i < saved.n; i++)
+                if (saved.v[i].refused[0]) {
+                    snprintf(note, sizeof note, "; the cuBLASLt algorithm of line %d was refused: %.300s", saved.v[i].line,
+                             saved.v[i].refused);
+                    break;
+                }
+            r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH,
+                          "%s: line %d differs from the plan rebuilt from the file's policy and cuBLASLt algorithms on this graph, build "
+                          "and device: the file has '%s', the rebuilt plan '%s'%s",
+                          fn, d, la ? aicf__io_show(la, lan, 150, show, sizeof show) : "(end of file)",
+                          lb ? aicf__io_show(lb, lbn, 150, show2, sizeof show2) : "(end of plan)", note);
+        }
+        aicf__free(ctx, text);
+    }
+done:
+    aicf__free(ctx, L.mm);
+    aicf__free(ctx, L.al);
+    aicf__free(ctx, saved.v);
+    if (r != AICF_SUCCESS) {
+        aicf_plan_destroy(p);
+        return r;
+    }
+    *out = p;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf_plan_load_memory(aicf_graph* graph, const void* data, size_t size, aicf_plan** out) {
+    if (out) *out = NULL;
+    if (!graph || !out || (!data && size)) return AICF_ERROR_INVALID_ARGUMENT;
+    return aicf__io_load(graph, "aicf_plan_load_memory", data ? (const char*)data : "", size, out);
+}
+
+aicf_result aicf_plan_load(aicf_graph* graph, const char* path, aicf_plan** out) {
+    char* data = NULL;
+    size_t size = 0;
+    aicf_result r;
+    if (out) *out = NULL;
+    if (!graph || !path || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    r = aicf__io_read(graph->ctx, "aicf_plan_load", path, AICF__IO_MAX_FILE, &data, &size);
+    if (r != AICF_SUCCESS) return r;
+    r = aicf__io_load(graph, "aicf_plan_load", data, size, out);
+    if (r != AICF_SUCCESS) {
+        char msg[sizeof graph->ctx->last_error];
+        snprintf(msg, sizeof msg, "%s", graph->ctx->last_error);
+        aicf__err(graph->ctx, r, "%.200s: %s", path, msg);
+    }
+    aicf__free(graph->ctx, data);
+    return r;
+}
+
+/* ---- explain ---- */
+static const char* aicf__io_bytes(double v, char* buf, size_t cap) {
+    if (v >= 1073741824.0) snprintf(buf, cap, "%.1f GiB", v / 1073741824.0);
+    else if (v >= 1048576.0) snprintf(buf, cap, "%.1f MiB", v / 1048576.0);
+    else if (v >= 1024.0) snprintf(buf, cap, "%.1f KiB", v / 1024.0);
+    else snprintf(buf, cap, "%.0f B", v);
+    return buf;
+}
+
+static void aicf__io_tensor_brief(aicf__sbuf* b, const aicf_plan* p, int t) {
+    char sh[200];
+    const aicf__tensor* tt = &p->g->tensors[t];
+    const aicf__loc* l = &p->loc[t];
+    aicf__sbuf_printf(b, "'%s' %s %s", aicf__tname(p->g, t), aicf__io_shape(&tt->shape, sh, sizeof sh), aicf_dtype_name(l->sdtype));
+    if (l->space != AICF__SPACE_NONE) aicf__sbuf_printf(b, " @%s+%zu (%zu B)", aicf__io_space_name(l->space), l->offset, l->bytes);
+    if (l->alias_of >= 0) aicf__sbuf_printf(b, " alias of '%s'", aicf__tname(p->g, l->alias_of));
+}
+
+aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
+    aicf__sbuf b;
+    aicf_plan_stats stats;
+    const aicf_graph* g;
+    int i, j, k;
+    size_t scratch = 0;
+    uint64_t ws = 0;
+    char t1[32], t2[32];
+    if (needed) *needed = 0;
+    if (!p || !p->g || !p->loc) return AICF_ERROR_INVALID_ARGUMENT;
+    g = p->g;
+    aicf__sbuf_init(&b, buf, cap);
+    aicf_plan_stats_get(p, &stats);
+    aicf__sbuf_printf(&b, "plan: backend %s (requested %s), precision %s, %d nodes, %d steps\n", aicf__io_backend_name(p->target),
+                      aicf__io_backend_name(p->requested), aicf__precision_name(p->policy.precision), stats.num_nodes, stats.num_steps);
+    aicf__sbuf_printf(&b, "policy: fusion %s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
+                      p->policy.no_fusion ? "off" : "on", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 3u],
+                      aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
+                      p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
+                      p->policy.allow_cpu_fallback ? "allowed" : "not allowed");
+    if (p->target == AICF_BACKEND_CUDA) {
+        aicf_device_info di;
+        if (aicf_context_device_info(p->ctx, &di) == AICF_SUCCESS) {
+            aicf__sbuf_printf(&b, "device: %s, sm_%d%d, ", di.name, di.cc_major, di.cc_minor);
+            if (di.cublaslt_available) aicf__sbuf_printf(&b, "cuBLASLt %llu\n", (unsigned long long)di.cublaslt_version);
+            else aicf__sbuf_printf(&b, "no cuBLASLt (GEMMs on generated kernels)\n");
+        }
+    }
+    for (i = 0; i < p->n_in; i++) {
+        aicf__sbuf_printf(&b, "input %d: ", i);
+        aicf__io_tensor_brief(&b, p, p->in_boundary[i]);
+        aicf__sbuf_put(&b, "\n", 1);
+    }
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        int n_ops, n_algo = 0;
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
+            aicf__sbuf_printf(&b, "step %d: %s '%s' (node %d)\n", i, g->nodes[st->node].op_type, g->nodes[st->node].name, st->node);
+        else
+            aicf__sbuf_printf(&b, "step %d: Cast at the API boundary (float32 <-> storage type)\n", i);
+        if (st->n_epi > 0) {
+            aicf__sbuf_printf(&b, "  fused nodes (%d, applied to the result in order):", st->n_epi);
+            for (j = 0; j < st->n_epi && j < AICF__EPI_MAX; j++) {
+                const aicf__epi* e = &st->epi[j];
+                aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[e->node].op_type, g->nodes[e->node].name);
+                if (e->operand >= 0) aicf__sbuf_printf(&b, " with '%s'%s", aicf__tname(g, e->operand), e->operand_left ? " (left)" : "");
+            }
+            if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
+        for (j = 0; j < st->n_out; j++) {
+            if (st->out[j] < 0) continue;
+            aicf__sbuf_printf(&b, "  output %d: ", j);
+            aicf__io_tensor_brief(&b, p, st->out[j]);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
+        aicf__sbuf_printf(&b, "  kernel: %s", st->kernel);
+        if (st->block[0])
+            aicf__sbuf_printf(&b, " grid(%u,%u,%u) block(%u,%u,%u) shared %u B", st->grid[0], st->grid[1], st->grid[2], st->block[0],
+                              st->block[1], st->block[2], st->shared_bytes);
+        if (st->scratch_bytes) {
+            aicf__sbuf_printf(&b, ", arena scratch %s at +%zu", aicf__io_bytes((double)st->scratch_bytes, t1, sizeof t1), st->scratch_offset);
+            scratch += st->scratch_bytes;
+        }
+        aicf__sbuf_put(&b, "\n", 1);
+        n_ops = aicf__cuda_step_ops(p, i, &n_algo);
+        if (n_ops > 1 || n_algo > 0)
+            for (k = 0; k < n_ops; k++) {
+                aicf__cuda_op_view v;
+                aicf__cuda_step_op(p, i, k, &v);
+                if (v.kind == 1) {
+                    aicf__sbuf_printf(&b, "    launch %d: %s grid(%u,%u,%u) block(%u,%u,%u)", k + 1, v.kernel_name, v.grid[0], v.grid[1],
+                                      v.grid[2], v.block[0], v.block[1], v.block[2]);
+                    if (v.shared_bytes) aicf__sbuf_printf(&b, " shared %u B", v.shared_bytes);
+                } else if (v.kind == 2) {
+                    aicf__sbuf_printf(&b, "    launch %d: device-to-device copy of %s", k + 1,
+                                      aicf__io_bytes((double)v.copy_bytes, t1, sizeof t1));
+                } else {
+                    aicf__matmul_desc md;
+                    aicf__algo_rec a;
+                    memset(&md, 0, sizeof md);
+                    if (v.args_size == sizeof md) memcpy(&md, v.args, sizeof md);
+                    aicf__cuda_step_algo(p, i, v.algo, &a);
+                    aicf__sbuf_printf(&b,
+                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #0 of %d "
+                                      "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
+                                      k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
+                                      aicf_dtype_name(md.dtype), md.tf32 ? " tf32" : "", md.bias ? " +bias" : "", md.relu ? " relu" : "",
+                                      a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
+                                      a.align[2], a.align[3]);
+                    if (a.workspace_bytes > ws) ws = a.workspace_bytes;
+                }
+                aicf__sbuf_put(&b, "\n", 1);
+            }
+        aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
+    }
+    for (i = 0; i < p->n_out; i++) {
+        aicf__sbuf_printf(&b, "output %d: ", i);
+        if (aicf__is_const(g, p->out_boundary[i])) aicf__sbuf_printf(&b, "'%s' (a constant, folded at plan time)", aicf__tname(g, p->out_tensor[i]));
+        else aicf__io_tensor_brief(&b, p, p->out_boundary[i]);
+        aicf__sbuf_put(&b, "\n", 1);
+    }
+    aicf__sbuf_printf(&b, "memory: arena %zu B (%s), lower bound %zu B (ratio %.3f), weights %zu B (%s)", p->arena_bytes,
+                      aicf__io_bytes((double)p->arena_bytes, t1, sizeof t1), p->arena_lower_bound,
+                      p->arena_lower_bound ? (double)p->arena_bytes / (double)p->arena_lower_bound : 1.0, p->weights_bytes,
+                      aicf__io_bytes((double)p->weights_bytes, t2, sizeof t2));
+    if (scratch) aicf__sbuf_printf(&b, "; step scratch %s in the arena", aicf__io_bytes((double)scratch, t1, sizeof t1));
+    if (ws) aicf__sbuf_printf(&b, "; cuBLASLt workspace %s", aicf__io_bytes((double)ws, t1, sizeof t1));
+    aicf__sbuf_put(&b, "\n", 1);
+    if (needed) *needed = b.len + 1;
+    return AICF_SUCCESS;
+}
+
+/* ---- Graphviz DOT ---- */
+
+/* s inside a DOT quoted string: '"' and '\' escaped, control bytes dropped. */
+static void aicf__io_dotstr(aicf__sbuf* b, const char* s) {
+    const unsigned char* p = (const unsigned char*)(s ? s : "");
+    for (; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char e[2];
+            e[0] = '\\';
+            e[1] = (char)*p;
+            aicf__sbuf_put(b, e, 2);
+        } else if (*p >= 0x20 && *p != 0x7f) {
+            aicf__sbuf_put(b, (const char*)p, 1);
+        }
+    }
+}
+
+/* DOT node of the value tensor t: "in3", "s4" or "s4_2" (the last fused node), or NULL. */
+static void aicf__io_dot_src(const aicf_plan* p, const int* prod, int t, char* id, size_t cap) {
+    int s = t >= 0 ? prod[t] : -1;
+    id[0] = 0;
+    if (s <= -2) snprintf(id, cap, "in%d", -s - 2);
+    else if (s >= 0 && p->steps[s].n_epi > 0 && p->steps[s].out[0] == t) snprintf(id, cap, "s%d_%d", s, p->steps[s].n_epi);
+    else if (s >= 0) snprintf(id, cap, "s%d", s);
+}
+
+static void aicf__io_dot_edge(aicf__sbuf* b, const aicf_plan* p, const int* prod, int t, const char* to) {
+    char from[32], sh[200];
+    if (t < 0 || p->loc[t].space != AICF__SPACE_ARENA) return; /* weights and constants: not drawn */
+    aicf__io_dot_src(p, prod, t, from, sizeof from);
+    if (!from[0]) return;
+    aicf__sbuf_printf(b, "  %s -> %s [label=\"", from, to);
+    aicf__io_dotstr(b, aicf__tname(p->g, t));
+    aicf__sbuf_printf(b, "\\n%s\"];\n", aicf__io_shape(&p->g->tensors[t].shape, sh, sizeof sh));
+}
+
+aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
+    aicf__sbuf b;
+    const aicf_graph* g;
+    int *prod, i, j;
+    char sh[200], id[32];
+    if (needed) *needed = 0;
+    if (!p || !p->g || !p->loc) return AICF_ERROR_INVALID_ARGUMENT;
+    g = p->g;
+    prod = (int*)aicf__malloc(p->ctx, ((size_t)g->n_tensors + 1) * sizeof(int));
+    if (!prod) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_dot: out of memory");
+    for (i = 0; i < g->n_tensors; i++) prod[i] = -1;
+    for (i = 0; i < p->n_in; i++) prod[p->in_boundary[i]] = -2 - i; /* the caller writes it */
+    for (i = 0; i < p->n_steps; i++)
+        for (j = 0; j < p->steps[i].n_out; j++)
+            if (p->steps[i].out[j] >= 0) prod[p->steps[i].out[j]] = i;
+    aicf__sbuf_init(&b, buf, cap);
+    aicf__sbuf_printf(&b, "digraph aicf_plan {\n  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=10];\n"
+                          "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
+                          "  edge [fontname=\"Helvetica\", fontsize=8];\n");
+    for (i = 0; i < p->n_in; i++) {
+        int t = p->in_boundary[i];
+        aicf__sbuf_printf(&b, "  in%d [shape=ellipse, label=\"input %d\\n", i, i);
+        aicf__io_dotstr(&b, aicf__tname(g, t));
+        aicf__sbuf_printf(&b, "\\n%s %s\"];\n", aicf_dtype_name(g->tensors[t].dtype), aicf__io_shape(&g->tensors[t].shape, sh, sizeof sh));
+    }
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        const char* ind = st->n_epi > 0 ? "    " : "  ";
+        if (st->n_epi > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
+        aicf__sbuf_printf(&b, "%ss%d [label=\"%d: ", ind, i, i);
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes) {
+            aicf__io_dotstr(&b, g->nodes[st->node].op_type);
+            aicf__sbuf_put(&b, "\\n", 2);
+            aicf__io_dotstr(&b, g->nodes[st->node].name);
+        } else {
+            aicf__sbuf_put(&b, "Cast (boundary)", 15);
+        }
+        aicf__sbuf_put(&b, "\\n", 2);
+        aicf__io_dotstr(&b, st->kernel);
+        /* steps that launch nothing (an alias of their input, an empty output) are dotted */
+        aicf__sbuf_printf(&b, "\"%s];\n", (strcmp(st->kernel, "alias") == 0 || strcmp(st->kernel, "empty") == 0) ? ", style=\"rounded,dotted\"" : "");
+        for (j = 0; j < st->n_epi && j < AICF__EPI_MAX; j++) {
+            const aicf__node* en = &g->nodes[st->epi[j].node];
+            aicf__sbuf_printf(&b, "    s%d_%d [label=\"", i, j + 1);
+            aicf__io_dotstr(&b, en->op_type);
+            aicf__sbuf_put(&b, "\\n", 2);
+            aicf__io_dotstr(&b, en->name);
+            if (j) aicf__sbuf_printf(&b, "\"];\n    s%d_%d -> s%d_%d [style=dashed];\n", i, j, i, j + 1);
+            else aicf__sbuf_printf(&b, "\"];\n    s%d -> s%d_1 [style=dashed];\n", i, i);
+        }
+        if (st->n_epi > 0) aicf__sbuf_printf(&b, "  }\n");
+    }
+    /* data edges: after every node exists */
+    for (i = 0; i < p->n_steps; i++) {
+        const aicf__step* st = &p->steps[i];
+        snprintf(id, sizeof id, "s%d", i);
+        for (j = 0; j < st->n_in; j++) aicf__io_dot_edge(&b, p, prod, st->in[j], id);
+        for (j = 0; j < st->n_epi && j < AICF__EPI_MAX; j++) {
+            snprintf(id, sizeof id, "s%d_%d", i, j + 1);
+            aicf__io_dot_edge(&b, p, prod, st->epi[j].operand, id);
+        }
+    }
+    for (i = 0; i < p->n_out; i++) {
+        int t = p->out_boundary[i];
+        aicf__sbuf_printf(&b, "  out%d [shape=ellipse, label=\"output %d\\n", i, i);
+        aicf__io_dotstr(&b, aicf__tname(g, p->out_tensor[i]));
+        aicf__sbuf_printf(&b, "\\n%s\"];\n", aicf__io_shape(&g->tensors[t].shape, sh, sizeof sh));
+        snprintf(id, sizeof id, "out%d", i);
+        aicf__io_dot_edge(&b, p, prod, t, id);
+    }
+    aicf__sbuf_printf(&b, "}\n");
+    aicf__free(p->ctx, prod);
+    if (needed) *needed = b.len + 1;
+    return AICF_SUCCESS;
+}
 /* >>cuda ===================================================================================
    The CUDA backend: driver API and cuBLASLt loaded at run time, kernel images, memory, and the
    one CUDA graph an exec replays.
@@ -11520,8 +13224,11 @@ aicf_result aicf_exec_stats_get(const aicf_exec* e, aicf_exec_stats* out) {
 
    Contexts. aicf uses the device's primary context (cuDevicePrimaryCtxRetain), pushed around
    every piece of work and popped afterwards, so any thread may call and the caller's own
-   current context is left as it was. A stream passed in aicf_exec_desc.stream must belong to
-   that primary context (the CUDA runtime's streams do).
+   current context is left as it was. The per-replay calls (set_input, launch, wait,
+   get_output, benchmark) first ask cuCtxGetCurrent and skip the push/pop pair when the primary
+   context is already current on the calling thread, as it is in a thread that uses the CUDA
+   runtime on that device. A stream passed in aicf_exec_desc.stream must belong to that primary
+   context (the CUDA runtime's streams do).
 
    Kernel images. At exec creation, the modules the plan's steps use are loaded, each once per
    exec (not cached per context: an exec owns everything it made, and no lock is needed).
@@ -11539,7 +13246,46 @@ aicf_result aicf_exec_stats_get(const aicf_exec* e, aicf_exec_stats* out) {
 
    Thread safety: aicf__cuda_init may race on one context (a small atomic state machine makes
    the first caller load, the others wait). Execs are independent; one exec must not be used
-   from two threads at once. */
+   from two threads at once.
+
+   Benchmark (aicf_exec_benchmark, at the end of this section). Each replay is bracketed by two
+   CUDA events recorded on the exec's stream, as PyTorch's torch.cuda.Event timing does:
+   record(start), aicf_exec_launch, record(end), cuEventSynchronize(end), cuEventElapsedTime.
+   Replays are serialised (the next starts after the previous end event completed). The host
+   time of the launch call is read from the host clock below. */
+
+/* ---- host clock (benchmark) ----
+   Microseconds from a monotonic clock: QueryPerformanceCounter on Windows, clock_gettime
+   (CLOCK_MONOTONIC) where <time.h> declares it (POSIX feature macros, or C++); in strict ISO C
+   without them, gettimeofday (microsecond resolution, not monotonic). */
+#if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+static double aicf__now_us(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+}
+#else
+#  include <time.h>
+#  if defined(CLOCK_MONOTONIC)
+static double aicf__now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+#  else
+#    include <sys/time.h>
+static double aicf__now_us(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+#  endif
+#endif
 
 #if !defined(AICF_NO_CUDA)
 
@@ -11629,6 +13375,7 @@ typedef struct aicf__CUstream_st* aicf__CUstream;
 typedef struct aicf__CUgraph_st* aicf__CUgraph;
 typedef struct aicf__CUgraphNode_st* aicf__CUgraphNode;
 typedef struct aicf__CUgraphExec_st* aicf__CUgraphExec;
+typedef struct aicf__CUevent_st* aicf__CUevent;
 typedef struct aicf__CUarray_st* aicf__CUarray;
 typedef int aicf__CUjit_option;                 /* enum CUjit_option_enum */
 typedef int aicf__CUdevice_attribute;
@@ -11658,6 +13405,7 @@ typedef unsigned long long aicf__cuuint64_t;
 #define AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
 #define AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define AICF__CU_STREAM_NON_BLOCKING 0x1
+#define AICF__CU_EVENT_DEFAULT 0x0
 #define AICF__CU_STREAM_CAPTURE_MODE_RELAXED 2
 #define AICF__CU_MEMHOSTALLOC_PORTABLE 0x01
 #define AICF__CU_MEMORYTYPE_HOST 0x01
@@ -11711,6 +13459,7 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuDevicePrimaryCtxRelease, 11000, (aicf__CUdevice))                                         \
     X(cuCtxPushCurrent, 4000, (aicf__CUcontext))                                                  \
     X(cuCtxPopCurrent, 4000, (aicf__CUcontext*))                                                  \
+    X(cuCtxGetCurrent, 4000, (aicf__CUcontext*))                                                  \
     X(cuMemAlloc, 3020, (aicf__CUdeviceptr*, size_t))                                             \
     X(cuMemFree, 3020, (aicf__CUdeviceptr))                                                       \
     X(cuMemHostAlloc, 2020, (void**, size_t, unsigned int))                                       \
@@ -11727,6 +13476,11 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuStreamCreate, 2000, (aicf__CUstream*, unsigned int))                                      \
     X(cuStreamDestroy, 4000, (aicf__CUstream))                                                    \
     X(cuStreamSynchronize, 2000, (aicf__CUstream))                                                \
+    X(cuEventCreate, 2000, (aicf__CUevent*, unsigned int))                                        \
+    X(cuEventRecord, 2000, (aicf__CUevent, aicf__CUstream))                                       \
+    X(cuEventSynchronize, 2000, (aicf__CUevent))                                                  \
+    X(cuEventElapsedTime, 2000, (float*, aicf__CUevent, aicf__CUevent))                           \
+    X(cuEventDestroy, 4000, (aicf__CUevent))                                                      \
     X(cuStreamBeginCapture, 10010, (aicf__CUstream, aicf__CUstreamCaptureMode))                   \
     X(cuStreamEndCapture, 10000, (aicf__CUstream, aicf__CUgraph*))                                \
     X(cuGraphCreate, 10000, (aicf__CUgraph*, unsigned int))                                       \
@@ -11810,6 +13564,9 @@ typedef struct aicf__cublasLtMatmulHeuristicResult_t {
     X(aicf__cublasStatus_t, cublasLtMatmulPreferenceSetAttribute, (void*, int, const void*, size_t)) \
     X(aicf__cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,                                       \
       (void*, void*, void*, void*, void*, void*, void*, int, aicf__cublasLtMatmulHeuristicResult_t*, int*)) \
+    X(aicf__cublasStatus_t, cublasLtMatmulAlgoCheck,                                              \
+      (void*, void*, void*, void*, void*, void*, const aicf__cublasLtMatmulAlgo_t*,               \
+       aicf__cublasLtMatmulHeuristicResult_t*))                                                   \
     X(aicf__cublasStatus_t, cublasLtMatmul,                                                       \
       (void*, void*, const void*, const void*, void*, const void*, void*, const void*, const void*, \
        void*, void*, void*, const aicf__cublasLtMatmulAlgo_t*, void*, size_t, aicf__CUstream))
@@ -11960,6 +13717,23 @@ static void aicf__cuda_pop(struct aicf__cuda* cu) {
     cu->api.cuCtxPopCurrent(&c);
 }
 
+/* The per-replay form: pushes the primary context only when it is not current on this thread
+   already (one cuCtxGetCurrent instead of a cuCtxPushCurrent/cuCtxPopCurrent pair per call).
+   *pushed tells aicf__cuda_leave whether to pop. */
+static aicf_result aicf__cuda_enter(aicf_context* ctx, struct aicf__cuda* cu, int* pushed) {
+    aicf__CUcontext cur = NULL;
+    aicf_result res;
+    *pushed = 0;
+    if (cu->api.cuCtxGetCurrent(&cur) == AICF__CUDA_SUCCESS && cur && cur == cu->pctx) return AICF_SUCCESS;
+    res = aicf__cuda_push(ctx, cu);
+    *pushed = res == AICF_SUCCESS;
+    return res;
+}
+
+static void aicf__cuda_leave(struct aicf__cuda* cu, int pushed) {
+    if (pushed) aicf__cuda_pop(cu);
+}
+
 /* ---- the image choice (pure: tested on the CPU) ---- */
 
 /* Returns the index in images[0..n_images) of the image to load for `module` on a device of
@@ -12024,6 +13798,26 @@ int aicf__cuda_kernel_find(const char* name) {
     for (i = 0; i < AICF__KT_NUM_KERNELS; ++i)
         if (aicf__kt_kernels[i].name && strcmp(aicf__kt_kernels[i].name, name) == 0) return i;
     return -1;
+}
+
+/* The table's identity for plan files (declared in >>internal). */
+uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
+    uint64_t h = aicf__fnv1a_str(aicf__fnv1a_str(AICF__FNV_BASIS, AICF__KT_NVRTC_VERSION), AICF__KT_TARGETS);
+    int i;
+    for (i = 0; i < AICF__KT_NUM_MODULES; ++i)
+        h = aicf__fnv1a_str(aicf__fnv1a_str(h, aicf__kt_modules[i].name), aicf__kt_modules[i].source_hash);
+    for (i = 0; i < AICF__KT_NUM_KERNELS; ++i) {
+        const aicf__kt_kernel* k = &aicf__kt_kernels[i];
+        int32_t v[2];
+        v[0] = k->module;
+        v[1] = (int32_t)k->block;
+        h = aicf__fnv1a_str(aicf__fnv1a_str(aicf__fnv1a_str(aicf__fnv1a_str(h, k->name), k->op), k->dtype), k->params);
+        h = aicf__fnv1a(h, v, sizeof v);
+    }
+    if (nvrtc) *nvrtc = AICF__KT_NVRTC_VERSION;
+    if (n_modules) *n_modules = AICF__KT_NUM_MODULES;
+    if (n_kernels) *n_kernels = AICF__KT_NUM_KERNELS;
+    return h;
 }
 
 /* ---- initialisation ---- */
@@ -12461,6 +14255,55 @@ static unsigned aicf__cu_operand_align(uint64_t addr, int64_t stride, int64_t ba
     return a;
 }
 
+/* aicf_plan_load (>>plan_io): the plan file's algorithm for descriptor d. Returns 0 when the
+   file recorded none for d, 1 with res[0] and *nres set when it did and cuBLASLt accepts it
+   (same cuBLASLt version and alignments, workspace within the limit,
+   cublasLtMatmulAlgoCheck succeeds for this descriptor), -1 when it is refused: the reason is
+   kept in the record for the loader's message and recorded as the error. */
+static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, const aicf__matmul_desc* d,
+                               const aicf__lt_objs* o, const unsigned al[4], uint64_t ws_limit,
+                               aicf__cublasLtMatmulHeuristicResult_t* res, int* nres) {
+    aicf__saved_algo* sa = NULL;
+    aicf__cublasLtMatmulHeuristicResult_t chk;
+    aicf__cublasStatus_t s;
+    char buf[48];
+    int i;
+    for (i = 0; i < p->saved_algos->n && !sa; i++)
+        if (memcmp(&p->saved_algos->v[i].desc, d, sizeof *d) == 0) sa = &p->saved_algos->v[i];
+    if (!sa) return 0;
+    if (sa->rec.cublaslt_version != (uint64_t)cu->lt_version)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "it was recorded with cuBLASLt %llu, loaded is %llu",
+                     (unsigned long long)sa->rec.cublaslt_version, (unsigned long long)cu->lt_version);
+    else if (memcmp(sa->rec.align, al, sizeof sa->rec.align) != 0)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "it assumes operand alignments %u/%u/%u/%u B, this plan gives %u/%u/%u/%u B",
+                     sa->rec.align[0], sa->rec.align[1], sa->rec.align[2], sa->rec.align[3], al[0], al[1], al[2], al[3]);
+    else if (sa->rec.workspace_bytes > ws_limit)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "it needs %llu B of workspace, the policy allows %llu B",
+                     (unsigned long long)sa->rec.workspace_bytes, (unsigned long long)ws_limit);
+    else if (sa->rec.n_results < 1 || sa->rec.n_results > 8)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "heuristic result count %d is not 1..8", sa->rec.n_results);
+    if (sa->refused[0]) goto refused;
+    memset(res, 0, sizeof *res);
+    memset(&chk, 0, sizeof chk);
+    memcpy(res->algo.data, sa->rec.blob, sizeof res->algo.data);
+    s = cu->lt.cublasLtMatmulAlgoCheck(cu->lt_handle, o->desc, o->la, o->lb, o->lc, o->ld, &res->algo, &chk);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "cublasLtMatmulAlgoCheck refuses it: %s",
+                     aicf__cublas_status_name(cu, s, buf, sizeof buf));
+    else if ((uint64_t)chk.workspaceSize > sa->rec.workspace_bytes)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "cublasLtMatmulAlgoCheck says it needs %llu B of workspace, the file records %llu B",
+                     (unsigned long long)chk.workspaceSize, (unsigned long long)sa->rec.workspace_bytes);
+    if (sa->refused[0]) goto refused;
+    res->workspaceSize = (size_t)sa->rec.workspace_bytes;
+    *nres = sa->rec.n_results;
+    sa->used++;
+    return 1;
+refused:
+    aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "matmul M=%lld N=%lld K=%lld batch=%lld: the plan file's cuBLASLt algorithm (line %d) is refused: %s",
+              (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch, sa->line, sa->refused);
+    return -1;
+}
+
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
@@ -12492,6 +14335,14 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
     if (r != AICF_SUCCESS) return r;
     r = aicf__lt_build(ctx, cu, d, &o);
     if (r != AICF_SUCCESS) goto done;
+    if (p->saved_algos) { /* a plan file being loaded: its algorithm, checked, not searched */
+        int k = aicf__cu_saved_algo(ctx, cu, p, d, &o, al, ws_limit, res, &nres);
+        if (k > 0) goto chosen;
+        if (k < 0) {
+            r = AICF_ERROR_PLAN_MISMATCH;
+            goto done;
+        }
+    }
     s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
     if (s != AICF__CUBLAS_STATUS_SUCCESS) {
         pref = NULL;
@@ -12522,6 +14373,7 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
                       aicf__cublas_status_name(cu, s, buf, sizeof buf), nres);
         goto done;
     }
+chosen:
     /* rounded up to 16 bytes: callers may copy the record in 16-byte units */
     rec = (aicf__cuda_algo*)aicf__calloc(ctx, 1, (sizeof *rec + 15u) & ~(size_t)15u);
     if (!rec) {
@@ -12581,6 +14433,16 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) {
         t = l->alias_of;
     }
     return 0;
+}
+
+uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) {
+    const aicf__step* st;
+    if (!em || !em->plan || !em->x || !em->x->arena || em->step < 0 || em->step >= em->plan->n_steps) return 0;
+    st = &em->plan->steps[em->step];
+    if (!st->scratch_bytes || st->scratch_offset > em->x->arena_bytes ||
+        st->scratch_bytes > em->x->arena_bytes - st->scratch_offset)
+        return 0;
+    return (uint64_t)em->x->arena + st->scratch_offset;
 }
 
 /* "step 3 (node 12 'conv1', Conv)" or "graph build" into buf. */
@@ -13203,7 +15065,7 @@ aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data,
     aicf_result res;
     aicf__CUresult r = AICF__CUDA_SUCCESS;
     size_t need = 0;
-    int t;
+    int t, pushed = 0;
     const char* fn = "";
     if (!x) return AICF_ERROR_STATE;
     if (index < 0 || index >= e->plan->n_in)
@@ -13219,7 +15081,7 @@ aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data,
     memset(&em, 0, sizeof em);
     em.plan = e->plan;
     em.x = x;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     if (!(e->desc.flags & AICF_EXEC_DEVICE_IO)) {
         /* into pinned staging; the graph's copy-in node moves it */
@@ -13242,7 +15104,7 @@ aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data,
             r = cu->api.cuMemcpyHtoDAsync(dst, data, bytes, x->stream);
         }
     }
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     if (res != AICF_SUCCESS) return res;
     if (r != AICF__CUDA_SUCCESS) {
         char what[300];
@@ -13257,11 +15119,12 @@ aicf_result aicf__cuda_exec_launch(aicf_exec* e) {
     aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_launch");
     aicf__CUresult r;
     aicf_result res;
+    int pushed = 0;
     if (!x) return AICF_ERROR_STATE;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     r = cu->api.cuGraphLaunch(x->graph_exec, x->stream);
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuGraphLaunch", NULL);
     x->in_flight = 1;
     return AICF_SUCCESS;
@@ -13272,11 +15135,12 @@ aicf_result aicf__cuda_exec_wait(aicf_exec* e) {
     aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_wait");
     aicf__CUresult r;
     aicf_result res;
+    int pushed = 0;
     if (!x) return AICF_ERROR_STATE;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     r = cu->api.cuStreamSynchronize(x->stream);
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     x->in_flight = 0;
     if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuStreamSynchronize", "waiting for the exec's graph");
     return AICF_SUCCESS;
@@ -13289,7 +15153,7 @@ aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size
     aicf_result res;
     aicf__CUresult r = AICF__CUDA_SUCCESS;
     size_t need = 0;
-    int t;
+    int t, pushed = 0;
     const char* fn = "cuStreamSynchronize";
     if (!x) return AICF_ERROR_STATE;
     if (index < 0 || index >= e->plan->n_out)
@@ -13302,7 +15166,7 @@ aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size
                          aicf__cu_tname(e->plan, t), need, bytes);
     if (bytes && !data) return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: output %d: data is NULL", index);
     if (bytes == 0) return AICF_SUCCESS;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_settle(e, cu, x);
     if (res == AICF_SUCCESS) {
@@ -13320,7 +15184,7 @@ aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size
             }
         }
     }
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     if (res != AICF_SUCCESS) return res;
     if (r != AICF__CUDA_SUCCESS) {
         char what[300];
@@ -13355,6 +15219,59 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     out->graph_nodes = x->graph_nodes;
     out->kernel_nodes = x->kernel_nodes;
     out->device_bytes = x->arena_bytes + x->weights_bytes + x->workspace_bytes + x->staging_bytes;
+    return AICF_SUCCESS;
+}
+
+/* aicf_exec_benchmark on CUDA: warmup + iters replays, each between two events on the exec's
+   stream; the launch goes through aicf__cuda_exec_launch (what aicf_exec_launch costs). */
+static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_us, float* host_launch_us) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_benchmark");
+    aicf__CUevent ev[2] = {NULL, NULL};
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    const char* fn = "";
+    aicf_result res;
+    int pushed = 0, i = 0, n = warmup + iters;
+    if (!x) return AICF_ERROR_STATE;
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_settle(e, cu, x);
+    if (res == AICF_SUCCESS) {
+        fn = "cuEventCreate";
+        r = cu->api.cuEventCreate(&ev[0], AICF__CU_EVENT_DEFAULT);
+        if (r != AICF__CUDA_SUCCESS) ev[0] = NULL;
+        else if ((r = cu->api.cuEventCreate(&ev[1], AICF__CU_EVENT_DEFAULT)) != AICF__CUDA_SUCCESS) ev[1] = NULL;
+    }
+    for (i = 0; res == AICF_SUCCESS && r == AICF__CUDA_SUCCESS && i < n; ++i) {
+        double t0, t1;
+        float ms = 0.0f;
+        fn = "cuEventRecord";
+        if ((r = cu->api.cuEventRecord(ev[0], x->stream)) != AICF__CUDA_SUCCESS) break;
+        t0 = aicf__now_us();
+        res = aicf__cuda_exec_launch(e);
+        t1 = aicf__now_us();
+        if (res != AICF_SUCCESS) break;
+        if ((r = cu->api.cuEventRecord(ev[1], x->stream)) != AICF__CUDA_SUCCESS) break;
+        fn = "cuEventSynchronize";
+        if ((r = cu->api.cuEventSynchronize(ev[1])) != AICF__CUDA_SUCCESS) break;
+        x->in_flight = 0; /* the end event follows the graph on the stream */
+        fn = "cuEventElapsedTime";
+        if ((r = cu->api.cuEventElapsedTime(&ms, ev[0], ev[1])) != AICF__CUDA_SUCCESS) break;
+        if (i >= warmup) {
+            if (gpu_us) gpu_us[i - warmup] = ms * 1000.0f;
+            if (host_launch_us) host_launch_us[i - warmup] = (float)(t1 - t0);
+        }
+    }
+    if (ev[0]) cu->api.cuEventDestroy(ev[0]);
+    if (ev[1]) cu->api.cuEventDestroy(ev[1]);
+    aicf__cuda_leave(cu, pushed);
+    if (res != AICF_SUCCESS) return res; /* its message is set */
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[96];
+        if (ev[0] && ev[1]) aicf__cu_fmt(what, sizeof what, "aicf_exec_benchmark, replay %d of %d", i + 1, n);
+        else aicf__cu_fmt(what, sizeof what, "aicf_exec_benchmark, timing events");
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
     return AICF_SUCCESS;
 }
 
@@ -13400,6 +15317,7 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     return AICF_ERROR_NO_DEVICE;
 }
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
+uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
                                    unsigned shared_bytes, const void* args, size_t args_size) {
     AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);
@@ -13420,8 +15338,40 @@ aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_de
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
+uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
+    /* as an empty table (AICF_NO_KERNEL_TABLE) would have it */
+    if (nvrtc) *nvrtc = "none";
+    if (n_modules) *n_modules = 0;
+    if (n_kernels) *n_kernels = 0;
+    return aicf__fnv1a_str(aicf__fnv1a_str(AICF__FNV_BASIS, "none"), "");
+}
+static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_us, float* host_launch_us) {
+    AICF__UNUSED(warmup); AICF__UNUSED(iters); AICF__UNUSED(gpu_us); AICF__UNUSED(host_launch_us);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
 
 #endif /* AICF_NO_CUDA */
+
+/* ---- aicf_exec_benchmark (both backends) ---- */
+aicf_result aicf_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_us, float* host_launch_us) {
+    int i;
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (warmup < 0 || iters < 1 || (long long)warmup + (long long)iters > 0x7fffffffLL)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "aicf_exec_benchmark: warmup %d must be >= 0, iters %d >= 1, and their sum fit an int", warmup, iters);
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_benchmark(e, warmup, iters, gpu_us, host_launch_us);
+    for (i = 0; i < warmup + iters; ++i) { /* CPU: a launch is the whole run, synchronous */
+        double t0 = aicf__now_us(), t1;
+        aicf_result r = aicf_exec_launch(e);
+        t1 = aicf__now_us();
+        if (r != AICF_SUCCESS) return r;
+        if (i >= warmup) {
+            if (gpu_us) gpu_us[i - warmup] = (float)(t1 - t0);
+            if (host_launch_us) host_launch_us[i - warmup] = (float)(t1 - t0);
+        }
+    }
+    return AICF_SUCCESS;
+}
 /* >>cuda_ops ================================================================================= */
 /* The op lowering of the CUDA backend: what every plan step becomes on the GPU.
 
@@ -13620,9 +15570,12 @@ enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
 
 typedef struct aicf__cuo_fix {
     uint32_t field; /* byte offset of a uint64_t device address inside args */
-    int tensor;     /* tensor whose address goes there */
+    int tensor;     /* tensor whose address goes there, or AICF__CUO_SCRATCH */
     uint64_t add;   /* bytes added to that address */
 } aicf__cuo_fix;
+
+/* aicf__cuo_fix.tensor naming the step's arena scratch (aicf__step.scratch_offset) */
+#define AICF__CUO_SCRATCH (-2)
 
 typedef struct aicf__cuo_op {
     int kind;                /* AICF__CUO_* */
@@ -14497,7 +16450,7 @@ static void aicf__cuo_mm_desc(aicf__cuo* c, aicf__matmul_desc* md) {
     md->alpha = 1.0f;
     md->dtype = c->f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
     /* the tf32 policy puts GEMMs (Gemm, MatMul) on TF32 tensor cores; convolutions lowered to
-       GEMMs keep float32 arithmetic (as the policy's documentation says) */
+       GEMMs set it themselves (src/82_cuda_conv.c) */
     md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32 && c->nd &&
                (c->nd->op == AICF__OP_Gemm || c->nd->op == AICF__OP_MatMul);
 }
@@ -14898,8 +16851,13 @@ static aicf_result aicf__cuo_window(aicf__cuo* c, const aicf__shape* x, const ai
     return AICF_SUCCESS;
 }
 
+/* src/82_cuda_conv.c: Conv as (im2col +) cuBLASLt GEMM when policy.conv_algo or its cost model
+   picks it (*done = 1); otherwise why[] says why not. */
+static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, char* why,
+                                        size_t cap, int* done);
+
 static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
-    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), done = 0;
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     const aicf__shape* ws = aicf__cuo_shape(c, Wt);
     int64_t group = aicf__attr_i(c->nd, "group", 1), M, Cg, Mg, Kg, NP;
@@ -14935,48 +16893,8 @@ static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
     a.stride_w = w.sw;
     a.dil_h = w.dh;
     a.dil_w = w.dw;
-    /* pointwise convolution = a GEMM per image: Y[n] (M x HW) = W (M x C) X[n] (C x HW) */
-    if (group == 1 && w.KH == 1 && w.KW == 1 && w.sh == 1 && w.sw == 1 && w.ph == 0 && w.pw == 0 && w.phe == 0 &&
-        w.pwe == 0 && w.C > 0) {
-        aicf__matmul_desc md;
-        int64_t HW = w.H * w.W;
-        aicf__cuo_mm_desc(c, &md);
-        md.M = M;
-        md.N = HW;
-        md.K = w.C;
-        md.lda = w.C;
-        md.ldb = HW;
-        md.ldc = HW;
-        md.batch = w.N;
-        md.stride_a = 0;
-        md.stride_b = w.C * HW;
-        md.stride_c = M * HW;
-        aicf__cuo_mm_align(c, &md, Wt, X, -1, Y);
-        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
-        if (slot >= 0) {
-            if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS) return r;
-            if (Bi >= 0) { /* Y += B[1,M,1] */
-                aicf__shape ys3, bs3;
-                memset(&ys3, 0, sizeof ys3);
-                memset(&bs3, 0, sizeof bs3);
-                ys3.rank = bs3.rank = 3;
-                ys3.d[0] = w.N;
-                ys3.d[1] = M;
-                ys3.d[2] = HW;
-                bs3.d[0] = 1;
-                bs3.d[1] = M;
-                bs3.d[2] = 1;
-                if ((r = aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3)) != AICF_SUCCESS) return r;
-                snprintf(c->kernel, sizeof c->kernel, "cublasLt:matmul");
-            }
-            aicf__cuo_reason(c, "1x1 conv as GEMM: %.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)M,
-                             (long long)HW, (long long)w.C, (long long)w.N, Bi >= 0 ? ", bias kernel after" : "");
-            return AICF_SUCCESS;
-        }
-    } else {
-        snprintf(why, sizeof why, "no cuBLASLt path for a %s conv",
-                 group > 1 ? "grouped" : (w.KH * w.KW > 1 ? "spatial" : "strided or padded"));
-    }
+    /* im2col + cuBLASLt GEMM, or the input itself as the GEMM's B for a pointwise conv */
+    if ((r = aicf__cuc_lower_gemm(c, &w, M, group, why, sizeof why, &done)) != AICF_SUCCESS || done) return r;
     if (Mg >= 16 && Kg >= 16 && NP >= 64 && group <= 65535 && (Mg + 63) / 64 <= 65535 && (NP + 63) / 64 <= 0x7fffffff) {
         grid[0] = (unsigned)((NP + 63) / 64);
         grid[1] = (unsigned)((Mg + 63) / 64);
@@ -14984,12 +16902,12 @@ static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
         block[0] = AICF__CUO_BLOCK;
         block[1] = block[2] = 1;
         snprintf(name, sizeof name, "aicf_conv2d_igemm_%s", aicf__cuo_dtn(c));
-        aicf__cuo_reason(c, "implicit GEMM 64x64x16: M=%lld N=%lld K=%lld per group, %lld groups (%.60s)", (long long)Mg,
+        aicf__cuo_reason(c, "implicit GEMM 64x64x16: M=%lld N=%lld K=%lld per group, %lld groups (%.100s)", (long long)Mg,
                          (long long)NP, (long long)Kg, (long long)group, why);
     } else {
         aicf__cuo_dims1(w.N * M * w.OH * w.OW, grid, block);
         snprintf(name, sizeof name, "aicf_conv2d_direct_%s", aicf__cuo_dtn(c));
-        aicf__cuo_reason(c, "direct conv (one thread per output): %lld channels/group, K=%lld per output (%.60s)", (long long)Mg,
+        aicf__cuo_reason(c, "direct conv (one thread per output): %lld channels/group, K=%lld per output (%.100s)", (long long)Mg,
                          (long long)Kg, why);
     }
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
@@ -16675,7 +18593,12 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
         uint64_t addr[AICF__CUO_MAX_PATCH];
         aicf_result r;
         for (k = 0; k < op->n_patch; k++) {
-            uint64_t base = aicf__cuda_tensor_ptr(em, op->patch[k].tensor);
+            uint64_t base = op->patch[k].tensor == AICF__CUO_SCRATCH ? aicf__cuda_scratch_ptr(em)
+                                                                      : aicf__cuda_tensor_ptr(em, op->patch[k].tensor);
+            if (!base && op->patch[k].tensor == AICF__CUO_SCRATCH)
+                return aicf__err(p->ctx, AICF_ERROR_STATE,
+                                 "aicf_exec_create: step %d (%s): its %llu bytes of arena scratch at offset %llu are not in the arena",
+                                 si, st->kernel, (unsigned long long)st->scratch_bytes, (unsigned long long)st->scratch_offset);
             if (!base) {
                 const aicf__tensor* t = &p->g->tensors[op->patch[k].tensor];
                 return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): tensor '%.200s' has no device storage",
@@ -16695,6 +18618,397 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
         }
         if (r != AICF_SUCCESS) return r;
     }
+    return AICF_SUCCESS;
+}
+
+/* ---- the op program as plain data, for plan files and explain (>>plan_io) ---- */
+typedef char aicf__cuo_check_view[AICF__CUO_MAX_PATCH <= 16 ? 1 : -1]; /* aicf__cuda_op_view's arrays */
+
+int aicf__cuda_step_ops(const aicf_plan* p, int si, int* n_algo) {
+    const aicf__cuo_prog* pr;
+    if (n_algo) *n_algo = 0;
+    if (!p || p->target != AICF_BACKEND_CUDA || si < 0 || si >= p->n_steps || !p->steps[si].backend) return 0;
+    pr = (const aicf__cuo_prog*)p->steps[si].backend;
+    if (n_algo) *n_algo = pr->n_algo;
+    return pr->n_ops;
+}
+
+void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v) {
+    aicf__cuo_prog* pr;
+    const aicf__cuo_op* op;
+    int i;
+    memset(v, 0, sizeof *v);
+    v->kernel_index = v->algo = -1;
+    v->kernel_name = "";
+    if (k < 0 || k >= aicf__cuda_step_ops(p, si, NULL)) return;
+    pr = (aicf__cuo_prog*)p->steps[si].backend;
+    op = &aicf__cuo_prog_ops(pr)[k];
+    v->kind = op->kind;
+    v->kernel_index = op->kernel_index;
+#if !defined(AICF_NO_CUDA)
+    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 && op->kernel_index < AICF__KT_NUM_KERNELS)
+        v->kernel_name = aicf__kt_kernels[op->kernel_index].name;
+#endif
+    memcpy(v->grid, op->grid, sizeof v->grid);
+    memcpy(v->block, op->block, sizeof v->block);
+    v->shared_bytes = op->shared_bytes;
+    v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
+    v->args = (const unsigned char*)op->args;
+    v->n_patch = op->n_patch;
+    for (i = 0; i < op->n_patch && i < AICF__CUO_MAX_PATCH; i++) {
+        v->patch_field[i] = op->patch[i].field;
+        v->patch_tensor[i] = op->patch[i].tensor;
+        v->patch_add[i] = op->patch[i].add;
+    }
+    v->copy_bytes = op->copy_bytes;
+    v->algo = op->kind == AICF__CUO_MATMUL ? op->algo : -1;
+}
+
+void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) {
+    int n_algo = 0;
+    memset(a, 0, sizeof *a);
+    aicf__cuda_step_ops(p, si, &n_algo);
+    if (k < 0 || k >= n_algo) return;
+#if !defined(AICF_NO_CUDA)
+    {
+        const aicf__cuda_algo* rec = (const aicf__cuda_algo*)aicf__cuo_prog_algo((aicf__cuo_prog*)p->steps[si].backend, k);
+        memcpy(a->blob, rec->algo.data, sizeof a->blob);
+        a->workspace_bytes = (uint64_t)rec->workspace_bytes;
+        a->cublaslt_version = (uint64_t)rec->cublaslt_version;
+        a->align[0] = rec->align_a;
+        a->align[1] = rec->align_b;
+        a->align[2] = rec->align_c;
+        a->align[3] = rec->align_d;
+        a->n_results = rec->n_results;
+    }
+#endif
+}
+/* >>cuda_conv ================================================================================ */
+/* Conv on tensor cores: im2col into arena scratch + one strided-batched cuBLASLt GEMM.
+
+   For a 2-D Conv with group == 1 (1-D convs are 2-D with H = 1), per image n:
+       col_n [K = C*KH*KW, P = OH*OW]   templates/im2col.cu.j2 (aicf_im2col_f32 / _f16),
+                                        zero where the window reads padding;
+       Y_n   [M = Cout, P] = W [M, K] x col_n [K, P]
+   and Y_n is exactly image n of Y in NCHW. All N images are one strided-batched cuBLASLt
+   matmul: A = W read as [M, K] (stride_a 0: shared by every image), B = col (stride K*P),
+   D = Y (stride M*P). A pointwise conv (1x1, stride 1, no padding) needs no im2col: col_n is
+   x_n as stored (stride C*H*W). The Conv's bias B[M] is added afterwards by one broadcast add
+   (aicf__cuc_bias; the fused elementwise epilogue is to take it over).
+
+   Element types: float16 storage runs on fp16 tensor cores with float32 accumulation (compute
+   type CUBLAS_COMPUTE_32F, as every aicf GEMM); float32 storage stays float32 arithmetic
+   (cuBLASLt's SIMT SGEMM), except under AICF_PRECISION_TF32, which puts these GEMMs on TF32
+   tensor cores like Gemm and MatMul.
+
+   The column buffer (N*K*P elements of the storage type) is not an allocation of its own: the
+   planner asks aicf__cuda_step_scratch for each step's need before the memory plan, which
+   places it in the arena as an interval living during that step only (aicf__step.scratch_bytes,
+   scratch_offset), and the kernel and GEMM name it with the patch tensor AICF__CUO_SCRATCH,
+   resolved at exec creation by aicf__cuda_scratch_ptr. Both calls decide through the same
+   function (aicf__cuc_choose) from the same inputs, so the scratch exists exactly when the
+   lowering uses it; only when cuBLASLt then finds no algorithm for the shape does the step fall
+   back to the generated kernel and leave its scratch unused (the reason says so).
+
+   Choice (policy.conv_algo): DIRECT always keeps the generated kernels of aicf__cuo_lower_conv;
+   IM2COL_GEMM takes this path wherever it applies (group 1, cuBLASLt loaded, index limits);
+   AUTO takes it for every pointwise conv (no copy to pay for) and, for the others, by the cost
+   model of aicf__cuc_choose. Grouped and depthwise convs stay on the generated kernels. */
+
+/* templates/im2col.cu.j2: aicf_im2col_args */
+typedef struct aicf__k_im2col {
+    uint64_t x, col;
+    int64_t N, C, H, W, OH, OW, KH, KW;
+    int64_t pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t tp_log2;
+} aicf__k_im2col;
+typedef char aicf__k_check_im2col[sizeof(aicf__k_im2col) == 136 ? 1 : -1];
+
+/* AUTO's cost model (aicf__cuc_choose). */
+#define AICF__CUC_AUTO_MIN_K 64                   /* GEMM depth C*KH*KW */
+#define AICF__CUC_AUTO_MIN_M 32                   /* output channels */
+#define AICF__CUC_AUTO_MAX_SCRATCH ((size_t)1 << 30) /* bytes of column buffer */
+
+typedef struct aicf__cuc_choice {
+    int gemm;          /* 1: lower to cuBLASLt (the caller still needs an algorithm) */
+    int im2col;        /* 1: through the column buffer; 0: B is x itself (pointwise) */
+    int64_t M, N, K;   /* the GEMM per image: M = Cout, N = P = OH*OW, K = C*KH*KW */
+    int64_t batch;     /* images */
+    size_t scratch;    /* bytes of the column buffer (0 without im2col) */
+    char why[160];     /* the rule that decided */
+    char est[64];      /* AUTO: what the generated kernel would do instead */
+} aicf__cuc_choice;
+
+/* "7.2 MiB" */
+static const char* aicf__cuc_bytes(double b, char* buf, size_t cap) {
+    if (b >= 1073741824.0) snprintf(buf, cap, "%.1f GiB", b / 1073741824.0);
+    else if (b >= 1048576.0) snprintf(buf, cap, "%.1f MiB", b / 1048576.0);
+    else if (b >= 1024.0) snprintf(buf, cap, "%.1f KiB", b / 1024.0);
+    else snprintf(buf, cap, "%.0f B", b);
+    return buf;
+}
+
+/* Whether cuBLASLt is loaded on the plan's context. */
+static int aicf__cuc_have_lt(const aicf__cuo* c) {
+#if !defined(AICF_NO_CUDA)
+    return c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->lt_handle != NULL;
+#else
+    AICF__UNUSED(c);
+    return 0;
+#endif
+}
+
+/* Decides between the GEMM lowering and the generated kernels for the window w (from
+   aicf__cuo_window), M output channels and `group`. Depends only on the policy, the shapes, the
+   storage type (c->es, set by aicf__cuo_floats) and whether cuBLASLt is loaded: the memory plan's
+   pre-pass and the lowering get the same answer.
+
+   AUTO's cost model, for a conv that needs im2col. The generated implicit-GEMM kernel computes
+   64 x 64 output tiles with float32 FMAs on CUDA cores (an H100 has 67 TFLOP/s of those, against
+   495 TF32 and 990 fp16 on tensor cores, and a 64x64x16 SIMT tile reaches a fraction of it).
+   im2col + GEMM adds a round trip of the column buffer through memory: K*P*N elements written
+   and read once, against 2*M*K*P*N flops of GEMM, so its cost per flop falls as 1/M (for
+   M = 32 at fp16, 2 bytes per 32 flops: at 3 TB/s that traffic takes about as long as the
+   same flops at the ~50 TFLOP/s the generated kernel cannot reach). K bounds the other side:
+   the tensor-core kernels step K in slices of 32 to 64; a GEMM with K < 64 is dominated by its
+   prologue and by storing Y, which the direct kernel does equally well in one pass with no
+   buffer. Hence: GEMM when K >= 64 and M >= 32 (resnet-style 3x3 layers and 7x7 stems pass;
+   MNIST-size convs, K = 25 or M = 16, stay direct), and while the buffer is at most 1 GiB. */
+static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, aicf__cuc_choice* ch) {
+    aicf_conv_algo algo = c->p->policy.conv_algo;
+    int pointwise = w->KH == 1 && w->KW == 1 && w->sh == 1 && w->sw == 1 && w->ph == 0 && w->pw == 0 && w->phe == 0 &&
+                    w->pwe == 0 && w->OH == w->H && w->OW == w->W;
+    const char* forced = algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM does not apply: " : "";
+    size_t el = 0, bytes = 0;
+    char b1[32];
+    memset(ch, 0, sizeof *ch);
+    ch->M = M;
+    ch->N = w->OH * w->OW;
+    ch->K = w->C * w->KH * w->KW;
+    ch->batch = w->N;
+    if (algo == AICF_CONV_DIRECT) {
+        snprintf(ch->why, sizeof ch->why, "conv_algo DIRECT");
+        return;
+    }
+    if (group != 1) {
+        snprintf(ch->why, sizeof ch->why, "%sgrouped (group %lld): no GEMM lowering", forced, (long long)group);
+        return;
+    }
+    if (!aicf__cuc_have_lt(c)) {
+        snprintf(ch->why, sizeof ch->why, "%scuBLASLt not loaded", forced);
+        return;
+    }
+    if (ch->M <= 0 || ch->N <= 0 || ch->K <= 0 || ch->batch <= 0) {
+        snprintf(ch->why, sizeof ch->why, "%sempty GEMM (M=%lld N=%lld K=%lld)", forced, (long long)ch->M, (long long)ch->N,
+                 (long long)ch->K);
+        return;
+    }
+    /* the im2col kernel's 32-bit row and column indices; cuBLASLt's int32 batch count */
+    if (ch->batch > 0x7fffffff || ch->N > 0x7fffffff || ch->K > 0x7fffffff / ch->batch) {
+        snprintf(ch->why, sizeof ch->why, "%sN*K = %lld x %lld or P = %lld beyond 2^31", forced, (long long)ch->batch,
+                 (long long)ch->K, (long long)ch->N);
+        return;
+    }
+    if (!pointwise) {
+        if (!aicf__mul_size((size_t)ch->K, (size_t)ch->N, &el) || !aicf__mul_size(el, (size_t)ch->batch, &el) ||
+            !aicf__mul_size(el, c->es, &bytes) || (uint64_t)bytes > AICF_MAX_TENSOR_BYTES) {
+            snprintf(ch->why, sizeof ch->why, "%sthe im2col buffer exceeds AICF_MAX_TENSOR_BYTES", forced);
+            return;
+        }
+    }
+    ch->im2col = !pointwise;
+    ch->scratch = bytes;
+    if (algo == AICF_CONV_IM2COL_GEMM) {
+        ch->gemm = 1;
+        snprintf(ch->why, sizeof ch->why, "conv_algo IM2COL_GEMM");
+        return;
+    }
+    if (pointwise) {
+        ch->gemm = 1;
+        snprintf(ch->why, sizeof ch->why, "AUTO: pointwise, x is the GEMM's B as stored");
+        return;
+    }
+    if (ch->K < AICF__CUC_AUTO_MIN_K || ch->M < AICF__CUC_AUTO_MIN_M) {
+        snprintf(ch->why, sizeof ch->why, "AUTO: K=%lld M=%lld, im2col pays from K>=%d and M>=%d", (long long)ch->K,
+                 (long long)ch->M, AICF__CUC_AUTO_MIN_K, AICF__CUC_AUTO_MIN_M);
+        ch->im2col = 0;
+        ch->scratch = 0;
+        return;
+    }
+    if (bytes > AICF__CUC_AUTO_MAX_SCRATCH) {
+        snprintf(ch->why, sizeof ch->why, "AUTO: im2col buffer %s > 1 GiB", aicf__cuc_bytes((double)bytes, b1, sizeof b1));
+        ch->im2col = 0;
+        ch->scratch = 0;
+        return;
+    }
+    ch->gemm = 1;
+    snprintf(ch->why, sizeof ch->why, "AUTO K>=%d M>=%d", AICF__CUC_AUTO_MIN_K, AICF__CUC_AUTO_MIN_M);
+    snprintf(ch->est, sizeof ch->est, "direct: %lld blocks x %.1fM FMA on CUDA cores",
+             (long long)(((ch->M + 63) / 64) * ((ch->N * ch->batch + 63) / 64)), 64.0 * 64.0 * (double)ch->K / 1e6);
+}
+
+/* The Conv's bias B[M] added in place to Y [N, M, P] after the GEMM: one broadcast add. Kept
+   apart so that the fused elementwise epilogue can replace it. */
+static aicf_result aicf__cuc_bias(aicf__cuo* c, int Y, int Bi, int64_t N, int64_t M, int64_t P) {
+    aicf__shape ys3, bs3;
+    memset(&ys3, 0, sizeof ys3);
+    memset(&bs3, 0, sizeof bs3);
+    ys3.rank = bs3.rank = 3;
+    ys3.d[0] = N;
+    ys3.d[1] = M;
+    ys3.d[2] = P;
+    bs3.d[0] = 1;
+    bs3.d[1] = M;
+    bs3.d[2] = 1;
+    return aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3);
+}
+
+/* The im2col launch: x (tensor X) into the step's scratch, layout of templates/im2col.cu.j2. */
+static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X) {
+    aicf__k_im2col a;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    int64_t P = w->OH * w->OW, NK = w->N * w->C * w->KH * w->KW, rows, tp = 1;
+    int tp_log2 = 0;
+    char name[64];
+    aicf_result r;
+    while (tp < P && tp < (int64_t)AICF__CUO_BLOCK) {
+        tp <<= 1;
+        tp_log2++;
+    }
+    rows = (int64_t)AICF__CUO_BLOCK / tp;
+    memset(&a, 0, sizeof a);
+    a.N = w->N;
+    a.C = w->C;
+    a.H = w->H;
+    a.W = w->W;
+    a.OH = w->OH;
+    a.OW = w->OW;
+    a.KH = w->KH;
+    a.KW = w->KW;
+    a.pad_h = w->ph;
+    a.pad_w = w->pw;
+    a.stride_h = w->sh;
+    a.stride_w = w->sw;
+    a.dil_h = w->dh;
+    a.dil_w = w->dw;
+    a.tp_log2 = tp_log2;
+    grid[0] = (unsigned)((P + tp - 1) / tp);
+    grid[1] = (unsigned)AICF__MIN((NK + rows - 1) / rows, (int64_t)65535);
+    grid[2] = 1;
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    snprintf(name, sizeof name, "aicf_im2col_%s", aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_im2col, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_im2col, col), AICF__CUO_SCRATCH, 0);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, char* why,
+                                        size_t cap, int* done) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    aicf__cuc_choice ch;
+    aicf__matmul_desc md;
+    char lt_why[192], b1[32], alg[40];
+    const char* arith;
+    int h0 = 0, hn = 0;
+    aicf_result r;
+    *done = 0;
+    aicf__cuc_choose(c, w, M, group, &ch);
+    if (!ch.gemm) {
+        snprintf(why, cap, "%s", ch.why);
+        return AICF_SUCCESS;
+    }
+    if (ch.im2col && c->st->scratch_bytes < ch.scratch)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE,
+                              "the memory plan reserved %llu bytes of scratch; the im2col buffer needs %llu (the planner "
+                              "did not ask aicf__cuda_step_scratch)",
+                              (unsigned long long)c->st->scratch_bytes, (unsigned long long)ch.scratch);
+    aicf__cuo_mm_desc(c, &md);
+    md.tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32;
+    md.M = ch.M;
+    md.N = ch.N;
+    md.K = ch.K;
+    md.lda = ch.K;
+    md.ldb = ch.N;
+    md.ldc = ch.N;
+    md.batch = ch.batch;
+    md.stride_a = 0;
+    md.stride_b = ch.K * ch.N;
+    md.stride_c = ch.M * ch.N;
+    aicf__cuo_mm_align(c, &md, Wt, ch.im2col ? -1 : X, -1, Y);
+    if (ch.im2col) md.b = 256; /* the scratch offset is a multiple of the arena's 256-byte alignment */
+    if ((r = aicf__cuo_mm_plan(c, &md, &slot, lt_why, sizeof lt_why)) != AICF_SUCCESS) return r;
+    if (slot < 0) {
+        snprintf(why, cap, "%.40s; %scuBLASLt: %.90s", ch.why, ch.im2col ? "scratch unused, " : "", lt_why);
+        return AICF_SUCCESS;
+    }
+    if (ch.im2col && (r = aicf__cuc_im2col(c, w, X)) != AICF_SUCCESS) return r;
+    if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, ch.im2col ? AICF__CUO_SCRATCH : X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS)
+        return r;
+    if (Bi >= 0 && (r = aicf__cuc_bias(c, Y, Bi, ch.batch, ch.M, ch.N)) != AICF_SUCCESS) return r;
+    /* the reason fits aicf__step.reason (192) with select_step's " [N launches]"; the most
+       telling part first (a fused epilogue keeps only the first 110 characters) */
+    arith = c->f16 ? "fp16 tensor cores" : (md.tf32 ? "TF32 tensor cores" : "fp32 SIMT");
+    if (sscanf(lt_why, "cuBLASLt heuristic #%d of %d", &h0, &hn) == 2) snprintf(alg, sizeof alg, "alg #%d/%d", h0, hn);
+    else snprintf(alg, sizeof alg, "%.30s", lt_why);
+    if (ch.im2col) {
+        snprintf(c->kernel, sizeof c->kernel, "im2col+cublasLt:matmul");
+        aicf__cuo_reason(c, "im2col+cuBLASLt M=%lld N=%lld K=%lld batch=%lld (%s); %.40s%s; col %s @arena+%llu; %s%s%s",
+                         (long long)ch.M, (long long)ch.N, (long long)ch.K, (long long)ch.batch, arith, ch.why,
+                         Bi >= 0 ? "; +bias kernel" : "", aicf__cuc_bytes((double)ch.scratch, b1, sizeof b1),
+                         (unsigned long long)c->st->scratch_offset, alg, ch.est[0] ? "; " : "", ch.est);
+    } else {
+        aicf__cuo_reason(c, "1x1 conv as GEMM, no im2col: M=%lld N=%lld K=%lld batch=%lld (%s); %.50s%s; %s",
+                         (long long)ch.M, (long long)ch.N, (long long)ch.K, (long long)ch.batch, arith, ch.why,
+                         Bi >= 0 ? "; +bias kernel" : "", alg);
+    }
+    *done = 1;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
+    aicf__cuo c;
+    aicf__cuo_win w;
+    aicf__cuc_choice ch;
+    const aicf__shape* ws;
+    char saved[sizeof p->ctx->last_error];
+    int X, Wt, Y;
+    int64_t group;
+    aicf__step* st;
+    if (!bytes) return AICF_ERROR_INVALID_ARGUMENT;
+    *bytes = 0;
+    if (!p || !p->ctx || !p->g || !p->loc || si < 0 || si >= p->n_steps) return AICF_ERROR_INVALID_ARGUMENT;
+    st = &p->steps[si];
+    if (st->kind != AICF__STEP_NODE || st->node < 0 || st->node >= p->g->n_nodes) return AICF_SUCCESS;
+    if (p->g->nodes[st->node].op != AICF__OP_Conv) return AICF_SUCCESS;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.ctx = p->ctx;
+    c.g = p->g;
+    c.si = si;
+    c.st = st;
+    c.nd = &p->g->nodes[st->node];
+    c.es = 4;
+    X = aicf__cuo_in(&c, 0);
+    Wt = aicf__cuo_in(&c, 1);
+    Y = aicf__cuo_out(&c, 0);
+    if (X < 0 || Wt < 0 || Y < 0 || aicf__cuo_numel(&c, Y) <= 0) return AICF_SUCCESS;
+    ws = aicf__cuo_shape(&c, Wt);
+    if (ws->rank < 3) return AICF_SUCCESS;
+    group = aicf__attr_i(c.nd, "group", 1);
+    /* the same checks as aicf__cuo_lower_conv; a step that fails them gets no scratch and its
+       lowering reports the error, so a message written here is not kept */
+    memcpy(saved, p->ctx->last_error, sizeof saved);
+    if (aicf__cuo_floats(&c, 3) != AICF_SUCCESS || aicf__cuo_shape(&c, X)->rank == 5 ||
+        aicf__cuo_window(&c, aicf__cuo_shape(&c, X), aicf__cuo_shape(&c, Y), ws->d + 2, &w) != AICF_SUCCESS ||
+        group < 1 || w.C % group || ws->d[0] % group) {
+        memcpy(p->ctx->last_error, saved, sizeof saved);
+        return AICF_SUCCESS;
+    }
+    aicf__cuc_choose(&c, &w, ws->d[0], group, &ch);
+    if (ch.gemm && ch.im2col) *bytes = ch.scratch;
     return AICF_SUCCESS;
 }
 #endif /* AICF_IMPLEMENTATION */

@@ -74,6 +74,11 @@ def _conv():
     return ks
 
 
+def _im2col():
+    # Conv as im2col + cuBLASLt GEMM (src/82_cuda_conv.c): the column buffer, copied as stored
+    return [_k("aicf_im2col_%s" % dt, "im2col", dt, {"layout": "NKP"}) for dt in DTYPES]
+
+
 def _gemm():
     ks = []
     for dt in DTYPES:
@@ -147,6 +152,7 @@ MODULES += [
     {"name": "binary", "template": "binary.cu.j2", "context": {}, "kernels": _binary()},
     {"name": "conv", "template": "conv.cu.j2", "context": {}, "kernels": _conv()},
     {"name": "gemm", "template": "gemm.cu.j2", "context": {}, "kernels": _gemm()},
+    {"name": "im2col", "template": "im2col.cu.j2", "context": {}, "kernels": _im2col()},
     {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
     {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
     {"name": "layout", "template": "layout.cu.j2", "context": {}, "kernels": _layout()},

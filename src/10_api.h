@@ -96,7 +96,8 @@ typedef enum aicf_backend {
 typedef enum aicf_precision {
     AICF_PRECISION_DEFAULT = 0, /* = FP32 */
     AICF_PRECISION_FP32 = 1,    /* float32 storage and arithmetic */
-    AICF_PRECISION_TF32 = 2,    /* float32 storage, GEMMs on TF32 tensor cores */
+    AICF_PRECISION_TF32 = 2,    /* float32 storage; Gemm, MatMul and im2col convolutions on TF32
+                                   tensor cores (operands rounded to 10 mantissa bits) */
     AICF_PRECISION_FP16 = 3     /* float16 storage of weights and activations, float32 accumulation */
 } aicf_precision;
 
@@ -328,6 +329,74 @@ AICF_API aicf_result aicf_plan_output_info(const aicf_plan* plan, int index, aic
 AICF_API int aicf_plan_find_input(const aicf_plan* plan, const char* name);  /* -1 if none */
 AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* -1 if none */
 
+/* --- the policy as text ---------------------------------------------------------------------
+   One `key = value` per line; `#` starts a comment; blank lines are ignored; every key is
+   optional and an absent key keeps its default (the zero of aicf_policy):
+       precision = default | fp32 | tf32 | fp16
+       allow_cpu_fallback = 0 | 1          (also true/false, yes/no, on/off)
+       workspace_limit = BYTES             (cuBLASLt workspace; 0 = 32 MiB; a unit B, KiB, MiB,
+                                            GiB or K, M, G may follow the digits)
+       no_fusion = 0 | 1
+       conv_algo = auto | direct | im2col_gemm
+       matmul_algo = auto | cublaslt | generated
+   aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
+   line, so parse(format(p)) == p for every valid policy. Writes into buf (NUL-terminated when
+   cap > 0); *needed receives the full length + 1. AICF_ERROR_INVALID_ARGUMENT when an enum is
+   out of range.
+   aicf_policy_parse reads `len` bytes of text (no NUL needed) into *out, which is only written
+   on success. Errors, with a message on ctx (which may be NULL) naming the line, key and value:
+   AICF_ERROR_INVALID_ARGUMENT for an unknown key, a key given twice, a bad value, a line without
+   '=', a NUL byte or a line longer than 4096 bytes; AICF_ERROR_LIMIT for more than 1 MiB.
+   aicf_policy_save / aicf_policy_load write / read that text as a file (AICF_ERROR_IO when the
+   file cannot be written or read; the load's parse errors name the path). */
+AICF_API aicf_result aicf_policy_format(const aicf_policy* policy, char* buf, size_t cap, size_t* needed);
+AICF_API aicf_result aicf_policy_parse(aicf_context* ctx, const char* text, size_t len, aicf_policy* out);
+AICF_API aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const char* path);
+AICF_API aicf_result aicf_policy_load(aicf_context* ctx, const char* path, aicf_policy* out);
+
+/* --- plan files ------------------------------------------------------------------------------
+   A plan file is text (docs/plan_format.md): format "aicf-plan 1", the kernel table's
+   fingerprint, the backend, on CUDA the device (name, SM) and cuBLASLt version, the graph's
+   fingerprint (ops, names, attributes, shapes, dtypes, dim bindings and constant bytes, as given
+   to aicf_plan_create), the policy, every tensor's storage, and per step the node, the fused
+   nodes, the kernel, launch dimensions, reason and, on CUDA, the op program: each launch's
+   kernel, dimensions, argument bytes and address patches, and each cuBLASLt algorithm (the
+   8 x 64-bit blob, workspace, cuBLASLt version, alignments assumed). The same graph, policy,
+   kernel table and device give a byte-identical file.
+   aicf_plan_serialize writes it into buf (NUL-terminated when cap > 0; *needed = length + 1);
+   aicf_plan_save writes it to a file (AICF_ERROR_IO).
+   aicf_plan_load / aicf_plan_load_memory make the plan of `graph` that the file describes,
+   without re-deciding: the header must match (format, kernel table, device and SM, cuBLASLt
+   version, the graph's fingerprint), then the plan is made with the file's policy and with the
+   file's cuBLASLt algorithms in place of the heuristic (each accepted by
+   cublasLtMatmulAlgoCheck), and must serialise to exactly the file's bytes. The GPU program is
+   always aicf's own, never bytes from the file. Errors, with a message naming the line:
+   AICF_ERROR_PLAN_MISMATCH (another format version, kernel table, device/SM, cuBLASLt version or
+   graph, or a line that differs from the plan rebuilt from the file: the message quotes both),
+   AICF_ERROR_INVALID_MODEL (not a plan file, truncated, malformed header, policy or algorithm
+   lines), AICF_ERROR_IO, AICF_ERROR_LIMIT (more than 1 GiB), and the errors of
+   aicf_plan_create. The file is untrusted input: parsing is bounded and overflow-checked. */
+AICF_API aicf_result aicf_plan_serialize(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+AICF_API aicf_result aicf_plan_save(const aicf_plan* plan, const char* path);
+AICF_API aicf_result aicf_plan_load(aicf_graph* graph, const char* path, aicf_plan** out);
+AICF_API aicf_result aicf_plan_load_memory(aicf_graph* graph, const void* data, size_t size, aicf_plan** out);
+
+/* --- explain and DOT -------------------------------------------------------------------------
+   aicf_plan_explain: per step its index, main node (op, name), the fused nodes in order (with
+   their operands), each output (shape, storage type, place), the kernel and launch dimensions,
+   on CUDA every launch of the step (kernels, copies, cuBLASLt matmuls with M/N/K, the
+   algorithm's rank among the heuristic's results, workspace and alignments), and the decision
+   with its reason (which names the alternatives the lowering weighed: vec4 or scalar, cuBLASLt
+   or the generated GEMM, direct or im2col convolution, ...); then the memory totals (arena
+   against its lower bound, weights, scratch, cuBLASLt workspace).
+   aicf_plan_dot: the plan as a Graphviz digraph: one box per step (op, node name, kernel),
+   inputs and outputs as ellipses, an edge per arena tensor from the step writing it to each
+   step reading it (labelled name and shape; weights are not drawn), and every fused step as a
+   `subgraph cluster_N` holding its main node and its fused nodes, chained by dashed edges.
+   Both write into buf like aicf_plan_format (NUL-terminated when cap > 0; *needed = length + 1). */
+AICF_API aicf_result aicf_plan_explain(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+AICF_API aicf_result aicf_plan_dot(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
+
 /* --- exec ---
    Creates the executor of a plan: on CUDA, device buffers and one instantiated CUDA graph; on
    the CPU, a host arena. The plan must outlive the exec. Inputs and outputs are in the graph's
@@ -348,6 +417,27 @@ AICF_API aicf_result aicf_exec_get_output(aicf_exec* exec, int index, void* data
 AICF_API aicf_result aicf_exec_input_device_ptr(aicf_exec* exec, int index, uint64_t* out);
 AICF_API aicf_result aicf_exec_output_device_ptr(aicf_exec* exec, int index, uint64_t* out);
 AICF_API aicf_result aicf_exec_stats_get(const aicf_exec* exec, aicf_exec_stats* out);
+
+/* --- benchmark ---
+   Runs `warmup` untimed replays, then `iters` timed ones, one after the other (each replay ends
+   before the next starts), and writes per replay, in microseconds:
+     gpu_us[i]          CUDA: the time between two CUDA events recorded on the exec's stream just
+                        before and just after the replay's cuGraphLaunch (cuEventElapsedTime,
+                        resolution about 0.5 us): the graph's time on the GPU, without the host's
+                        wake-up from a synchronisation. This is how PyTorch's peers are timed
+                        (torch.cuda.Event around each call). CPU backend: the wall-clock time of
+                        the run (the launch is the whole run there).
+     host_launch_us[i]  the host time of the aicf_exec_launch call (CPU: the run, as gpu_us). On
+                        CUDA the device's primary context is made current for the duration of the
+                        benchmark, so this is the launch cost of a thread where it is current (a
+                        thread using the CUDA runtime); a thread with no or another current
+                        context pays a cuCtxPushCurrent/cuCtxPopCurrent pair more per launch.
+   Each array holds `iters` floats; either may be NULL. Inputs are left as they are (set them
+   first); outputs afterwards are those of the last replay. A launch still in flight is waited
+   for first. Errors: AICF_ERROR_INVALID_ARGUMENT (warmup < 0, iters < 1), AICF_ERROR_CUDA naming
+   the failing driver call and the replay. */
+AICF_API aicf_result aicf_exec_benchmark(aicf_exec* exec, int warmup, int iters, float* gpu_us,
+                                         float* host_launch_us);
 
 #ifdef __cplusplus
 }

@@ -274,6 +274,11 @@ typedef struct aicf__step {
     aicf__epi epi[AICF__EPI_MAX]; /* elementwise nodes applied to output 0, in order */
     int n_epi;
     int epi_native;            /* backend: leading epilogue ops done inside the main kernel */
+    /* arena scratch of the step (e.g. a Conv's im2col buffer): the bytes are stated by the
+       backend before the memory plan (aicf__cuda_step_scratch), which places them as one more
+       interval living during this step only; 0 = none */
+    size_t scratch_bytes;
+    size_t scratch_offset;     /* bytes from the arena's start, valid when scratch_bytes > 0 */
 } aicf__step;
 
 struct aicf_plan {
@@ -296,6 +301,11 @@ struct aicf_plan {
     int* in_boundary;
     int* out_boundary;
     void* backend;             /* backend-owned plan data */
+    /* plan files (>>plan_io) */
+    aicf_backend requested;    /* desc.backend as the caller gave it */
+    uint64_t model_fingerprint; /* aicf__graph_fingerprint of the caller's graph */
+    struct aicf__saved_algos* saved_algos; /* during aicf_plan_load only: the file's cuBLASLt
+                                              algorithms (aicf__cuda_matmul_plan uses them) */
 };
 
 /* ---- exec ---- */
@@ -375,6 +385,13 @@ typedef struct aicf__kt_kernel {
    freed by aicf__cuda_plan_free with aicf__free). Errors name the node. */
 aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
 
+/* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
+   storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
+   lowering will use (a Conv lowered to im2col + GEMM: its column buffer), else 0. The choice it
+   is based on depends only on the policy, shapes, storage types and whether cuBLASLt is
+   loaded, so aicf__cuda_select_step makes the same one. */
+aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes);
+
 typedef struct aicf__cuda_emitter aicf__cuda_emitter; /* defined in 80_cuda.c */
 
 /* Called by aicf__cuda_exec_create for every step, in order: adds the step's work to the
@@ -384,6 +401,9 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si);
 /* Provided by 80_cuda.c to 81_cuda_ops.c: */
 /* Device address of tensor t's storage (arena or weights); 0 if it has none. */
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
+/* Device address of the arena scratch of the step being emitted (arena + scratch_offset); 0 if
+   the step has none. */
+uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
    `kernel_index` with one by-value argument of args_size bytes (copied). */
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
@@ -419,6 +439,81 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
 /* Finds a kernel of the table by name; -1 if absent. */
 int aicf__cuda_kernel_find(const char* name);
+
+/* ---- plan files, explain, DOT (>>plan_io, src/75_plan_io.c) ----
+   A plan file records every decision of a plan as text (docs/plan_format.md). aicf_plan_load
+   never turns file bytes into a GPU program: it checks the header against this build, device
+   and graph, re-plans with the file's policy through aicf__plan_create_ex, where the cuBLASLt
+   algorithms come from the file (checked by cublasLtMatmulAlgoCheck) instead of the heuristic,
+   serialises the new plan and requires it to equal the file. */
+#define AICF__FNV_BASIS 0xcbf29ce484222325ull
+/* FNV-1a (64-bit) of n bytes, continuing from h (start with AICF__FNV_BASIS). */
+uint64_t aicf__fnv1a(uint64_t h, const void* data, size_t n);
+/* The same over a NUL-terminated string including its NUL (NULL hashes as one 0xff byte). */
+uint64_t aicf__fnv1a_str(uint64_t h, const char* s);
+/* Fingerprint of a graph as the caller built it: ops, names, attributes (subgraphs included),
+   shapes, dtypes, symbolic-dim bindings and constant bytes; no pointers, so deterministic. */
+uint64_t aicf__graph_fingerprint(const aicf_graph* g);
+
+/* A cuBLASLt algorithm as a plan file records it (plain data; see aicf__cuda_algo). */
+typedef struct aicf__algo_rec {
+    uint64_t blob[8];            /* cublasLtMatmulAlgo_t */
+    uint64_t workspace_bytes;
+    uint64_t cublaslt_version;   /* cublasLtGetVersion() of the plan that chose it */
+    unsigned align[4];           /* A, B, C, D pointer alignment (bytes) assumed */
+    int n_results;               /* heuristic results it was chosen from (#0 of n) */
+} aicf__algo_rec;
+
+/* One recorded algorithm and the matmul descriptor it was recorded for (as the step's op
+   program holds it: address fields carry the operand alignments, aicf__cuda_matmul_plan's
+   input). aicf__cuda_matmul_plan reuses `rec` for an identical descriptor, after
+   cublasLtMatmulAlgoCheck accepts it; a refusal is noted in `refused` and the step falls back
+   as if cuBLASLt had no algorithm (the plan then differs from the file and is refused). */
+typedef struct aicf__saved_algo {
+    aicf__matmul_desc desc;
+    aicf__algo_rec rec;
+    int line;                    /* of the plan file */
+    int used;                    /* times aicf__cuda_matmul_plan took it */
+    char refused[320];           /* why it was not taken ("" if it was, or never asked for) */
+} aicf__saved_algo;
+
+typedef struct aicf__saved_algos {
+    aicf__saved_algo* v;
+    int n;
+} aicf__saved_algos;
+
+/* aicf_plan_create, with `saved` (may be NULL) lent to the CUDA backend while it plans. */
+aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
+                                 aicf_plan** out);
+
+/* Provided by 80_cuda.c: the identity of the generated kernel table (FNV-1a over
+   AICF__KT_NVRTC_VERSION, AICF__KT_TARGETS, every module's name and source hash, and every
+   kernel's name, module, op, dtype, params and block); the NVRTC version and counts. An
+   AICF_NO_CUDA build reports the empty table. */
+uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels);
+
+/* Provided by 81_cuda_ops.c: step si's op program (step->backend on CUDA) as plain data. */
+typedef struct aicf__cuda_op_view {
+    int kind;                    /* 1 kernel, 2 device-to-device copy, 3 cuBLASLt matmul */
+    int kernel_index;            /* kernel: index in the table */
+    const char* kernel_name;     /* kernel: its name ("" otherwise) */
+    unsigned grid[3], block[3], shared_bytes;
+    uint32_t args_size;          /* kernel: argument struct bytes; matmul: aicf__matmul_desc */
+    const unsigned char* args;   /* args_size bytes, device addresses not yet patched (zero or
+                                    the plan-time value) */
+    int n_patch;                 /* device addresses patched in at exec creation */
+    uint32_t patch_field[16];    /* byte offset in args (copies: 0 = destination, then source) */
+    int patch_tensor[16];        /* tensor, or -2: the step's arena scratch */
+    uint64_t patch_add[16];      /* bytes added to the tensor's address */
+    uint64_t copy_bytes;         /* copy */
+    int algo;                    /* matmul: index of its algorithm record in the step */
+} aicf__cuda_op_view;
+/* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
+   the number of cuBLASLt algorithm records. */
+int aicf__cuda_step_ops(const aicf_plan* p, int si, int* n_algo);
+/* Op k (0 <= k < aicf__cuda_step_ops) and algorithm record k (0 <= k < *n_algo). */
+void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v);
+void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a);
 
 /* ---- subgraphs (GRAPH attributes: If's then_branch/else_branch, Loop's and Scan's body) ----
    A subgraph is an aicf_graph owned by its node's attribute (aicf__attrv.g). Its nodes may read

@@ -630,8 +630,13 @@ aicf_result aicf_graph_add_constant(aicf_graph* g, const aicf_tensor_desc* d) {
         tt->owns_data = 0;
     } else {
         tt->data = aicf__malloc(g->ctx, bytes);
-        if (!tt->data) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory (%zu bytes)",
-                                        d->name, bytes);
+        if (!tt->data) { /* the graph stays as it was: the tensor is not added */
+            tt->flags &= ~AICF__T_CONST;
+            tt->data_bytes = 0;
+            aicf__pop_tensor(g);
+            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_graph_add_constant: tensor '%s': out of memory (%zu bytes)",
+                             d->name, bytes);
+        }
         if (bytes) memcpy(tt->data, d->data, bytes);
         tt->owns_data = 1;
     }

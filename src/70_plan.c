@@ -605,9 +605,10 @@ static int aicf__root(const aicf_plan* p, int t) {
 }
 
 typedef struct aicf__interval {
-    int t;
+    int t;          /* tensor, or n_tensors + s for the scratch of step s */
     int first, last;
     size_t bytes;
+    size_t offset;  /* assigned */
 } aicf__interval;
 
 static int aicf__interval_cmp(const void* a, const void* b) {
@@ -618,14 +619,16 @@ static int aicf__interval_cmp(const void* a, const void* b) {
     return x->t - y->t;
 }
 
-/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots. */
+/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots and
+   steps[].scratch_offset for the steps' scratch (an interval [s, s]). */
 static aicf_result aicf__plan_memory(aicf_plan* p) {
     aicf_graph* g = p->g;
     int nt = g->n_tensors, i, j, s, nroots = 0;
+    size_t niv = (size_t)nt + (size_t)p->n_steps + 1;
     int* first = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
     int* last = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
-    aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval));
-    aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, (size_t)nt + 1, sizeof(aicf__interval*));
+    aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, niv, sizeof(aicf__interval));
+    aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, niv, sizeof(aicf__interval*));
     size_t arena = 0, lower = 0;
     if (!first || !last || !iv || !placed) {
         aicf__free(p->ctx, first);
@@ -684,6 +687,13 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
         iv[nroots].bytes = aicf__align_up(p->loc[i].bytes);
         nroots++;
     }
+    for (s = 0; s < p->n_steps; s++) { /* backend scratch: alive during its step only */
+        if (!p->steps[s].scratch_bytes) continue;
+        iv[nroots].t = nt + s;
+        iv[nroots].first = iv[nroots].last = s;
+        iv[nroots].bytes = aicf__align_up(p->steps[s].scratch_bytes);
+        nroots++;
+    }
     qsort(iv, (size_t)nroots, sizeof *iv, aicf__interval_cmp);
     for (i = 0; i < nroots; i++) {
         /* collect placed intervals overlapping in time, sorted by offset (insertion) */
@@ -693,18 +703,20 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             aicf__interval* q = &iv[j];
             if (q->last < iv[i].first || q->first > iv[i].last) continue;
             k = np++;
-            while (k > 0 && p->loc[placed[k - 1]->t].offset > p->loc[q->t].offset) {
+            while (k > 0 && placed[k - 1]->offset > q->offset) {
                 placed[k] = placed[k - 1];
                 k--;
             }
             placed[k] = q;
         }
         for (k = 0; k < np; k++) {
-            size_t qo = p->loc[placed[k]->t].offset, qe = qo + placed[k]->bytes;
+            size_t qo = placed[k]->offset, qe = qo + placed[k]->bytes;
             if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
             if (qe > off) off = qe;
         }
-        p->loc[iv[i].t].offset = off;
+        iv[i].offset = off;
+        if (iv[i].t < nt) p->loc[iv[i].t].offset = off;
+        else p->steps[iv[i].t - nt].scratch_offset = off;
         if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
     }
     for (s = -1; s <= p->n_steps; s++) {
@@ -864,6 +876,11 @@ static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st)
 }
 
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
+    return aicf__plan_create_ex(graph, desc, NULL, out);
+}
+
+aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
+                                 aicf_plan** out) {
     aicf_context* ctx;
     aicf_plan_desc d;
     aicf_plan* p;
@@ -935,6 +952,9 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
     p->ctx = ctx;
     p->target = d.backend;
     p->policy = d.policy;
+    p->requested = desc ? desc->backend : AICF_BACKEND_DEFAULT; /* plan files (>>plan_io) */
+    p->model_fingerprint = aicf__graph_fingerprint(graph);
+    p->saved_algos = saved;
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
@@ -1134,6 +1154,10 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
         }
         p->weights_bytes = off;
     }
+    /* the backend's per-step scratch (a Conv's im2col buffer), placed by the memory plan */
+    if (p->target == AICF_BACKEND_CUDA)
+        for (i = 0; i < p->n_steps; i++)
+            if ((r = aicf__cuda_step_scratch(p, i, &p->steps[i].scratch_bytes)) != AICF_SUCCESS) goto fail;
     r = aicf__plan_memory(p);
     if (r != AICF_SUCCESS) goto fail;
     /* kernels */
@@ -1149,6 +1173,7 @@ aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf
                      fallback_reason[0] ? fallback_reason : "CPU reference executor (float32)");
         }
     }
+    p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
     *out = p;
     return AICF_SUCCESS;
 oom:

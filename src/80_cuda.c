@@ -15,8 +15,11 @@
 
    Contexts. aicf uses the device's primary context (cuDevicePrimaryCtxRetain), pushed around
    every piece of work and popped afterwards, so any thread may call and the caller's own
-   current context is left as it was. A stream passed in aicf_exec_desc.stream must belong to
-   that primary context (the CUDA runtime's streams do).
+   current context is left as it was. The per-replay calls (set_input, launch, wait,
+   get_output, benchmark) first ask cuCtxGetCurrent and skip the push/pop pair when the primary
+   context is already current on the calling thread, as it is in a thread that uses the CUDA
+   runtime on that device. A stream passed in aicf_exec_desc.stream must belong to that primary
+   context (the CUDA runtime's streams do).
 
    Kernel images. At exec creation, the modules the plan's steps use are loaded, each once per
    exec (not cached per context: an exec owns everything it made, and no lock is needed).
@@ -34,7 +37,46 @@
 
    Thread safety: aicf__cuda_init may race on one context (a small atomic state machine makes
    the first caller load, the others wait). Execs are independent; one exec must not be used
-   from two threads at once. */
+   from two threads at once.
+
+   Benchmark (aicf_exec_benchmark, at the end of this section). Each replay is bracketed by two
+   CUDA events recorded on the exec's stream, as PyTorch's torch.cuda.Event timing does:
+   record(start), aicf_exec_launch, record(end), cuEventSynchronize(end), cuEventElapsedTime.
+   Replays are serialised (the next starts after the previous end event completed). The host
+   time of the launch call is read from the host clock below. */
+
+/* ---- host clock (benchmark) ----
+   Microseconds from a monotonic clock: QueryPerformanceCounter on Windows, clock_gettime
+   (CLOCK_MONOTONIC) where <time.h> declares it (POSIX feature macros, or C++); in strict ISO C
+   without them, gettimeofday (microsecond resolution, not monotonic). */
+#if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+static double aicf__now_us(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+}
+#else
+#  include <time.h>
+#  if defined(CLOCK_MONOTONIC)
+static double aicf__now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+#  else
+#    include <sys/time.h>
+static double aicf__now_us(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+#  endif
+#endif
 
 #if !defined(AICF_NO_CUDA)
 
@@ -124,6 +166,7 @@ typedef struct aicf__CUstream_st* aicf__CUstream;
 typedef struct aicf__CUgraph_st* aicf__CUgraph;
 typedef struct aicf__CUgraphNode_st* aicf__CUgraphNode;
 typedef struct aicf__CUgraphExec_st* aicf__CUgraphExec;
+typedef struct aicf__CUevent_st* aicf__CUevent;
 typedef struct aicf__CUarray_st* aicf__CUarray;
 typedef int aicf__CUjit_option;                 /* enum CUjit_option_enum */
 typedef int aicf__CUdevice_attribute;
@@ -153,6 +196,7 @@ typedef unsigned long long aicf__cuuint64_t;
 #define AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
 #define AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define AICF__CU_STREAM_NON_BLOCKING 0x1
+#define AICF__CU_EVENT_DEFAULT 0x0
 #define AICF__CU_STREAM_CAPTURE_MODE_RELAXED 2
 #define AICF__CU_MEMHOSTALLOC_PORTABLE 0x01
 #define AICF__CU_MEMORYTYPE_HOST 0x01
@@ -206,6 +250,7 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuDevicePrimaryCtxRelease, 11000, (aicf__CUdevice))                                         \
     X(cuCtxPushCurrent, 4000, (aicf__CUcontext))                                                  \
     X(cuCtxPopCurrent, 4000, (aicf__CUcontext*))                                                  \
+    X(cuCtxGetCurrent, 4000, (aicf__CUcontext*))                                                  \
     X(cuMemAlloc, 3020, (aicf__CUdeviceptr*, size_t))                                             \
     X(cuMemFree, 3020, (aicf__CUdeviceptr))                                                       \
     X(cuMemHostAlloc, 2020, (void**, size_t, unsigned int))                                       \
@@ -222,6 +267,11 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuStreamCreate, 2000, (aicf__CUstream*, unsigned int))                                      \
     X(cuStreamDestroy, 4000, (aicf__CUstream))                                                    \
     X(cuStreamSynchronize, 2000, (aicf__CUstream))                                                \
+    X(cuEventCreate, 2000, (aicf__CUevent*, unsigned int))                                        \
+    X(cuEventRecord, 2000, (aicf__CUevent, aicf__CUstream))                                       \
+    X(cuEventSynchronize, 2000, (aicf__CUevent))                                                  \
+    X(cuEventElapsedTime, 2000, (float*, aicf__CUevent, aicf__CUevent))                           \
+    X(cuEventDestroy, 4000, (aicf__CUevent))                                                      \
     X(cuStreamBeginCapture, 10010, (aicf__CUstream, aicf__CUstreamCaptureMode))                   \
     X(cuStreamEndCapture, 10000, (aicf__CUstream, aicf__CUgraph*))                                \
     X(cuGraphCreate, 10000, (aicf__CUgraph*, unsigned int))                                       \
@@ -305,6 +355,9 @@ typedef struct aicf__cublasLtMatmulHeuristicResult_t {
     X(aicf__cublasStatus_t, cublasLtMatmulPreferenceSetAttribute, (void*, int, const void*, size_t)) \
     X(aicf__cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,                                       \
       (void*, void*, void*, void*, void*, void*, void*, int, aicf__cublasLtMatmulHeuristicResult_t*, int*)) \
+    X(aicf__cublasStatus_t, cublasLtMatmulAlgoCheck,                                              \
+      (void*, void*, void*, void*, void*, void*, const aicf__cublasLtMatmulAlgo_t*,               \
+       aicf__cublasLtMatmulHeuristicResult_t*))                                                   \
     X(aicf__cublasStatus_t, cublasLtMatmul,                                                       \
       (void*, void*, const void*, const void*, void*, const void*, void*, const void*, const void*, \
        void*, void*, void*, const aicf__cublasLtMatmulAlgo_t*, void*, size_t, aicf__CUstream))
@@ -455,6 +508,23 @@ static void aicf__cuda_pop(struct aicf__cuda* cu) {
     cu->api.cuCtxPopCurrent(&c);
 }
 
+/* The per-replay form: pushes the primary context only when it is not current on this thread
+   already (one cuCtxGetCurrent instead of a cuCtxPushCurrent/cuCtxPopCurrent pair per call).
+   *pushed tells aicf__cuda_leave whether to pop. */
+static aicf_result aicf__cuda_enter(aicf_context* ctx, struct aicf__cuda* cu, int* pushed) {
+    aicf__CUcontext cur = NULL;
+    aicf_result res;
+    *pushed = 0;
+    if (cu->api.cuCtxGetCurrent(&cur) == AICF__CUDA_SUCCESS && cur && cur == cu->pctx) return AICF_SUCCESS;
+    res = aicf__cuda_push(ctx, cu);
+    *pushed = res == AICF_SUCCESS;
+    return res;
+}
+
+static void aicf__cuda_leave(struct aicf__cuda* cu, int pushed) {
+    if (pushed) aicf__cuda_pop(cu);
+}
+
 /* ---- the image choice (pure: tested on the CPU) ---- */
 
 /* Returns the index in images[0..n_images) of the image to load for `module` on a device of
@@ -519,6 +589,26 @@ int aicf__cuda_kernel_find(const char* name) {
     for (i = 0; i < AICF__KT_NUM_KERNELS; ++i)
         if (aicf__kt_kernels[i].name && strcmp(aicf__kt_kernels[i].name, name) == 0) return i;
     return -1;
+}
+
+/* The table's identity for plan files (declared in >>internal). */
+uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
+    uint64_t h = aicf__fnv1a_str(aicf__fnv1a_str(AICF__FNV_BASIS, AICF__KT_NVRTC_VERSION), AICF__KT_TARGETS);
+    int i;
+    for (i = 0; i < AICF__KT_NUM_MODULES; ++i)
+        h = aicf__fnv1a_str(aicf__fnv1a_str(h, aicf__kt_modules[i].name), aicf__kt_modules[i].source_hash);
+    for (i = 0; i < AICF__KT_NUM_KERNELS; ++i) {
+        const aicf__kt_kernel* k = &aicf__kt_kernels[i];
+        int32_t v[2];
+        v[0] = k->module;
+        v[1] = (int32_t)k->block;
+        h = aicf__fnv1a_str(aicf__fnv1a_str(aicf__fnv1a_str(aicf__fnv1a_str(h, k->name), k->op), k->dtype), k->params);
+        h = aicf__fnv1a(h, v, sizeof v);
+    }
+    if (nvrtc) *nvrtc = AICF__KT_NVRTC_VERSION;
+    if (n_modules) *n_modules = AICF__KT_NUM_MODULES;
+    if (n_kernels) *n_kernels = AICF__KT_NUM_KERNELS;
+    return h;
 }
 
 /* ---- initialisation ---- */
@@ -956,6 +1046,55 @@ static unsigned aicf__cu_operand_align(uint64_t addr, int64_t stride, int64_t ba
     return a;
 }
 
+/* aicf_plan_load (>>plan_io): the plan file's algorithm for descriptor d. Returns 0 when the
+   file recorded none for d, 1 with res[0] and *nres set when it did and cuBLASLt accepts it
+   (same cuBLASLt version and alignments, workspace within the limit,
+   cublasLtMatmulAlgoCheck succeeds for this descriptor), -1 when it is refused: the reason is
+   kept in the record for the loader's message and recorded as the error. */
+static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, const aicf__matmul_desc* d,
+                               const aicf__lt_objs* o, const unsigned al[4], uint64_t ws_limit,
+                               aicf__cublasLtMatmulHeuristicResult_t* res, int* nres) {
+    aicf__saved_algo* sa = NULL;
+    aicf__cublasLtMatmulHeuristicResult_t chk;
+    aicf__cublasStatus_t s;
+    char buf[48];
+    int i;
+    for (i = 0; i < p->saved_algos->n && !sa; i++)
+        if (memcmp(&p->saved_algos->v[i].desc, d, sizeof *d) == 0) sa = &p->saved_algos->v[i];
+    if (!sa) return 0;
+    if (sa->rec.cublaslt_version != (uint64_t)cu->lt_version)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "it was recorded with cuBLASLt %llu, loaded is %llu",
+                     (unsigned long long)sa->rec.cublaslt_version, (unsigned long long)cu->lt_version);
+    else if (memcmp(sa->rec.align, al, sizeof sa->rec.align) != 0)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "it assumes operand alignments %u/%u/%u/%u B, this plan gives %u/%u/%u/%u B",
+                     sa->rec.align[0], sa->rec.align[1], sa->rec.align[2], sa->rec.align[3], al[0], al[1], al[2], al[3]);
+    else if (sa->rec.workspace_bytes > ws_limit)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "it needs %llu B of workspace, the policy allows %llu B",
+                     (unsigned long long)sa->rec.workspace_bytes, (unsigned long long)ws_limit);
+    else if (sa->rec.n_results < 1 || sa->rec.n_results > 8)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "heuristic result count %d is not 1..8", sa->rec.n_results);
+    if (sa->refused[0]) goto refused;
+    memset(res, 0, sizeof *res);
+    memset(&chk, 0, sizeof chk);
+    memcpy(res->algo.data, sa->rec.blob, sizeof res->algo.data);
+    s = cu->lt.cublasLtMatmulAlgoCheck(cu->lt_handle, o->desc, o->la, o->lb, o->lc, o->ld, &res->algo, &chk);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "cublasLtMatmulAlgoCheck refuses it: %s",
+                     aicf__cublas_status_name(cu, s, buf, sizeof buf));
+    else if ((uint64_t)chk.workspaceSize > sa->rec.workspace_bytes)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "cublasLtMatmulAlgoCheck says it needs %llu B of workspace, the file records %llu B",
+                     (unsigned long long)chk.workspaceSize, (unsigned long long)sa->rec.workspace_bytes);
+    if (sa->refused[0]) goto refused;
+    res->workspaceSize = (size_t)sa->rec.workspace_bytes;
+    *nres = sa->rec.n_results;
+    sa->used++;
+    return 1;
+refused:
+    aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "matmul M=%lld N=%lld K=%lld batch=%lld: the plan file's cuBLASLt algorithm (line %d) is refused: %s",
+              (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch, sa->line, sa->refused);
+    return -1;
+}
+
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
@@ -987,6 +1126,14 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
     if (r != AICF_SUCCESS) return r;
     r = aicf__lt_build(ctx, cu, d, &o);
     if (r != AICF_SUCCESS) goto done;
+    if (p->saved_algos) { /* a plan file being loaded: its algorithm, checked, not searched */
+        int k = aicf__cu_saved_algo(ctx, cu, p, d, &o, al, ws_limit, res, &nres);
+        if (k > 0) goto chosen;
+        if (k < 0) {
+            r = AICF_ERROR_PLAN_MISMATCH;
+            goto done;
+        }
+    }
     s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
     if (s != AICF__CUBLAS_STATUS_SUCCESS) {
         pref = NULL;
@@ -1017,6 +1164,7 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
                       aicf__cublas_status_name(cu, s, buf, sizeof buf), nres);
         goto done;
     }
+chosen:
     /* rounded up to 16 bytes: callers may copy the record in 16-byte units */
     rec = (aicf__cuda_algo*)aicf__calloc(ctx, 1, (sizeof *rec + 15u) & ~(size_t)15u);
     if (!rec) {
@@ -1076,6 +1224,16 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) {
         t = l->alias_of;
     }
     return 0;
+}
+
+uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) {
+    const aicf__step* st;
+    if (!em || !em->plan || !em->x || !em->x->arena || em->step < 0 || em->step >= em->plan->n_steps) return 0;
+    st = &em->plan->steps[em->step];
+    if (!st->scratch_bytes || st->scratch_offset > em->x->arena_bytes ||
+        st->scratch_bytes > em->x->arena_bytes - st->scratch_offset)
+        return 0;
+    return (uint64_t)em->x->arena + st->scratch_offset;
 }
 
 /* "step 3 (node 12 'conv1', Conv)" or "graph build" into buf. */
@@ -1698,7 +1856,7 @@ aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data,
     aicf_result res;
     aicf__CUresult r = AICF__CUDA_SUCCESS;
     size_t need = 0;
-    int t;
+    int t, pushed = 0;
     const char* fn = "";
     if (!x) return AICF_ERROR_STATE;
     if (index < 0 || index >= e->plan->n_in)
@@ -1714,7 +1872,7 @@ aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data,
     memset(&em, 0, sizeof em);
     em.plan = e->plan;
     em.x = x;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     if (!(e->desc.flags & AICF_EXEC_DEVICE_IO)) {
         /* into pinned staging; the graph's copy-in node moves it */
@@ -1737,7 +1895,7 @@ aicf_result aicf__cuda_exec_set_input(aicf_exec* e, int index, const void* data,
             r = cu->api.cuMemcpyHtoDAsync(dst, data, bytes, x->stream);
         }
     }
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     if (res != AICF_SUCCESS) return res;
     if (r != AICF__CUDA_SUCCESS) {
         char what[300];
@@ -1752,11 +1910,12 @@ aicf_result aicf__cuda_exec_launch(aicf_exec* e) {
     aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_launch");
     aicf__CUresult r;
     aicf_result res;
+    int pushed = 0;
     if (!x) return AICF_ERROR_STATE;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     r = cu->api.cuGraphLaunch(x->graph_exec, x->stream);
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuGraphLaunch", NULL);
     x->in_flight = 1;
     return AICF_SUCCESS;
@@ -1767,11 +1926,12 @@ aicf_result aicf__cuda_exec_wait(aicf_exec* e) {
     aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_wait");
     aicf__CUresult r;
     aicf_result res;
+    int pushed = 0;
     if (!x) return AICF_ERROR_STATE;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     r = cu->api.cuStreamSynchronize(x->stream);
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     x->in_flight = 0;
     if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, "cuStreamSynchronize", "waiting for the exec's graph");
     return AICF_SUCCESS;
@@ -1784,7 +1944,7 @@ aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size
     aicf_result res;
     aicf__CUresult r = AICF__CUDA_SUCCESS;
     size_t need = 0;
-    int t;
+    int t, pushed = 0;
     const char* fn = "cuStreamSynchronize";
     if (!x) return AICF_ERROR_STATE;
     if (index < 0 || index >= e->plan->n_out)
@@ -1797,7 +1957,7 @@ aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size
                          aicf__cu_tname(e->plan, t), need, bytes);
     if (bytes && !data) return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_get_output: output %d: data is NULL", index);
     if (bytes == 0) return AICF_SUCCESS;
-    res = aicf__cuda_push(e->ctx, cu);
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_settle(e, cu, x);
     if (res == AICF_SUCCESS) {
@@ -1815,7 +1975,7 @@ aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size
             }
         }
     }
-    aicf__cuda_pop(cu);
+    aicf__cuda_leave(cu, pushed);
     if (res != AICF_SUCCESS) return res;
     if (r != AICF__CUDA_SUCCESS) {
         char what[300];
@@ -1850,6 +2010,59 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     out->graph_nodes = x->graph_nodes;
     out->kernel_nodes = x->kernel_nodes;
     out->device_bytes = x->arena_bytes + x->weights_bytes + x->workspace_bytes + x->staging_bytes;
+    return AICF_SUCCESS;
+}
+
+/* aicf_exec_benchmark on CUDA: warmup + iters replays, each between two events on the exec's
+   stream; the launch goes through aicf__cuda_exec_launch (what aicf_exec_launch costs). */
+static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_us, float* host_launch_us) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_benchmark");
+    aicf__CUevent ev[2] = {NULL, NULL};
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    const char* fn = "";
+    aicf_result res;
+    int pushed = 0, i = 0, n = warmup + iters;
+    if (!x) return AICF_ERROR_STATE;
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_settle(e, cu, x);
+    if (res == AICF_SUCCESS) {
+        fn = "cuEventCreate";
+        r = cu->api.cuEventCreate(&ev[0], AICF__CU_EVENT_DEFAULT);
+        if (r != AICF__CUDA_SUCCESS) ev[0] = NULL;
+        else if ((r = cu->api.cuEventCreate(&ev[1], AICF__CU_EVENT_DEFAULT)) != AICF__CUDA_SUCCESS) ev[1] = NULL;
+    }
+    for (i = 0; res == AICF_SUCCESS && r == AICF__CUDA_SUCCESS && i < n; ++i) {
+        double t0, t1;
+        float ms = 0.0f;
+        fn = "cuEventRecord";
+        if ((r = cu->api.cuEventRecord(ev[0], x->stream)) != AICF__CUDA_SUCCESS) break;
+        t0 = aicf__now_us();
+        res = aicf__cuda_exec_launch(e);
+        t1 = aicf__now_us();
+        if (res != AICF_SUCCESS) break;
+        if ((r = cu->api.cuEventRecord(ev[1], x->stream)) != AICF__CUDA_SUCCESS) break;
+        fn = "cuEventSynchronize";
+        if ((r = cu->api.cuEventSynchronize(ev[1])) != AICF__CUDA_SUCCESS) break;
+        x->in_flight = 0; /* the end event follows the graph on the stream */
+        fn = "cuEventElapsedTime";
+        if ((r = cu->api.cuEventElapsedTime(&ms, ev[0], ev[1])) != AICF__CUDA_SUCCESS) break;
+        if (i >= warmup) {
+            if (gpu_us) gpu_us[i - warmup] = ms * 1000.0f;
+            if (host_launch_us) host_launch_us[i - warmup] = (float)(t1 - t0);
+        }
+    }
+    if (ev[0]) cu->api.cuEventDestroy(ev[0]);
+    if (ev[1]) cu->api.cuEventDestroy(ev[1]);
+    aicf__cuda_leave(cu, pushed);
+    if (res != AICF_SUCCESS) return res; /* its message is set */
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[96];
+        if (ev[0] && ev[1]) aicf__cu_fmt(what, sizeof what, "aicf_exec_benchmark, replay %d of %d", i + 1, n);
+        else aicf__cu_fmt(what, sizeof what, "aicf_exec_benchmark, timing events");
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
     return AICF_SUCCESS;
 }
 
@@ -1895,6 +2108,7 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     return AICF_ERROR_NO_DEVICE;
 }
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
+uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
                                    unsigned shared_bytes, const void* args, size_t args_size) {
     AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);
@@ -1915,5 +2129,37 @@ aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_de
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
+uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
+    /* as an empty table (AICF_NO_KERNEL_TABLE) would have it */
+    if (nvrtc) *nvrtc = "none";
+    if (n_modules) *n_modules = 0;
+    if (n_kernels) *n_kernels = 0;
+    return aicf__fnv1a_str(aicf__fnv1a_str(AICF__FNV_BASIS, "none"), "");
+}
+static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_us, float* host_launch_us) {
+    AICF__UNUSED(warmup); AICF__UNUSED(iters); AICF__UNUSED(gpu_us); AICF__UNUSED(host_launch_us);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
 
 #endif /* AICF_NO_CUDA */
+
+/* ---- aicf_exec_benchmark (both backends) ---- */
+aicf_result aicf_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_us, float* host_launch_us) {
+    int i;
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (warmup < 0 || iters < 1 || (long long)warmup + (long long)iters > 0x7fffffffLL)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "aicf_exec_benchmark: warmup %d must be >= 0, iters %d >= 1, and their sum fit an int", warmup, iters);
+    if (e->plan->target == AICF_BACKEND_CUDA) return aicf__cuda_exec_benchmark(e, warmup, iters, gpu_us, host_launch_us);
+    for (i = 0; i < warmup + iters; ++i) { /* CPU: a launch is the whole run, synchronous */
+        double t0 = aicf__now_us(), t1;
+        aicf_result r = aicf_exec_launch(e);
+        t1 = aicf__now_us();
+        if (r != AICF_SUCCESS) return r;
+        if (i >= warmup) {
+            if (gpu_us) gpu_us[i - warmup] = (float)(t1 - t0);
+            if (host_launch_us) host_launch_us[i - warmup] = (float)(t1 - t0);
+        }
+    }
+    return AICF_SUCCESS;
+}

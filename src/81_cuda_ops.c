@@ -196,9 +196,12 @@ enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
 
 typedef struct aicf__cuo_fix {
     uint32_t field; /* byte offset of a uint64_t device address inside args */
-    int tensor;     /* tensor whose address goes there */
+    int tensor;     /* tensor whose address goes there, or AICF__CUO_SCRATCH */
     uint64_t add;   /* bytes added to that address */
 } aicf__cuo_fix;
+
+/* aicf__cuo_fix.tensor naming the step's arena scratch (aicf__step.scratch_offset) */
+#define AICF__CUO_SCRATCH (-2)
 
 typedef struct aicf__cuo_op {
     int kind;                /* AICF__CUO_* */
@@ -1073,7 +1076,7 @@ static void aicf__cuo_mm_desc(aicf__cuo* c, aicf__matmul_desc* md) {
     md->alpha = 1.0f;
     md->dtype = c->f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
     /* the tf32 policy puts GEMMs (Gemm, MatMul) on TF32 tensor cores; convolutions lowered to
-       GEMMs keep float32 arithmetic (as the policy's documentation says) */
+       GEMMs set it themselves (src/82_cuda_conv.c) */
     md->tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32 && c->nd &&
                (c->nd->op == AICF__OP_Gemm || c->nd->op == AICF__OP_MatMul);
 }
@@ -1474,8 +1477,13 @@ static aicf_result aicf__cuo_window(aicf__cuo* c, const aicf__shape* x, const ai
     return AICF_SUCCESS;
 }
 
+/* src/82_cuda_conv.c: Conv as (im2col +) cuBLASLt GEMM when policy.conv_algo or its cost model
+   picks it (*done = 1); otherwise why[] says why not. */
+static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, char* why,
+                                        size_t cap, int* done);
+
 static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
-    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), done = 0;
     const aicf__shape* xs = aicf__cuo_shape(c, X);
     const aicf__shape* ws = aicf__cuo_shape(c, Wt);
     int64_t group = aicf__attr_i(c->nd, "group", 1), M, Cg, Mg, Kg, NP;
@@ -1511,48 +1519,8 @@ static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
     a.stride_w = w.sw;
     a.dil_h = w.dh;
     a.dil_w = w.dw;
-    /* pointwise convolution = a GEMM per image: Y[n] (M x HW) = W (M x C) X[n] (C x HW) */
-    if (group == 1 && w.KH == 1 && w.KW == 1 && w.sh == 1 && w.sw == 1 && w.ph == 0 && w.pw == 0 && w.phe == 0 &&
-        w.pwe == 0 && w.C > 0) {
-        aicf__matmul_desc md;
-        int64_t HW = w.H * w.W;
-        aicf__cuo_mm_desc(c, &md);
-        md.M = M;
-        md.N = HW;
-        md.K = w.C;
-        md.lda = w.C;
-        md.ldb = HW;
-        md.ldc = HW;
-        md.batch = w.N;
-        md.stride_a = 0;
-        md.stride_b = w.C * HW;
-        md.stride_c = M * HW;
-        aicf__cuo_mm_align(c, &md, Wt, X, -1, Y);
-        if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
-        if (slot >= 0) {
-            if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS) return r;
-            if (Bi >= 0) { /* Y += B[1,M,1] */
-                aicf__shape ys3, bs3;
-                memset(&ys3, 0, sizeof ys3);
-                memset(&bs3, 0, sizeof bs3);
-                ys3.rank = bs3.rank = 3;
-                ys3.d[0] = w.N;
-                ys3.d[1] = M;
-                ys3.d[2] = HW;
-                bs3.d[0] = 1;
-                bs3.d[1] = M;
-                bs3.d[2] = 1;
-                if ((r = aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3)) != AICF_SUCCESS) return r;
-                snprintf(c->kernel, sizeof c->kernel, "cublasLt:matmul");
-            }
-            aicf__cuo_reason(c, "1x1 conv as GEMM: %.100s; M=%lld N=%lld K=%lld batch=%lld%s", why, (long long)M,
-                             (long long)HW, (long long)w.C, (long long)w.N, Bi >= 0 ? ", bias kernel after" : "");
-            return AICF_SUCCESS;
-        }
-    } else {
-        snprintf(why, sizeof why, "no cuBLASLt path for a %s conv",
-                 group > 1 ? "grouped" : (w.KH * w.KW > 1 ? "spatial" : "strided or padded"));
-    }
+    /* im2col + cuBLASLt GEMM, or the input itself as the GEMM's B for a pointwise conv */
+    if ((r = aicf__cuc_lower_gemm(c, &w, M, group, why, sizeof why, &done)) != AICF_SUCCESS || done) return r;
     if (Mg >= 16 && Kg >= 16 && NP >= 64 && group <= 65535 && (Mg + 63) / 64 <= 65535 && (NP + 63) / 64 <= 0x7fffffff) {
         grid[0] = (unsigned)((NP + 63) / 64);
         grid[1] = (unsigned)((Mg + 63) / 64);
@@ -1560,12 +1528,12 @@ static aicf_result aicf__cuo_lower_conv(aicf__cuo* c) {
         block[0] = AICF__CUO_BLOCK;
         block[1] = block[2] = 1;
         snprintf(name, sizeof name, "aicf_conv2d_igemm_%s", aicf__cuo_dtn(c));
-        aicf__cuo_reason(c, "implicit GEMM 64x64x16: M=%lld N=%lld K=%lld per group, %lld groups (%.60s)", (long long)Mg,
+        aicf__cuo_reason(c, "implicit GEMM 64x64x16: M=%lld N=%lld K=%lld per group, %lld groups (%.100s)", (long long)Mg,
                          (long long)NP, (long long)Kg, (long long)group, why);
     } else {
         aicf__cuo_dims1(w.N * M * w.OH * w.OW, grid, block);
         snprintf(name, sizeof name, "aicf_conv2d_direct_%s", aicf__cuo_dtn(c));
-        aicf__cuo_reason(c, "direct conv (one thread per output): %lld channels/group, K=%lld per output (%.60s)", (long long)Mg,
+        aicf__cuo_reason(c, "direct conv (one thread per output): %lld channels/group, K=%lld per output (%.100s)", (long long)Mg,
                          (long long)Kg, why);
     }
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
@@ -3251,7 +3219,12 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
         uint64_t addr[AICF__CUO_MAX_PATCH];
         aicf_result r;
         for (k = 0; k < op->n_patch; k++) {
-            uint64_t base = aicf__cuda_tensor_ptr(em, op->patch[k].tensor);
+            uint64_t base = op->patch[k].tensor == AICF__CUO_SCRATCH ? aicf__cuda_scratch_ptr(em)
+                                                                      : aicf__cuda_tensor_ptr(em, op->patch[k].tensor);
+            if (!base && op->patch[k].tensor == AICF__CUO_SCRATCH)
+                return aicf__err(p->ctx, AICF_ERROR_STATE,
+                                 "aicf_exec_create: step %d (%s): its %llu bytes of arena scratch at offset %llu are not in the arena",
+                                 si, st->kernel, (unsigned long long)st->scratch_bytes, (unsigned long long)st->scratch_offset);
             if (!base) {
                 const aicf__tensor* t = &p->g->tensors[op->patch[k].tensor];
                 return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): tensor '%.200s' has no device storage",
@@ -3272,4 +3245,67 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
         if (r != AICF_SUCCESS) return r;
     }
     return AICF_SUCCESS;
+}
+
+/* ---- the op program as plain data, for plan files and explain (>>plan_io) ---- */
+typedef char aicf__cuo_check_view[AICF__CUO_MAX_PATCH <= 16 ? 1 : -1]; /* aicf__cuda_op_view's arrays */
+
+int aicf__cuda_step_ops(const aicf_plan* p, int si, int* n_algo) {
+    const aicf__cuo_prog* pr;
+    if (n_algo) *n_algo = 0;
+    if (!p || p->target != AICF_BACKEND_CUDA || si < 0 || si >= p->n_steps || !p->steps[si].backend) return 0;
+    pr = (const aicf__cuo_prog*)p->steps[si].backend;
+    if (n_algo) *n_algo = pr->n_algo;
+    return pr->n_ops;
+}
+
+void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v) {
+    aicf__cuo_prog* pr;
+    const aicf__cuo_op* op;
+    int i;
+    memset(v, 0, sizeof *v);
+    v->kernel_index = v->algo = -1;
+    v->kernel_name = "";
+    if (k < 0 || k >= aicf__cuda_step_ops(p, si, NULL)) return;
+    pr = (aicf__cuo_prog*)p->steps[si].backend;
+    op = &aicf__cuo_prog_ops(pr)[k];
+    v->kind = op->kind;
+    v->kernel_index = op->kernel_index;
+#if !defined(AICF_NO_CUDA)
+    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 && op->kernel_index < AICF__KT_NUM_KERNELS)
+        v->kernel_name = aicf__kt_kernels[op->kernel_index].name;
+#endif
+    memcpy(v->grid, op->grid, sizeof v->grid);
+    memcpy(v->block, op->block, sizeof v->block);
+    v->shared_bytes = op->shared_bytes;
+    v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
+    v->args = (const unsigned char*)op->args;
+    v->n_patch = op->n_patch;
+    for (i = 0; i < op->n_patch && i < AICF__CUO_MAX_PATCH; i++) {
+        v->patch_field[i] = op->patch[i].field;
+        v->patch_tensor[i] = op->patch[i].tensor;
+        v->patch_add[i] = op->patch[i].add;
+    }
+    v->copy_bytes = op->copy_bytes;
+    v->algo = op->kind == AICF__CUO_MATMUL ? op->algo : -1;
+}
+
+void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) {
+    int n_algo = 0;
+    memset(a, 0, sizeof *a);
+    aicf__cuda_step_ops(p, si, &n_algo);
+    if (k < 0 || k >= n_algo) return;
+#if !defined(AICF_NO_CUDA)
+    {
+        const aicf__cuda_algo* rec = (const aicf__cuda_algo*)aicf__cuo_prog_algo((aicf__cuo_prog*)p->steps[si].backend, k);
+        memcpy(a->blob, rec->algo.data, sizeof a->blob);
+        a->workspace_bytes = (uint64_t)rec->workspace_bytes;
+        a->cublaslt_version = (uint64_t)rec->cublaslt_version;
+        a->align[0] = rec->align_a;
+        a->align[1] = rec->align_b;
+        a->align[2] = rec->align_c;
+        a->align[3] = rec->align_d;
+        a->n_results = rec->n_results;
+    }
+#endif
 }

@@ -2,6 +2,8 @@
 # One GPU-machine session in one call: build, the GPU suite, the benchmarks. Logs go to $OUT.
 #   AICF_TEST_DATA   test data (default .devdata/data: a copy of ../shared/data carried along)
 #   STAGE            all (default) | test | bench
+#   BENCH_ARGS       bench/run.sh's options (default: --iters 300 --no-compile); its results go to
+#                    $OUT/bench (peers.jsonl, models.jsonl, gemm.jsonl, table.md; docs/benchmarks.md)
 set -uo pipefail
 OUT=${OUT:-/tmp/aicf-out}; mkdir -p "$OUT"
 export AICF_TEST_DATA=${AICF_TEST_DATA:-$PWD/.devdata/data}
@@ -15,9 +17,6 @@ if [ "$STAGE" = all ] || [ "$STAGE" = test ]; then
   grep -E "FAIL|passed|ok  |SKIP|model " "$OUT/test-gpu.log" | tail -120
 fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
-  M=$AICF_TEST_DATA/models
-  for prec in fp32 tf32 fp16; do
-    build/aicf bench "$M/mnist/model.onnx" --backend cuda --precision $prec --iters 5000 --json
-    build/aicf bench "$M/mlp_policy/model.onnx" --backend cuda --dim batch=1 --precision $prec --iters 5000 --json
-  done 2>&1 | tee "$OUT/bench.log"
+  # shellcheck disable=SC2086 # BENCH_ARGS is a list of options
+  OUT="$OUT/bench" bench/run.sh ${BENCH_ARGS:---iters 300 --no-compile} 2>&1 | tee "$OUT/bench.log"
 fi

@@ -98,6 +98,7 @@ SA(c_ccmin, AICF__CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR == CU_DEVICE_ATTR
 SA(c_smem, AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN == CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 SA(c_fsmem, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
 SA(c_nonblock, AICF__CU_STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING);
+SA(c_evdefault, AICF__CU_EVENT_DEFAULT == CU_EVENT_DEFAULT);
 SA(c_relaxed, AICF__CU_STREAM_CAPTURE_MODE_RELAXED == CU_STREAM_CAPTURE_MODE_RELAXED);
 SA(c_portable, AICF__CU_MEMHOSTALLOC_PORTABLE == CU_MEMHOSTALLOC_PORTABLE);
 SA(c_mhost, AICF__CU_MEMORYTYPE_HOST == CU_MEMORYTYPE_HOST);
@@ -388,7 +389,8 @@ typedef struct tplan {
     float alpha;
     float* wdata;
     int mode; /* what test_emit emits: 0 kernel + copy, 1 nothing, 2 the bad kernel, 3 a matmul,
-                 4 bad launch dims, 5 oversized args, 6 null copy, 7 bad kernel index */
+                 4 bad launch dims, 5 oversized args, 6 null copy, 7 bad kernel index,
+                 8 kernel into the step's arena scratch (aicf__cuda_scratch_ptr) + copy from it */
 } tplan;
 
 static size_t al256(size_t b) { return (b + 255u) & ~(size_t)255u; }
@@ -483,7 +485,7 @@ static aicf_result test_emit(aicf__cuda_emitter* em, aicf_plan* p, int si) {
     memset(&a, 0, sizeof a);
     a.x = aicf__cuda_tensor_ptr(em, TX);
     a.y = aicf__cuda_tensor_ptr(em, TW);
-    a.out = aicf__cuda_tensor_ptr(em, TY);
+    a.out = tp->mode == 8 ? aicf__cuda_scratch_ptr(em) : aicf__cuda_tensor_ptr(em, TY);
     a.n = (uint64_t)tp->n;
     a.alpha = tp->alpha;
     if (!a.x || !a.y || !a.out) return aicf__err(p->ctx, AICF_ERROR_STATE, "test_emit: null tensor address");
@@ -509,7 +511,7 @@ static aicf_result test_emit(aicf__cuda_emitter* em, aicf_plan* p, int si) {
     if (tp->mode == 7) k = 57;
     r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, tp->mode == 5 ? (size_t)8192 : sizeof a);
     if (r != AICF_SUCCESS) return r;
-    return aicf__cuda_emit_copy(em, aicf__cuda_tensor_ptr(em, TZ), aicf__cuda_tensor_ptr(em, TY), (size_t)tp->n * 4);
+    return aicf__cuda_emit_copy(em, aicf__cuda_tensor_ptr(em, TZ), a.out, (size_t)tp->n * 4);
 }
 
 static void exec_init(aicf_exec* e, tplan* tp, uint32_t flags) {
@@ -824,6 +826,281 @@ static void test_fake_exec(void) {
     CHECK(FK.live() == live0, "everything released");
 }
 
+/* ---- aicf_exec_benchmark: event timing through the fake driver, the context fast path, faults ----
+   The fake advances a device clock by node_us per executed graph node and stamps it at
+   cuEventRecord, so each replay's GPU time must be exactly (graph nodes) x node_us: the events
+   bracket one launch, no more, no less. */
+static void bench_set_x(aicf_exec* e, tplan* tp, float* x) {
+    int64_t i;
+    for (i = 0; i < tp->n; ++i) x[i] = frand() * 10.0f;
+    CHECK(aicf__cuda_exec_set_input(e, 0, x, (size_t)tp->n * 4, 0) == AICF_SUCCESS, "benchmark: set_input: %s",
+          aicf_last_error(e->ctx));
+}
+
+static void bench_check_out(aicf_exec* e, tplan* tp, const float* x, const char* what) {
+    float* z = (float*)malloc((size_t)tp->n * 4);
+    int64_t i, bad = 0;
+    for (i = 0; i < tp->n; ++i) z[i] = -12345.0f;
+    CHECK(aicf_exec_get_output(e, 0, z, (size_t)tp->n * 4) == AICF_SUCCESS, "%s: get_output: %s", what, aicf_last_error(e->ctx));
+    for (i = 0; i < tp->n; ++i)
+        if (!(z[i] == tp->alpha * x[i] + tp->wdata[i])) bad++;
+    CHECK(bad == 0, "%s: %lld of %lld outputs differ from alpha * x + w", what, (long long)bad, (long long)tp->n);
+    free(z);
+}
+
+static void test_fake_benchmark(void) {
+    void (*set_current)(int) = NULL;
+    void (*set_node_us)(double) = NULL;
+    void* sym;
+    aicf_context* ctx;
+    tplan tp;
+    aicf_exec e;
+    aicf_exec_stats st;
+    aicf_result r;
+    float *x, gpu[64], host[64];
+    double node_us = 0.5 + 1.25 * (frand() + 1.0); /* 0.5 .. 3.0 us per node */
+    long live0, live1;
+    int warmup = 2 + (int)((frand() + 1.0f) * 3.0f), iters = 8 + (int)((frand() + 1.0f) * 20.0f), i, bad;
+
+    sym = dlsym(FK.h, "fakecuda_set_current");
+    memcpy(&set_current, &sym, sizeof sym);
+    sym = dlsym(FK.h, "fakecuda_set_node_us");
+    memcpy(&set_node_us, &sym, sizeof sym);
+    CHECK(set_current && set_node_us, "the fake driver exports fakecuda_set_current and fakecuda_set_node_us");
+    if (!set_current || !set_node_us) return;
+    FK.reset();
+    FK.set_device(1, 9, 0);
+    set_current(0);
+    set_node_us(node_us);
+    live0 = FK.live();
+    ctx = fake_ctx();
+    CHECK(tplan_make(ctx, &tp, 64 + (int64_t)((frand() + 1.0f) * 400.0f), 0), "plan");
+    exec_init(&e, &tp, 0);
+    r = aicf__cuda_exec_create_with(&e, test_emit);
+    CHECK(r == AICF_SUCCESS, "benchmark: exec create: %s", aicf_last_error(ctx));
+    if (r != AICF_SUCCESS) {
+        tplan_free(&tp);
+        aicf_context_destroy(ctx);
+        return;
+    }
+    live1 = FK.live();
+    x = (float*)malloc((size_t)tp.n * 4);
+    aicf__cuda_exec_stats(&e, &st);
+
+    /* GPU time = nodes x node_us for every replay; host time of the launch call measured */
+    bench_set_x(&e, &tp, x);
+    FK.reset();
+    for (i = 0; i < 64; ++i) gpu[i] = host[i] = -1.0f;
+    r = aicf_exec_benchmark(&e, warmup, iters, gpu, host);
+    CHECK(r == AICF_SUCCESS, "benchmark: %s", aicf_last_error(ctx));
+    for (i = 0, bad = 0; i < iters; ++i)
+        if (!(fabs(gpu[i] - st.graph_nodes * node_us) <= 1e-4 * st.graph_nodes * node_us)) bad++;
+    CHECK(bad == 0, "gpu_us: %d of %d replays differ from %d nodes x %.4f us (first %.4f)", bad, iters, st.graph_nodes, node_us, gpu[0]);
+    for (i = 0, bad = 0; i < iters; ++i)
+        if (!(host[i] >= 0.0f && host[i] < 1e6f)) bad++;
+    CHECK(bad == 0, "host_launch_us: %d of %d values outside [0, 1 s) (first %g)", bad, iters, host[0]);
+    CHECK(gpu[iters] == -1.0f && host[iters] == -1.0f, "nothing written past iters");
+    CHECK(FK.calls("cuGraphLaunch") == warmup + iters && FK.calls("cuEventRecord") == 2 * (warmup + iters) &&
+              FK.calls("cuEventSynchronize") == warmup + iters && FK.calls("cuEventElapsedTime") == warmup + iters,
+          "one launch, two records, one sync, one elapsed time per replay: %ld launches, %ld records (warmup %d + iters %d)",
+          FK.calls("cuGraphLaunch"), FK.calls("cuEventRecord"), warmup, iters);
+    CHECK(FK.calls("cuEventCreate") == 2 && FK.calls("cuEventDestroy") == 2, "two events, destroyed: %ld created, %ld destroyed",
+          FK.calls("cuEventCreate"), FK.calls("cuEventDestroy"));
+    CHECK(FK.calls("cuCtxPushCurrent") == 1 && FK.calls("cuCtxPopCurrent") == 1,
+          "no current context: one push/pop for the whole benchmark, none per launch (%ld pushes)", FK.calls("cuCtxPushCurrent"));
+    CHECK(FK.live() == live1 && FK.ctx_depth() == 0, "benchmark leaves no driver objects (%ld vs %ld), context depth %d", FK.live(),
+          live1, FK.ctx_depth());
+    bench_check_out(&e, &tp, x, "after the benchmark");
+    /* NULL arrays, no warmup */
+    r = aicf_exec_benchmark(&e, 0, 3, NULL, NULL);
+    CHECK(r == AICF_SUCCESS, "benchmark with NULL arrays: %s", aicf_last_error(ctx));
+
+    /* the per-replay calls push the primary context only when it is not current */
+    FK.reset();
+    CHECK(aicf__cuda_exec_launch(&e) == AICF_SUCCESS && aicf__cuda_exec_wait(&e) == AICF_SUCCESS, "launch + wait");
+    CHECK(FK.calls("cuCtxPushCurrent") == 2 && FK.calls("cuCtxPopCurrent") == 2 && FK.ctx_depth() == 0,
+          "no current context: launch and wait push and pop (%ld pushes)", FK.calls("cuCtxPushCurrent"));
+    set_current(1);
+    FK.reset();
+    bench_set_x(&e, &tp, x);
+    CHECK(aicf__cuda_exec_launch(&e) == AICF_SUCCESS && aicf__cuda_exec_wait(&e) == AICF_SUCCESS, "launch + wait (current)");
+    bench_check_out(&e, &tp, x, "primary context current");
+    r = aicf_exec_benchmark(&e, 1, 4, gpu, host);
+    CHECK(r == AICF_SUCCESS && fabs(gpu[3] - st.graph_nodes * node_us) <= 1e-4 * st.graph_nodes * node_us, "benchmark (current): %s",
+          aicf_last_error(ctx));
+    CHECK(FK.calls("cuCtxPushCurrent") == 0 && FK.calls("cuCtxPopCurrent") == 0,
+          "primary context current: set_input, launch, wait, get_output, benchmark push nothing (%ld pushes)",
+          FK.calls("cuCtxPushCurrent"));
+    CHECK(FK.calls("cuCtxGetCurrent") >= 5, "cuCtxGetCurrent asked (%ld)", FK.calls("cuCtxGetCurrent"));
+    set_current(0);
+
+    /* bad arguments */
+    r = aicf_exec_benchmark(&e, 1, 0, gpu, host);
+    CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_benchmark: warmup 1 must be >= 0, iters 0 >= 1");
+    r = aicf_exec_benchmark(&e, -1, 5, gpu, host);
+    CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "warmup -1");
+    r = aicf_exec_benchmark(&e, 0x7fffffff, 5, gpu, host);
+    CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "their sum fit an int");
+    CHECK(aicf_exec_benchmark(NULL, 0, 5, gpu, host) == AICF_ERROR_INVALID_ARGUMENT, "NULL exec");
+
+    /* a failing driver call at each place: the code, a message naming the call and the replay,
+       no events leaked, the context stack balanced, and the next benchmark works */
+    {
+        static const struct {
+            const char* fn;
+            int code, nth;
+            const char* needle;
+        } inj[] = {
+            {"cuEventCreate", 2, 1, "cuEventCreate failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): aicf_exec_benchmark, timing events"},
+            {"cuEventCreate", 999, 2, "cuEventCreate failed: CUDA_ERROR_UNKNOWN (unknown error): aicf_exec_benchmark, timing events"},
+            {"cuEventRecord", 999, 1, "cuEventRecord failed: CUDA_ERROR_UNKNOWN (unknown error): aicf_exec_benchmark, replay 1 of"},
+            {"cuEventRecord", 700, 4, "cuEventRecord failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered): aicf_exec_benchmark, replay 2 of"},
+            {"cuEventSynchronize", 700, 3, "cuEventSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered): aicf_exec_benchmark, replay 3 of"},
+            {"cuEventElapsedTime", 400, 2, "cuEventElapsedTime failed: CUDA_ERROR_INVALID_HANDLE (invalid resource handle): aicf_exec_benchmark, replay 2 of"},
+            {"cuGraphLaunch", 700, 3, "cuGraphLaunch failed: CUDA_ERROR_ILLEGAL_ADDRESS"},
+            {"cuCtxPushCurrent", 201, 1, "cuCtxPushCurrent failed: "},
+        };
+        size_t c;
+        for (c = 0; c < sizeof inj / sizeof inj[0]; ++c) {
+            FK.reset();
+            FK.fail(inj[c].fn, inj[c].code, inj[c].nth);
+            r = aicf_exec_benchmark(&e, 1, 4, gpu, host);
+            CHECK_ERR(ctx, r, AICF_ERROR_CUDA, inj[c].needle);
+            CHECK(FK.live() == live1, "%s #%d: %ld driver objects leaked", inj[c].fn, inj[c].nth, FK.live() - live1);
+            CHECK(FK.ctx_depth() == 0, "%s #%d: context stack depth %d", inj[c].fn, inj[c].nth, FK.ctx_depth());
+            FK.fail(NULL, 0, 0);
+            bench_set_x(&e, &tp, x);
+            r = aicf_exec_benchmark(&e, 0, 2, gpu, host);
+            CHECK(r == AICF_SUCCESS && fabs(gpu[1] - st.graph_nodes * node_us) <= 1e-4 * st.graph_nodes * node_us,
+                  "after %s #%d: benchmark: %s", inj[c].fn, inj[c].nth, aicf_last_error(ctx));
+            bench_check_out(&e, &tp, x, inj[c].fn);
+        }
+    }
+    free(x);
+    aicf__cuda_exec_destroy(&e);
+    CHECK(FK.live() == live0 + 1, "exec destroy frees everything but the primary context (%ld vs %ld)", FK.live(), live0 + 1);
+    tplan_free(&tp);
+    aicf_context_destroy(ctx);
+    CHECK(FK.live() == live0, "everything released (%ld vs %ld)", FK.live(), live0);
+}
+
+/* ---- aicf_exec_benchmark on the CPU backend: gpu_us is the wall time of each run ---- */
+static void test_cpu_benchmark(void) {
+    aicf_context* ctx = NULL;
+    aicf_context_desc cd;
+    aicf_graph* g = NULL;
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_plan_desc pd;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    const char* ins[2] = {"a", "b"};
+    const char* outs[1] = {"y"};
+    int64_t n = 1000 + (int64_t)((frand() + 1.0f) * 5000.0f), i, bad = 0;
+    float *a = (float*)malloc((size_t)n * 4), *b = (float*)malloc((size_t)n * 4), *y = (float*)malloc((size_t)n * 4);
+    float gpu[16], host[16];
+    aicf_result r;
+    int k;
+    memset(&cd, 0, sizeof cd);
+    cd.flags = AICF_CONTEXT_NO_CUDA;
+    CHECK(aicf_context_create(&cd, &ctx) == AICF_SUCCESS, "context");
+    CHECK(aicf_graph_create(ctx, &g) == AICF_SUCCESS, "graph");
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    td.rank = 1;
+    td.dims = &n;
+    td.name = "a";
+    CHECK(aicf_graph_add_input(g, &td) == AICF_SUCCESS, "input a");
+    td.name = "b";
+    CHECK(aicf_graph_add_input(g, &td) == AICF_SUCCESS, "input b");
+    memset(&nd, 0, sizeof nd);
+    nd.name = "add";
+    nd.op_type = "Add";
+    nd.inputs = ins;
+    nd.num_inputs = 2;
+    nd.outputs = outs;
+    nd.num_outputs = 1;
+    CHECK(aicf_graph_add_node(g, &nd) == AICF_SUCCESS, "node: %s", aicf_last_error(ctx));
+    CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "output");
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CPU;
+    r = aicf_plan_create(g, &pd, &p);
+    CHECK(r == AICF_SUCCESS, "cpu plan: %s", aicf_last_error(ctx));
+    if (r == AICF_SUCCESS && aicf_exec_create(p, NULL, &e) == AICF_SUCCESS) {
+        for (i = 0; i < n; ++i) {
+            a[i] = frand() * 4.0f;
+            b[i] = frand() * 4.0f;
+        }
+        CHECK(aicf_exec_set_input(e, 0, a, (size_t)n * 4) == AICF_SUCCESS && aicf_exec_set_input(e, 1, b, (size_t)n * 4) == AICF_SUCCESS,
+              "cpu inputs");
+        for (k = 0; k < 16; ++k) gpu[k] = host[k] = -1.0f;
+        r = aicf_exec_benchmark(e, 2, 15, gpu, host);
+        CHECK(r == AICF_SUCCESS, "cpu benchmark: %s", aicf_last_error(ctx));
+        for (k = 0, bad = 0; k < 15; ++k)
+            if (!(gpu[k] >= 0.0f && gpu[k] < 1e6f && gpu[k] == host[k])) bad++;
+        CHECK(bad == 0 && gpu[15] == -1.0f, "cpu benchmark: gpu_us = host_launch_us = the run's wall time (%d bad, first %g)", (int)bad,
+              gpu[0]);
+        CHECK(aicf_exec_get_output(e, 0, y, (size_t)n * 4) == AICF_SUCCESS, "cpu output");
+        for (i = 0, bad = 0; i < n; ++i)
+            if (!(y[i] == a[i] + b[i])) bad++;
+        CHECK(bad == 0, "cpu benchmark: %lld of %lld outputs differ from a + b", (long long)bad, (long long)n);
+        r = aicf_exec_benchmark(e, 0, 0, gpu, host);
+        CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "iters 0 >= 1");
+    }
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    aicf_graph_destroy(g);
+    aicf_context_destroy(ctx);
+    free(a);
+    free(b);
+    free(y);
+}
+
+/* ---- a step's arena scratch (aicf__step.scratch_bytes / scratch_offset, src/82_cuda_conv.c's
+   im2col buffer) through the whole exec path: the kernel writes alpha * x + w into the scratch
+   that aicf__cuda_scratch_ptr resolves, a copy node moves it to z; a scratch that does not fit
+   the arena resolves to 0. ---- */
+static void test_fake_scratch(void) {
+    aicf_context* ctx;
+    tplan tp;
+    aicf_exec e;
+    aicf_result r;
+    long live0;
+    size_t fb;
+    FK.reset();
+    FK.set_device(1, 9, 0);
+    live0 = FK.live();
+    ctx = fake_ctx();
+    CHECK(tplan_make(ctx, &tp, 300 + (int64_t)((frand() + 1.0f) * 300.0f), 0), "scratch: plan");
+    fb = al256((size_t)tp.n * 4);
+    tp.mode = 8;
+    tp.steps[0].scratch_bytes = (size_t)tp.n * 4;
+    tp.steps[0].scratch_offset = 3 * fb; /* after x, y, z */
+    tp.p.arena_bytes = 4 * fb;
+    exec_init(&e, &tp, 0);
+    r = aicf__cuda_exec_create_with(&e, test_emit);
+    CHECK(r == AICF_SUCCESS, "scratch: exec create: %s", aicf_last_error(ctx));
+    if (r == AICF_SUCCESS) {
+        uint64_t xp = 0, yp = 0;
+        run_and_check(&e, &tp, "scratch run 1");
+        run_and_check(&e, &tp, "scratch run 2 (replay)");
+        aicf__cuda_exec_device_ptr(&e, TX, &xp);
+        aicf__cuda_exec_device_ptr(&e, TY, &yp);
+        CHECK(xp && yp == xp + fb, "scratch: arena layout (x at %llx, y at %llx)", (unsigned long long)xp, (unsigned long long)yp);
+        aicf__cuda_exec_destroy(&e);
+    }
+    /* the scratch's end one byte past the arena */
+    tp.steps[0].scratch_offset = 3 * fb + 4;
+    tp.steps[0].scratch_bytes = fb - 3;
+    exec_init(&e, &tp, 0);
+    r = aicf__cuda_exec_create_with(&e, test_emit);
+    CHECK_ERR(ctx, r, AICF_ERROR_STATE, "test_emit: null tensor address");
+    CHECK(e.backend == NULL, "scratch outside the arena: nothing left behind");
+    tplan_free(&tp);
+    aicf_context_destroy(ctx);
+    CHECK(FK.live() == live0, "scratch: everything released (%ld vs %ld)", FK.live(), live0);
+}
+
 int main(int argc, char** argv) {
     const char* seed_env = getenv("AICF_SEED");
     g_rng = seed_env ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + 12345u;
@@ -839,6 +1116,7 @@ int main(int argc, char** argv) {
 #endif
     test_image_choice();
     test_absent_driver();
+    test_cpu_benchmark();
 
     g_fake_path = argc > 1 ? argv[1] : getenv("AICF_FAKE_CUDA");
     if (!g_fake_path) g_fake_path = "build/fakecuda/libcuda.so.1";
@@ -849,6 +1127,8 @@ int main(int argc, char** argv) {
     } else {
         test_fake_init();
         test_fake_exec();
+        test_fake_benchmark();
+        test_fake_scratch();
     }
     printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
     return g_fail ? 1 : 0;

@@ -38,6 +38,7 @@ static aicf_context* g_ctx;      /* CUDA with cuBLASLt (when the machine has it)
 static aicf_context* g_ctx_nolt; /* CUDA, cuBLASLt path pointing nowhere: generated GEMMs */
 static int g_have_lt;
 static int g_hits[AICF__KT_NUM_KERNELS + 1];
+static aicf_conv_algo g_conv_algo; /* policy.conv_algo of the CUDA plans (AUTO unless a case sets it) */
 
 #define CHECK(cond, ...)                                                                         \
     do {                                                                                         \
@@ -234,6 +235,7 @@ static aicf_result run_graph(aicf_graph* g, aicf_backend backend, aicf_precision
     memset(&pd, 0, sizeof pd);
     pd.backend = backend;
     pd.policy.precision = prec;
+    pd.policy.conv_algo = g_conv_algo;
     *out = NULL;
     if ((r = aicf_plan_create(g, &pd, &p)) != AICF_SUCCESS) return r;
     if (kernels) plan_kernels(p, kernels, kcap);
@@ -656,15 +658,20 @@ static void cases_conv(void) {
         snprintf(expect, sizeof expect, "aicf_conv2d_direct_%s", dt);
         tc.expect = expect;
         run_case(&tc);
-        /* 3x3 with 16 -> 32 channels, batch 2: implicit GEMM */
+        /* 3x3 with 16 -> 32 channels, batch 2: im2col + cuBLASLt (conv_algo AUTO: K = 144 >= 64,
+           M = 32 >= 32), the implicit GEMM without cuBLASLt */
         tc_new(&tc, "Conv", PRECS[p], "Conv [2,16,12,12] w[32,16,3,3] p1 bias");
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(16), I64(12), I64(12)), 0, -1, 1);
         tc_in(&tc, "w", 4, DIMS(4, I64(32), I64(16), I64(3), I64(3)), 1, -0.3f, 0.3f);
         tc_in(&tc, "b", 1, DIMS(1, I64(32)), 1, -1, 1);
         tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
-        snprintf(expect, sizeof expect, "aicf_conv2d_igemm_%s", dt);
-        tc.expect = expect;
-        run_case(&tc);
+        {
+            char im2col[96];
+            snprintf(im2col, sizeof im2col, "aicf_im2col_%s cublasLt:matmul", dt);
+            tc.expect = im2col;
+            snprintf(expect, sizeof expect, "aicf_conv2d_igemm_%s", dt);
+            run_case_both(&tc, expect);
+        }
         /* grouped, dilated, SAME_UPPER, asymmetric stride: implicit GEMM over 2 groups */
         tc_new(&tc, "Conv", PRECS[p], "Conv [2,32,9,11] w[32,16,3,3] g2 d2 SAME_UPPER s(1,2)");
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(32), I64(9), I64(11)), 0, -1, 1);
@@ -1538,6 +1545,232 @@ static void add_n(aicf_graph* g, const char* name, const char* op, const char** 
     CHECK(aicf_graph_add_node(g, &nd) == AICF_SUCCESS, "node %s: %s", name, aicf_last_error(g_ctx));
 }
 
+/* ==== Conv: im2col + cuBLASLt vs direct (src/82_cuda_conv.c) ====================================
+   Every shape runs with policy.conv_algo = DIRECT (the generated kernels) and IM2COL_GEMM (im2col
+   into the arena scratch + one strided-batched cuBLASLt GEMM + the bias add; 1x1 stride-1
+   unpadded convs without the im2col), at fp32 and fp16 (and tf32 for some), each against the
+   CPU reference with the harness's tolerances; the plan must launch what the policy asks for
+   (without cuBLASLt, IM2COL_GEMM falls back to the generated kernels). Shapes: stride 2,
+   padding (symmetric, asymmetric, SAME_UPPER), dilation, 1x1 pointwise and strided, 7x7 stems,
+   1-D, batch 1 and 3, with and without bias, and random ones. Then a chain of convs with
+   IM2COL_GEMM replayed g_replays times, bitwise identical every time. */
+typedef struct ca_shape {
+    int64_t N, C, H, W, M, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+    int rank, bias, tf32;
+    const char* auto_pad;
+} ca_shape;
+
+static ca_shape ca_mk(int rank, int64_t N, int64_t C, int64_t H, int64_t W, int64_t M, int64_t KH, int64_t KW, int64_t s,
+                      int64_t pad, int64_t dil, int bias) {
+    ca_shape c;
+    memset(&c, 0, sizeof c);
+    c.rank = rank;
+    c.N = N;
+    c.C = C;
+    c.H = rank == 3 ? 1 : H;
+    c.W = W;
+    c.M = M;
+    c.KH = rank == 3 ? 1 : KH;
+    c.KW = KW;
+    c.sh = rank == 3 ? 1 : s;
+    c.sw = s;
+    c.dh = rank == 3 ? 1 : dil;
+    c.dw = dil;
+    c.pt = c.pb = rank == 3 ? 0 : pad;
+    c.pl = c.pr = pad;
+    c.bias = bias;
+    return c;
+}
+
+static void ca_run(const ca_shape* c, aicf_conv_algo algo, aicf_precision prec) {
+    tcase tc;
+    char expect[96];
+    const char* dt = prec == AICF_PRECISION_FP16 ? "f16" : "f32";
+    int pointwise = c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb && !c->pr;
+    tc_new(&tc, "Conv", prec,
+           "Conv %s x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] s(%lld,%lld) d(%lld,%lld) %s(%lld,%lld,%lld,%lld)%s",
+           algo == AICF_CONV_DIRECT ? "DIRECT" : "IM2COL_GEMM", (long long)c->N, (long long)c->C, (long long)c->H,
+           (long long)c->W, (long long)c->M, (long long)c->C, (long long)c->KH, (long long)c->KW, (long long)c->sh,
+           (long long)c->sw, (long long)c->dh, (long long)c->dw, c->auto_pad ? c->auto_pad : "p", (long long)c->pt,
+           (long long)c->pl, (long long)c->pb, (long long)c->pr, c->bias ? " bias" : "");
+    if (c->rank == 4) {
+        tc_in(&tc, "x", 4, DIMS(4, c->N, c->C, c->H, c->W), 0, -1, 1);
+        tc_in(&tc, "w", 4, DIMS(4, c->M, c->C, c->KH, c->KW), 1, -0.5f, 0.5f);
+    } else {
+        tc_in(&tc, "x", 3, DIMS(3, c->N, c->C, c->W), 0, -1, 1);
+        tc_in(&tc, "w", 3, DIMS(3, c->M, c->C, c->KW), 1, -0.5f, 0.5f);
+    }
+    if (c->bias) tc_in(&tc, "b", 1, DIMS(1, c->M), 1, -1, 1);
+    if (c->rank == 4) {
+        tc_attr_ints(&tc, "strides", 2, DIMS(2, c->sh, c->sw));
+        tc_attr_ints(&tc, "dilations", 2, DIMS(2, c->dh, c->dw));
+        if (c->auto_pad) tc_attr_s(&tc, "auto_pad", c->auto_pad);
+        else tc_attr_ints(&tc, "pads", 4, DIMS(4, c->pt, c->pl, c->pb, c->pr));
+    } else {
+        tc_attr_ints(&tc, "strides", 1, DIMS(1, c->sw));
+        tc_attr_ints(&tc, "dilations", 1, DIMS(1, c->dw));
+        tc_attr_ints(&tc, "pads", 2, DIMS(2, c->pl, c->pr));
+    }
+    if (algo == AICF_CONV_DIRECT || !g_have_lt) snprintf(expect, sizeof expect, "aicf_conv2d_");
+    else if (pointwise) snprintf(expect, sizeof expect, "cublasLt:matmul");
+    else snprintf(expect, sizeof expect, "aicf_im2col_%s cublasLt:matmul%s", dt, c->bias ? " aicf_binary_add_" : "");
+    tc.expect = expect;
+    g_conv_algo = algo;
+    run_case(&tc);
+    g_conv_algo = AICF_CONV_AUTO;
+}
+
+static void cases_conv_algo(void) {
+    ca_shape cs[32];
+    int n = 0, i, a, p;
+    static const aicf_conv_algo ALGOS[2] = {AICF_CONV_DIRECT, AICF_CONV_IM2COL_GEMM};
+    cs[n++] = ca_mk(4, 1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1);  /* resnet-style 3x3 */
+    cs[n++] = ca_mk(4, 3, 32, 17, 15, 48, 3, 3, 2, 1, 1, 0);  /* stride 2, batch 3 */
+    cs[n++] = ca_mk(4, 2, 16, 13, 13, 40, 3, 3, 1, 2, 2, 1);  /* dilation 2 */
+    cs[n++] = ca_mk(4, 1, 3, 64, 64, 64, 7, 7, 2, 3, 1, 0);   /* 7x7 stem */
+    cs[n++] = ca_mk(4, 3, 3, 32, 30, 32, 7, 7, 2, 3, 1, 1);   /* 7x7 stem, batch 3, bias */
+    cs[n++] = ca_mk(4, 2, 64, 14, 14, 128, 1, 1, 1, 0, 1, 1); /* 1x1 pointwise: no im2col */
+    cs[n++] = ca_mk(4, 1, 70, 9, 11, 20, 1, 1, 1, 0, 1, 0);   /* 1x1 pointwise, odd sizes */
+    cs[n++] = ca_mk(4, 3, 64, 15, 15, 32, 1, 1, 2, 0, 1, 1);  /* 1x1 stride 2: im2col */
+    cs[n++] = ca_mk(4, 1, 8, 9, 9, 5, 3, 3, 1, 1, 1, 1);      /* tiny M and K */
+    cs[n++] = ca_mk(3, 3, 20, 1, 50, 36, 1, 5, 2, 2, 1, 1);   /* 1-D */
+    cs[n] = ca_mk(4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);     /* asymmetric pads, mixed stride/dilation */
+    cs[n].sw = 2;
+    cs[n].dh = 2;
+    cs[n].pt = 2;
+    cs[n].pb = 1;
+    cs[n].pr = 3;
+    cs[n++].tf32 = 1;
+    cs[n] = ca_mk(4, 1, 8, 11, 10, 40, 5, 5, 2, 0, 1, 0);      /* SAME_UPPER 5x5 s2: pads 2,1,2,2 */
+    cs[n].auto_pad = "SAME_UPPER";
+    cs[n].pt = 2;
+    cs[n].pl = 1;
+    cs[n].pb = 2;
+    cs[n++].pr = 2;
+    cs[0].tf32 = cs[3].tf32 = 1;
+    for (i = 0; i < 6; i++) { /* random shapes */
+        int64_t k = 1 + 2 * (int64_t)(rnd_u64() % 4), pad = (int64_t)(rnd_u64() % 3), dil = 1 + (int64_t)(rnd_u64() % 2);
+        ca_shape c = ca_mk(rnd_u64() % 5 ? 4 : 3, 1 + (int64_t)(rnd_u64() % 3), 1 + (int64_t)(rnd_u64() % 48),
+                           5 + (int64_t)(rnd_u64() % 30), 5 + (int64_t)(rnd_u64() % 30), 1 + (int64_t)(rnd_u64() % 96), k,
+                           rnd_u64() % 3 ? k : 1 + (int64_t)(rnd_u64() % 5), 1 + (int64_t)(rnd_u64() % 2), pad, dil,
+                           (int)(rnd_u64() % 2));
+        while (c.H + c.pt + c.pb - (c.KH - 1) * c.dh - 1 < 0) c.H++;
+        while (c.W + c.pl + c.pr - (c.KW - 1) * c.dw - 1 < 0) c.W++;
+        cs[n++] = c;
+    }
+    for (i = 0; i < n; i++)
+        for (a = 0; a < 2; a++) {
+            for (p = 0; p < 2; p++) ca_run(&cs[i], ALGOS[a], PRECS[p]);
+            if (cs[i].tf32 && ALGOS[a] == AICF_CONV_IM2COL_GEMM) ca_run(&cs[i], ALGOS[a], AICF_PRECISION_TF32);
+        }
+}
+
+/* Conv(3x3 p1, bias) -> Relu -> Conv(1x1) -> Conv(3x3 s2 p1, bias) -> Relu, IM2COL_GEMM: three
+   steps with scratch and a fused epilogue; every replay bitwise identical to the first, and the
+   first against the CPU reference. */
+static void test_replay_conv_algo(aicf_precision prec) {
+    aicf_graph* g = NULL;
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_plan_desc pd;
+    aicf_attr at[2];
+    int64_t xd[4] = {3, 16, 20, 20}, w1d[4] = {32, 16, 3, 3}, w2d[4] = {48, 32, 1, 1}, w3d[4] = {32, 48, 3, 3}, b1d[1] = {32};
+    int64_t pads[4] = {1, 1, 1, 1}, s2[2] = {2, 2};
+    static float w1[32 * 16 * 9], w2[48 * 32], w3[32 * 48 * 9], b1[32], b3[32], x[3 * 16 * 20 * 20];
+    static float first[3 * 32 * 10 * 10], out[3 * 32 * 10 * 10], ref[3 * 32 * 10 * 10];
+    const char *c1in[3] = {"x", "w1", "b1"}, *c1out[1] = {"c1"}, *r1in[1] = {"c1"}, *r1out[1] = {"r1"};
+    const char *c2in[2] = {"r1", "w2"}, *c2out[1] = {"c2"}, *c3in[3] = {"c2", "w3", "b3"}, *c3out[1] = {"c3"};
+    const char *r3in[1] = {"c3"}, *r3out[1] = {"y"};
+    int i, bad = 0, it, scratch_steps = 0;
+    double maxabs, e1;
+    aicf_result r;
+    if (!g_have_lt) {
+        printf("SKIP conv replay with IM2COL_GEMM [%s]: cuBLASLt is not loaded\n", prec_name(prec));
+        return;
+    }
+    for (i = 0; i < (int)(sizeof w1 / sizeof w1[0]); i++) w1[i] = rndf(-0.3f, 0.3f);
+    for (i = 0; i < (int)(sizeof w2 / sizeof w2[0]); i++) w2[i] = rndf(-0.3f, 0.3f);
+    for (i = 0; i < (int)(sizeof w3 / sizeof w3[0]); i++) w3[i] = rndf(-0.2f, 0.2f);
+    for (i = 0; i < 32; i++) {
+        b1[i] = rndf(-0.5f, 0.5f);
+        b3[i] = rndf(-0.5f, 0.5f);
+    }
+    for (i = 0; i < (int)(sizeof x / sizeof x[0]); i++) x[i] = rndf(-1, 1);
+    aicf_graph_create(g_ctx, &g);
+    add_t(g, "x", 4, xd, NULL, 0);
+    add_t(g, "w1", 4, w1d, w1, sizeof w1);
+    add_t(g, "b1", 1, b1d, b1, sizeof b1);
+    add_t(g, "w2", 4, w2d, w2, sizeof w2);
+    add_t(g, "w3", 4, w3d, w3, sizeof w3);
+    add_t(g, "b3", 1, b1d, b3, sizeof b3);
+    memset(at, 0, sizeof at);
+    at[0].name = "pads";
+    at[0].type = AICF_ATTR_INTS;
+    at[0].ints = pads;
+    at[0].count = 4;
+    at[1].name = "strides";
+    at[1].type = AICF_ATTR_INTS;
+    at[1].ints = s2;
+    at[1].count = 2;
+    add_n(g, "conv1", "Conv", c1in, 3, c1out, at, 1);
+    add_n(g, "relu1", "Relu", r1in, 1, r1out, NULL, 0);
+    add_n(g, "conv2", "Conv", c2in, 2, c2out, NULL, 0);
+    add_n(g, "conv3", "Conv", c3in, 3, c3out, at, 2);
+    add_n(g, "relu3", "Relu", r3in, 1, r3out, NULL, 0);
+    aicf_graph_add_output(g, "y");
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CPU;
+    r = aicf_plan_create(g, &pd, &p);
+    CHECK(r == AICF_SUCCESS, "conv replay CPU plan: %s", aicf_last_error(g_ctx));
+    if (r == AICF_SUCCESS) {
+        aicf_exec_create(p, NULL, &e);
+        aicf_exec_set_input(e, 0, x, sizeof x);
+        aicf_exec_run(e);
+        aicf_exec_get_output(e, 0, ref, sizeof ref);
+        aicf_exec_destroy(e);
+        aicf_plan_destroy(p);
+    }
+    e = NULL;
+    p = NULL;
+    pd.backend = AICF_BACKEND_CUDA;
+    pd.policy.precision = prec;
+    pd.policy.conv_algo = AICF_CONV_IM2COL_GEMM;
+    r = aicf_plan_create(g, &pd, &p);
+    CHECK(r == AICF_SUCCESS, "conv replay CUDA plan: %s", aicf_last_error(g_ctx));
+    if (r != AICF_SUCCESS) goto done;
+    for (i = 0; i < p->n_steps; i++) scratch_steps += p->steps[i].scratch_bytes != 0;
+    CHECK(scratch_steps == 2, "conv replay [%s]: %d steps with im2col scratch, expected 2 (conv1, conv3)", prec_name(prec),
+          scratch_steps);
+    if (g_verbose) {
+        char k[1024];
+        plan_kernels(p, k, sizeof k);
+    }
+    r = aicf_exec_create(p, NULL, &e);
+    CHECK(r == AICF_SUCCESS, "conv replay exec: %s", aicf_last_error(g_ctx));
+    if (r != AICF_SUCCESS) goto done;
+    aicf_exec_set_input(e, 0, x, sizeof x);
+    CHECK(aicf_exec_run(e) == AICF_SUCCESS && aicf_exec_get_output(e, 0, first, sizeof first) == AICF_SUCCESS,
+          "conv replay 1: %s", aicf_last_error(g_ctx));
+    for (it = 1; it < g_replays; it++) {
+        if (aicf_exec_run(e) != AICF_SUCCESS || aicf_exec_get_output(e, 0, out, sizeof out) != AICF_SUCCESS) {
+            bad = -1;
+            break;
+        }
+        if (memcmp(out, first, sizeof out) != 0) bad++;
+    }
+    CHECK(bad == 0, "conv replay IM2COL_GEMM [%s]: %d of %d replays differ from the first (-1: a run failed: %s)",
+          prec_name(prec), bad, g_replays - 1, aicf_last_error(g_ctx));
+    e1 = rel_err(first, ref, sizeof ref / sizeof ref[0], &maxabs);
+    CHECK(e1 >= 0 && e1 <= tol_of(prec), "conv replay IM2COL_GEMM [%s] vs CPU: rel err %.3g", prec_name(prec), e1);
+    printf("%s conv replay IM2COL_GEMM [%s]: %d runs bitwise identical: %s, rel err vs CPU %.3g\n",
+           bad == 0 && e1 >= 0 && e1 <= tol_of(prec) ? "ok  " : "FAIL", prec_name(prec), g_replays, bad == 0 ? "yes" : "no", e1);
+done:
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    aicf_graph_destroy(g);
+}
+/* ==== end of Conv: im2col + cuBLASLt vs direct ==================================================== */
+
 /* ---- replay determinism: Conv -> Relu -> MaxPool -> Flatten -> Gemm -> Softmax ---- */
 static void test_replay(aicf_precision prec) {
     aicf_graph* g = NULL;
@@ -1685,6 +1918,7 @@ int main(int argc, char** argv) {
     cases_unary();
     cases_binary();
     cases_conv();
+    cases_conv_algo();
     cases_gemm();
     cases_pool();
     cases_softmax_layout();
@@ -1696,11 +1930,17 @@ int main(int argc, char** argv) {
     if (!g_plan_only) {
         test_replay(AICF_PRECISION_FP32);
         test_replay(AICF_PRECISION_FP16);
+        test_replay_conv_algo(AICF_PRECISION_FP32);
+        test_replay_conv_algo(AICF_PRECISION_FP16);
     }
     /* coverage: every op kernel of the table launched at least once */
     for (i = 0; i < AICF__KT_NUM_KERNELS; i++) {
         if (!strcmp(aicf__kt_kernels[i].op, "axpy")) {
             printf("SKIP %s: the codegen sample kernel, not used by any op lowering\n", aicf__kt_kernels[i].name);
+            continue;
+        }
+        if (!strcmp(aicf__kt_kernels[i].op, "ewchain")) { /* fused steps: plans with fusion on */
+            printf("SKIP %s: exercised by build/test_gpu_fusion (fused vs unfused plans)\n", aicf__kt_kernels[i].name);
             continue;
         }
         op_kernels++;

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Turns bench/run.sh's JSON lines into Markdown tables, with the targets of
+../shared/docs/workloads.md marked met / not met.
+
+    python3 bench/table.py --peers peers.jsonl [--models models.jsonl] [--gemm gemm.jsonl]
+                           [--meta meta.json] [--gpu gpu.txt] [--out table.md]
+
+peers.jsonl   one object per workload from peers.py --aicf (eager_us, cudagraph_us,
+              inductor_cg_us, aicf_median_us, aicf_relerr, aicf_nodes, ...)
+models.jsonl  one `aicf bench --json` object per model and precision (or {"error": ...})
+gemm.jsonl    one bench/gemm_direct --json object per size and precision
+Missing or empty files leave their section out. Standard library only.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+# aicf / best peer, from workloads.md
+RATIO_TARGET = {"mlp_b1": 0.30, "mlp_b256": 0.30, "enc_b1_s128": 0.30, "resnet18_b1": 0.30,
+                "enc_b32_s128": 0.40, "resnet18_b32": 0.40}
+RELERR_TARGET = 1e-2   # against the float32 reference, fp16 policy
+HOST_TARGET_US = 3.0   # host time per aicf_exec_launch
+GEMM_TARGET = 0.97     # aicf throughput / the direct cuBLASLt call
+PEERS = (("eager_us", "eager"), ("cudagraph_us", "cudagraph"), ("inductor_cg_us", "inductor+cg"))
+
+
+def read_jsonl(path):
+    rows = []
+    if not path or not os.path.exists(path):
+        return rows
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError as ex:
+                rows.append({"error": f"{path}:{n}: unreadable JSON line ({ex})"})
+    return rows
+
+
+def num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def us(v, digits=1):
+    return f"{v:.{digits}f}" if num(v) else "-"
+
+
+def oneline(s, n):
+    """s on one line, at most n characters (for a Markdown cell or list item)."""
+    s = " ".join(str(s).split()).replace("|", "/")
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+def mark(ok):
+    return "met" if ok else "**not met**"
+
+
+def peers_table(rows):
+    out = ["## Side by side with PyTorch (peers.py, median µs per call, CUDA events, fp16)", "",
+           "| workload | eager | cudagraph | inductor+cg | aicf | aicf/best | target | aicf rel err "
+           "| met | aicf wall | aicf host | graph nodes (kernels) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    verdicts = []
+    for r in rows:
+        w = r.get("workload", "?")
+        peers = {k: r[k] for k, _ in PEERS if num(r.get(k))}
+        best = min(peers.values()) if peers else None
+        a = r.get("aicf_median_us")
+        ratio = a / best if num(a) and best else None
+        tgt = RATIO_TARGET.get(w)
+        rel = r.get("aicf_relerr")
+        if "aicf_error" in r:
+            met = "error"
+        elif ratio is None or tgt is None:
+            met = "-"
+        else:
+            ok_ratio = ratio <= tgt
+            ok_rel = num(rel) and rel <= RELERR_TARGET
+            met = mark(ok_ratio and ok_rel)
+            if not ok_rel:
+                met += " (rel err)"
+            elif not ok_ratio:
+                met += " (speed)"
+            verdicts.append((w, ok_ratio and ok_rel))
+        nodes = r.get("aicf_nodes")
+        knodes = r.get("aicf_kernel_nodes")
+        nodes_s = f"{nodes} ({knodes})" if num(nodes) else "-"
+        rel_s = f"{rel:.1e}" if num(rel) else (oneline(rel, 40) if rel is not None else "-")
+        out.append(f"| {w} | {us(r.get('eager_us'))} | {us(r.get('cudagraph_us'))} | {us(r.get('inductor_cg_us'))} "
+                   f"| {us(a)} | {us(ratio, 2)} | {'≤ %.2f' % tgt if tgt else '-'} | {rel_s} | {met} "
+                   f"| {us(r.get('aicf_wall_median_us'))} | {us(r.get('aicf_host_us'), 2)} | {nodes_s} |")
+    errs = [(r.get("workload", "?"), r["aicf_error"]) for r in rows if "aicf_error" in r]
+    if errs:
+        out += ["", "aicf errors:", ""] + [f"- {w}: `{oneline(e, 200)}`" for w, e in errs]
+    out += ["", "aicf = median GPU time of a replay from CUDA events (as the peers); aicf wall = launch + "
+            "wait on the host clock; aicf host = host time of one aicf_exec_launch; best = the fastest peer "
+            "measured. Target: aicf/best at or under the ratio and rel err ≤ 1e-2."]
+    n_met = sum(ok for _, ok in verdicts)
+    out += ["", f"Workload targets met: {n_met} of {len(verdicts)}."]
+    return out
+
+
+def host_lines(peer_rows, model_rows):
+    vals = [(r.get("workload", "?"), r["aicf_host_us"]) for r in peer_rows if num(r.get("aicf_host_us"))]
+    vals += [(f"{os.path.basename(os.path.dirname(r.get('model', '')))} {r.get('precision', '')}", r["host_us"])
+             for r in model_rows if r.get("backend") == "cuda" and num(r.get("host_us"))]
+    if not vals:
+        return []
+    worst = max(vals, key=lambda x: x[1])
+    n_ok = sum(v <= HOST_TARGET_US for _, v in vals)
+    return ["## Host time per launch", "",
+            f"Target ≤ {HOST_TARGET_US:.0f} µs per aicf_exec_launch (median, primary context current): "
+            f"{n_ok} of {len(vals)} runs meet it ({mark(n_ok == len(vals))}); largest {worst[1]:.2f} µs ({worst[0]}), "
+            f"median over runs {sorted(v for _, v in vals)[len(vals) // 2]:.2f} µs."]
+
+
+def models_table(rows):
+    out = ["## The repository's model set (build/aicf bench, batch 1)", "",
+           "| model | precision | median µs (events) | p99 µs | wall median µs | host µs | host µs, ctx push/pop "
+           "| graph nodes (kernels) | steps | plan ms |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        name = os.path.basename(os.path.dirname(r.get("model", ""))) or r.get("model", "?")
+        if "error" in r:
+            out.append(f"| {name} | {r.get('precision', '')} | error: `{oneline(r['error'], 150)}` | | | | | | | |")
+            continue
+        out.append(f"| {name} | {r.get('precision')} | {us(r.get('median_us'))} | {us(r.get('p99_us'))} "
+                   f"| {us(r.get('wall_median_us'))} | {us(r.get('host_us'), 2)} | {us(r.get('wall_host_us'), 2)} "
+                   f"| {r.get('nodes')} ({r.get('kernel_nodes')}) | {r.get('steps')} | {us(r.get('plan_ms'))} |")
+    return out
+
+
+def gemm_table(rows):
+    out = ["## Large GEMMs: aicf against the same cuBLASLt call made directly (bench/gemm_direct)", "",
+           "| GEMM | precision | aicf µs | direct µs | aicf TFLOP/s | direct TFLOP/s | direct/aicf | target "
+           "| outputs | graph nodes (kernels) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| error: `{oneline(r['error'], 150)}` | | | | | | | | | |")
+            continue
+        one = r.get("one_gemm")
+        ratio = r.get("ratio")
+        if one:
+            tgt = f"≥ {GEMM_TARGET:.2f}: {mark(num(ratio) and ratio >= GEMM_TARGET)}"
+        else:
+            tgt = "- (graph holds the boundary casts)"
+        outs = "identical" if r.get("identical") else f"max diff {r.get('max_abs_diff')}"
+        if r.get("nan"):
+            outs += f", {r['nan']} NaN"
+        out.append(f"| {r.get('gemm')} | {r.get('precision')} | {us(r.get('aicf_us'))} | {us(r.get('direct_us'))} "
+                   f"| {us(r.get('aicf_tflops'))} | {us(r.get('direct_tflops'))} | {us(ratio, 4)} | {tgt} | {outs} "
+                   f"| {r.get('graph_nodes')} ({r.get('kernel_nodes')}) |")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--peers")
+    ap.add_argument("--models")
+    ap.add_argument("--gemm")
+    ap.add_argument("--meta")
+    ap.add_argument("--gpu")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    peers, models, gemm = read_jsonl(a.peers), read_jsonl(a.models), read_jsonl(a.gemm)
+    lines = ["# aicf benchmark", ""]
+    if a.meta and os.path.exists(a.meta):
+        try:
+            m = json.load(open(a.meta))
+            lines += [f"Run {m.get('date')}, commit {m.get('commit')} ({m.get('dirty_files')} files changed), "
+                      f"{m.get('iters')} timed calls each" + (", torch.compile skipped" if m.get("no_compile") else "") + "."]
+        except ValueError:
+            pass
+    if a.gpu and os.path.exists(a.gpu):
+        lines += ["", "```"] + open(a.gpu).read().strip().splitlines() + ["```"]
+    for rows, fn in ((peers, peers_table), (models, models_table), (gemm, gemm_table)):
+        if rows:
+            lines += [""] + fn(rows)
+    h = host_lines(peers, models)
+    if h:
+        lines += [""] + h
+    if not (peers or models or gemm):
+        lines += ["No results (every input file missing or empty)."]
+    text = "\n".join(lines) + "\n"
+    if a.out:
+        open(a.out, "w").write(text)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

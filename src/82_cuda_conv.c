@@ -1,0 +1,328 @@
+/* >>cuda_conv ================================================================================ */
+/* Conv on tensor cores: im2col into arena scratch + one strided-batched cuBLASLt GEMM.
+
+   For a 2-D Conv with group == 1 (1-D convs are 2-D with H = 1), per image n:
+       col_n [K = C*KH*KW, P = OH*OW]   templates/im2col.cu.j2 (aicf_im2col_f32 / _f16),
+                                        zero where the window reads padding;
+       Y_n   [M = Cout, P] = W [M, K] x col_n [K, P]
+   and Y_n is exactly image n of Y in NCHW. All N images are one strided-batched cuBLASLt
+   matmul: A = W read as [M, K] (stride_a 0: shared by every image), B = col (stride K*P),
+   D = Y (stride M*P). A pointwise conv (1x1, stride 1, no padding) needs no im2col: col_n is
+   x_n as stored (stride C*H*W). The Conv's bias B[M] is added afterwards by one broadcast add
+   (aicf__cuc_bias; the fused elementwise epilogue is to take it over).
+
+   Element types: float16 storage runs on fp16 tensor cores with float32 accumulation (compute
+   type CUBLAS_COMPUTE_32F, as every aicf GEMM); float32 storage stays float32 arithmetic
+   (cuBLASLt's SIMT SGEMM), except under AICF_PRECISION_TF32, which puts these GEMMs on TF32
+   tensor cores like Gemm and MatMul.
+
+   The column buffer (N*K*P elements of the storage type) is not an allocation of its own: the
+   planner asks aicf__cuda_step_scratch for each step's need before the memory plan, which
+   places it in the arena as an interval living during that step only (aicf__step.scratch_bytes,
+   scratch_offset), and the kernel and GEMM name it with the patch tensor AICF__CUO_SCRATCH,
+   resolved at exec creation by aicf__cuda_scratch_ptr. Both calls decide through the same
+   function (aicf__cuc_choose) from the same inputs, so the scratch exists exactly when the
+   lowering uses it; only when cuBLASLt then finds no algorithm for the shape does the step fall
+   back to the generated kernel and leave its scratch unused (the reason says so).
+
+   Choice (policy.conv_algo): DIRECT always keeps the generated kernels of aicf__cuo_lower_conv;
+   IM2COL_GEMM takes this path wherever it applies (group 1, cuBLASLt loaded, index limits);
+   AUTO takes it for every pointwise conv (no copy to pay for) and, for the others, by the cost
+   model of aicf__cuc_choose. Grouped and depthwise convs stay on the generated kernels. */
+
+/* templates/im2col.cu.j2: aicf_im2col_args */
+typedef struct aicf__k_im2col {
+    uint64_t x, col;
+    int64_t N, C, H, W, OH, OW, KH, KW;
+    int64_t pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t tp_log2;
+} aicf__k_im2col;
+typedef char aicf__k_check_im2col[sizeof(aicf__k_im2col) == 136 ? 1 : -1];
+
+/* AUTO's cost model (aicf__cuc_choose). */
+#define AICF__CUC_AUTO_MIN_K 64                   /* GEMM depth C*KH*KW */
+#define AICF__CUC_AUTO_MIN_M 32                   /* output channels */
+#define AICF__CUC_AUTO_MAX_SCRATCH ((size_t)1 << 30) /* bytes of column buffer */
+
+typedef struct aicf__cuc_choice {
+    int gemm;          /* 1: lower to cuBLASLt (the caller still needs an algorithm) */
+    int im2col;        /* 1: through the column buffer; 0: B is x itself (pointwise) */
+    int64_t M, N, K;   /* the GEMM per image: M = Cout, N = P = OH*OW, K = C*KH*KW */
+    int64_t batch;     /* images */
+    size_t scratch;    /* bytes of the column buffer (0 without im2col) */
+    char why[160];     /* the rule that decided */
+    char est[64];      /* AUTO: what the generated kernel would do instead */
+} aicf__cuc_choice;
+
+/* "7.2 MiB" */
+static const char* aicf__cuc_bytes(double b, char* buf, size_t cap) {
+    if (b >= 1073741824.0) snprintf(buf, cap, "%.1f GiB", b / 1073741824.0);
+    else if (b >= 1048576.0) snprintf(buf, cap, "%.1f MiB", b / 1048576.0);
+    else if (b >= 1024.0) snprintf(buf, cap, "%.1f KiB", b / 1024.0);
+    else snprintf(buf, cap, "%.0f B", b);
+    return buf;
+}
+
+/* Whether cuBLASLt is loaded on the plan's context. */
+static int aicf__cuc_have_lt(const aicf__cuo* c) {
+#if !defined(AICF_NO_CUDA)
+    return c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->lt_handle != NULL;
+#else
+    AICF__UNUSED(c);
+    return 0;
+#endif
+}
+
+/* Decides between the GEMM lowering and the generated kernels for the window w (from
+   aicf__cuo_window), M output channels and `group`. Depends only on the policy, the shapes, the
+   storage type (c->es, set by aicf__cuo_floats) and whether cuBLASLt is loaded: the memory plan's
+   pre-pass and the lowering get the same answer.
+
+   AUTO's cost model, for a conv that needs im2col. The generated implicit-GEMM kernel computes
+   64 x 64 output tiles with float32 FMAs on CUDA cores (an H100 has 67 TFLOP/s of those, against
+   495 TF32 and 990 fp16 on tensor cores, and a 64x64x16 SIMT tile reaches a fraction of it).
+   im2col + GEMM adds a round trip of the column buffer through memory: K*P*N elements written
+   and read once, against 2*M*K*P*N flops of GEMM, so its cost per flop falls as 1/M (for
+   M = 32 at fp16, 2 bytes per 32 flops: at 3 TB/s that traffic takes about as long as the
+   same flops at the ~50 TFLOP/s the generated kernel cannot reach). K bounds the other side:
+   the tensor-core kernels step K in slices of 32 to 64; a GEMM with K < 64 is dominated by its
+   prologue and by storing Y, which the direct kernel does equally well in one pass with no
+   buffer. Hence: GEMM when K >= 64 and M >= 32 (resnet-style 3x3 layers and 7x7 stems pass;
+   MNIST-size convs, K = 25 or M = 16, stay direct), and while the buffer is at most 1 GiB. */
+static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, aicf__cuc_choice* ch) {
+    aicf_conv_algo algo = c->p->policy.conv_algo;
+    int pointwise = w->KH == 1 && w->KW == 1 && w->sh == 1 && w->sw == 1 && w->ph == 0 && w->pw == 0 && w->phe == 0 &&
+                    w->pwe == 0 && w->OH == w->H && w->OW == w->W;
+    const char* forced = algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM does not apply: " : "";
+    size_t el = 0, bytes = 0;
+    char b1[32];
+    memset(ch, 0, sizeof *ch);
+    ch->M = M;
+    ch->N = w->OH * w->OW;
+    ch->K = w->C * w->KH * w->KW;
+    ch->batch = w->N;
+    if (algo == AICF_CONV_DIRECT) {
+        snprintf(ch->why, sizeof ch->why, "conv_algo DIRECT");
+        return;
+    }
+    if (group != 1) {
+        snprintf(ch->why, sizeof ch->why, "%sgrouped (group %lld): no GEMM lowering", forced, (long long)group);
+        return;
+    }
+    if (!aicf__cuc_have_lt(c)) {
+        snprintf(ch->why, sizeof ch->why, "%scuBLASLt not loaded", forced);
+        return;
+    }
+    if (ch->M <= 0 || ch->N <= 0 || ch->K <= 0 || ch->batch <= 0) {
+        snprintf(ch->why, sizeof ch->why, "%sempty GEMM (M=%lld N=%lld K=%lld)", forced, (long long)ch->M, (long long)ch->N,
+                 (long long)ch->K);
+        return;
+    }
+    /* the im2col kernel's 32-bit row and column indices; cuBLASLt's int32 batch count */
+    if (ch->batch > 0x7fffffff || ch->N > 0x7fffffff || ch->K > 0x7fffffff / ch->batch) {
+        snprintf(ch->why, sizeof ch->why, "%sN*K = %lld x %lld or P = %lld beyond 2^31", forced, (long long)ch->batch,
+                 (long long)ch->K, (long long)ch->N);
+        return;
+    }
+    if (!pointwise) {
+        if (!aicf__mul_size((size_t)ch->K, (size_t)ch->N, &el) || !aicf__mul_size(el, (size_t)ch->batch, &el) ||
+            !aicf__mul_size(el, c->es, &bytes) || (uint64_t)bytes > AICF_MAX_TENSOR_BYTES) {
+            snprintf(ch->why, sizeof ch->why, "%sthe im2col buffer exceeds AICF_MAX_TENSOR_BYTES", forced);
+            return;
+        }
+    }
+    ch->im2col = !pointwise;
+    ch->scratch = bytes;
+    if (algo == AICF_CONV_IM2COL_GEMM) {
+        ch->gemm = 1;
+        snprintf(ch->why, sizeof ch->why, "conv_algo IM2COL_GEMM");
+        return;
+    }
+    if (pointwise) {
+        ch->gemm = 1;
+        snprintf(ch->why, sizeof ch->why, "AUTO: pointwise, x is the GEMM's B as stored");
+        return;
+    }
+    if (ch->K < AICF__CUC_AUTO_MIN_K || ch->M < AICF__CUC_AUTO_MIN_M) {
+        snprintf(ch->why, sizeof ch->why, "AUTO: K=%lld M=%lld, im2col pays from K>=%d and M>=%d", (long long)ch->K,
+                 (long long)ch->M, AICF__CUC_AUTO_MIN_K, AICF__CUC_AUTO_MIN_M);
+        ch->im2col = 0;
+        ch->scratch = 0;
+        return;
+    }
+    if (bytes > AICF__CUC_AUTO_MAX_SCRATCH) {
+        snprintf(ch->why, sizeof ch->why, "AUTO: im2col buffer %s > 1 GiB", aicf__cuc_bytes((double)bytes, b1, sizeof b1));
+        ch->im2col = 0;
+        ch->scratch = 0;
+        return;
+    }
+    ch->gemm = 1;
+    snprintf(ch->why, sizeof ch->why, "AUTO K>=%d M>=%d", AICF__CUC_AUTO_MIN_K, AICF__CUC_AUTO_MIN_M);
+    snprintf(ch->est, sizeof ch->est, "direct: %lld blocks x %.1fM FMA on CUDA cores",
+             (long long)(((ch->M + 63) / 64) * ((ch->N * ch->batch + 63) / 64)), 64.0 * 64.0 * (double)ch->K / 1e6);
+}
+
+/* The Conv's bias B[M] added in place to Y [N, M, P] after the GEMM: one broadcast add. Kept
+   apart so that the fused elementwise epilogue can replace it. */
+static aicf_result aicf__cuc_bias(aicf__cuo* c, int Y, int Bi, int64_t N, int64_t M, int64_t P) {
+    aicf__shape ys3, bs3;
+    memset(&ys3, 0, sizeof ys3);
+    memset(&bs3, 0, sizeof bs3);
+    ys3.rank = bs3.rank = 3;
+    ys3.d[0] = N;
+    ys3.d[1] = M;
+    ys3.d[2] = P;
+    bs3.d[0] = 1;
+    bs3.d[1] = M;
+    bs3.d[2] = 1;
+    return aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3);
+}
+
+/* The im2col launch: x (tensor X) into the step's scratch, layout of templates/im2col.cu.j2. */
+static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X) {
+    aicf__k_im2col a;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    int64_t P = w->OH * w->OW, NK = w->N * w->C * w->KH * w->KW, rows, tp = 1;
+    int tp_log2 = 0;
+    char name[64];
+    aicf_result r;
+    while (tp < P && tp < (int64_t)AICF__CUO_BLOCK) {
+        tp <<= 1;
+        tp_log2++;
+    }
+    rows = (int64_t)AICF__CUO_BLOCK / tp;
+    memset(&a, 0, sizeof a);
+    a.N = w->N;
+    a.C = w->C;
+    a.H = w->H;
+    a.W = w->W;
+    a.OH = w->OH;
+    a.OW = w->OW;
+    a.KH = w->KH;
+    a.KW = w->KW;
+    a.pad_h = w->ph;
+    a.pad_w = w->pw;
+    a.stride_h = w->sh;
+    a.stride_w = w->sw;
+    a.dil_h = w->dh;
+    a.dil_w = w->dw;
+    a.tp_log2 = tp_log2;
+    grid[0] = (unsigned)((P + tp - 1) / tp);
+    grid[1] = (unsigned)AICF__MIN((NK + rows - 1) / rows, (int64_t)65535);
+    grid[2] = 1;
+    block[0] = AICF__CUO_BLOCK;
+    block[1] = block[2] = 1;
+    snprintf(name, sizeof name, "aicf_im2col_%s", aicf__cuo_dtn(c));
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_im2col, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_im2col, col), AICF__CUO_SCRATCH, 0);
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, char* why,
+                                        size_t cap, int* done) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
+    aicf__cuc_choice ch;
+    aicf__matmul_desc md;
+    char lt_why[192], b1[32], alg[40];
+    const char* arith;
+    int h0 = 0, hn = 0;
+    aicf_result r;
+    *done = 0;
+    aicf__cuc_choose(c, w, M, group, &ch);
+    if (!ch.gemm) {
+        snprintf(why, cap, "%s", ch.why);
+        return AICF_SUCCESS;
+    }
+    if (ch.im2col && c->st->scratch_bytes < ch.scratch)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE,
+                              "the memory plan reserved %llu bytes of scratch; the im2col buffer needs %llu (the planner "
+                              "did not ask aicf__cuda_step_scratch)",
+                              (unsigned long long)c->st->scratch_bytes, (unsigned long long)ch.scratch);
+    aicf__cuo_mm_desc(c, &md);
+    md.tf32 = !c->f16 && c->p->policy.precision == AICF_PRECISION_TF32;
+    md.M = ch.M;
+    md.N = ch.N;
+    md.K = ch.K;
+    md.lda = ch.K;
+    md.ldb = ch.N;
+    md.ldc = ch.N;
+    md.batch = ch.batch;
+    md.stride_a = 0;
+    md.stride_b = ch.K * ch.N;
+    md.stride_c = ch.M * ch.N;
+    aicf__cuo_mm_align(c, &md, Wt, ch.im2col ? -1 : X, -1, Y);
+    if (ch.im2col) md.b = 256; /* the scratch offset is a multiple of the arena's 256-byte alignment */
+    if ((r = aicf__cuo_mm_plan(c, &md, &slot, lt_why, sizeof lt_why)) != AICF_SUCCESS) return r;
+    if (slot < 0) {
+        snprintf(why, cap, "%.40s; %scuBLASLt: %.90s", ch.why, ch.im2col ? "scratch unused, " : "", lt_why);
+        return AICF_SUCCESS;
+    }
+    if (ch.im2col && (r = aicf__cuc_im2col(c, w, X)) != AICF_SUCCESS) return r;
+    if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, ch.im2col ? AICF__CUO_SCRATCH : X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS)
+        return r;
+    if (Bi >= 0 && (r = aicf__cuc_bias(c, Y, Bi, ch.batch, ch.M, ch.N)) != AICF_SUCCESS) return r;
+    /* the reason fits aicf__step.reason (192) with select_step's " [N launches]"; the most
+       telling part first (a fused epilogue keeps only the first 110 characters) */
+    arith = c->f16 ? "fp16 tensor cores" : (md.tf32 ? "TF32 tensor cores" : "fp32 SIMT");
+    if (sscanf(lt_why, "cuBLASLt heuristic #%d of %d", &h0, &hn) == 2) snprintf(alg, sizeof alg, "alg #%d/%d", h0, hn);
+    else snprintf(alg, sizeof alg, "%.30s", lt_why);
+    if (ch.im2col) {
+        snprintf(c->kernel, sizeof c->kernel, "im2col+cublasLt:matmul");
+        aicf__cuo_reason(c, "im2col+cuBLASLt M=%lld N=%lld K=%lld batch=%lld (%s); %.40s%s; col %s @arena+%llu; %s%s%s",
+                         (long long)ch.M, (long long)ch.N, (long long)ch.K, (long long)ch.batch, arith, ch.why,
+                         Bi >= 0 ? "; +bias kernel" : "", aicf__cuc_bytes((double)ch.scratch, b1, sizeof b1),
+                         (unsigned long long)c->st->scratch_offset, alg, ch.est[0] ? "; " : "", ch.est);
+    } else {
+        aicf__cuo_reason(c, "1x1 conv as GEMM, no im2col: M=%lld N=%lld K=%lld batch=%lld (%s); %.50s%s; %s",
+                         (long long)ch.M, (long long)ch.N, (long long)ch.K, (long long)ch.batch, arith, ch.why,
+                         Bi >= 0 ? "; +bias kernel" : "", alg);
+    }
+    *done = 1;
+    return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
+    aicf__cuo c;
+    aicf__cuo_win w;
+    aicf__cuc_choice ch;
+    const aicf__shape* ws;
+    char saved[sizeof p->ctx->last_error];
+    int X, Wt, Y;
+    int64_t group;
+    aicf__step* st;
+    if (!bytes) return AICF_ERROR_INVALID_ARGUMENT;
+    *bytes = 0;
+    if (!p || !p->ctx || !p->g || !p->loc || si < 0 || si >= p->n_steps) return AICF_ERROR_INVALID_ARGUMENT;
+    st = &p->steps[si];
+    if (st->kind != AICF__STEP_NODE || st->node < 0 || st->node >= p->g->n_nodes) return AICF_SUCCESS;
+    if (p->g->nodes[st->node].op != AICF__OP_Conv) return AICF_SUCCESS;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.ctx = p->ctx;
+    c.g = p->g;
+    c.si = si;
+    c.st = st;
+    c.nd = &p->g->nodes[st->node];
+    c.es = 4;
+    X = aicf__cuo_in(&c, 0);
+    Wt = aicf__cuo_in(&c, 1);
+    Y = aicf__cuo_out(&c, 0);
+    if (X < 0 || Wt < 0 || Y < 0 || aicf__cuo_numel(&c, Y) <= 0) return AICF_SUCCESS;
+    ws = aicf__cuo_shape(&c, Wt);
+    if (ws->rank < 3) return AICF_SUCCESS;
+    group = aicf__attr_i(c.nd, "group", 1);
+    /* the same checks as aicf__cuo_lower_conv; a step that fails them gets no scratch and its
+       lowering reports the error, so a message written here is not kept */
+    memcpy(saved, p->ctx->last_error, sizeof saved);
+    if (aicf__cuo_floats(&c, 3) != AICF_SUCCESS || aicf__cuo_shape(&c, X)->rank == 5 ||
+        aicf__cuo_window(&c, aicf__cuo_shape(&c, X), aicf__cuo_shape(&c, Y), ws->d + 2, &w) != AICF_SUCCESS ||
+        group < 1 || w.C % group || ws->d[0] % group) {
+        memcpy(p->ctx->last_error, saved, sizeof saved);
+        return AICF_SUCCESS;
+    }
+    aicf__cuc_choose(&c, &w, ws->d[0], group, &ch);
+    if (ch.gemm && ch.im2col) *bytes = ch.scratch;
+    return AICF_SUCCESS;
+}

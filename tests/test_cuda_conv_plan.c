@@ -1,0 +1,1256 @@
+/* tests/test_cuda_conv_plan.c: the Conv lowerings of the CUDA backend (src/82_cuda_conv.c: im2col
+   + cuBLASLt GEMM; src/81_cuda_ops.c: the generated kernels), checked on a machine WITHOUT a GPU:
+
+     - CUDA plans are made through the fake driver (tests/fake_libcuda.c, build/fakecuda/
+       libcuda.so.1) with the repository's real kernel table, and an in-process fake cuBLASLt
+       (its entry points installed in the context's cuBLASLt table) that records the matmul
+       descriptor and layouts aicf builds and answers the heuristic query;
+     - for each case (random and chosen shapes: stride 2, padding, dilation, 1x1 pointwise and
+       strided, 7x7, 1-D, batch 1 and 3, with and without bias) and each policy.conv_algo (AUTO,
+       DIRECT, IM2COL_GEMM) and precision (fp32, tf32, fp16): the lowering chosen, the step's
+       kernel and reason, the im2col kernel's arguments and launch, the GEMM descriptor (M, N, K,
+       leading dimensions, batch strides, element type, TF32) and what cuBLASLt was asked;
+     - the scratch: its size (N*K*P elements), 256-byte aligned, inside the arena, and not
+       overlapping any tensor alive during its step (lifetimes recomputed here from the steps);
+     - the program of every fp32 GEMM-lowered plan run on the host: the im2col kernel emulated
+       thread by thread from its launch dimensions and argument struct (every column element
+       written exactly once, nothing outside the scratch), the GEMM from the matmul descriptor,
+       the bias from the broadcast add's arguments, with every address resolved from the patches
+       as aicf__cuda_emit_step does; compared with the CPU reference (<= 1e-5 relative);
+     - fallbacks: grouped convs, no cuBLASLt, no cuBLASLt algorithm (scratch left unused);
+       aicf__cuda_scratch_ptr on a hand-made emitter.
+   What this cannot check: the CUDA kernels themselves and cuBLASLt's results (the GPU suite,
+   tests/test_gpu_kernels.c, section "Conv: im2col + cuBLASLt vs direct").
+   Fresh random data every run (seed printed; AICF_SEED=N repeats it). Usage:
+   build/test_cuda_conv_plan [-v] [fake libcuda path] (default $AICF_FAKE_CUDA, then
+   build/fakecuda/libcuda.so.1); -v prints every case's kernel, reason and scratch. Ends with
+   "N passed, N failed, N skipped". */
+#define _POSIX_C_SOURCE 200809L
+#define AICF_IMPLEMENTATION
+#include "../aicf.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int g_pass, g_fail, g_skip, g_verbose;
+static uint64_t g_rng;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            g_pass++;                                                                              \
+        } else {                                                                                   \
+            g_fail++;                                                                              \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+static uint64_t rnd_u64(void) {
+    g_rng ^= g_rng >> 12;
+    g_rng ^= g_rng << 25;
+    g_rng ^= g_rng >> 27;
+    return g_rng * 2685821657736338717ull;
+}
+static float rndf(float lo, float hi) { return lo + (hi - lo) * (float)((double)(rnd_u64() >> 11) / 9007199254740992.0); }
+static int64_t rndi(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd_u64() % (uint64_t)(hi - lo + 1)); }
+
+/* ---- an in-process fake cuBLASLt ---- */
+typedef struct flt_layout {
+    int dtype;
+    uint64_t rows, cols;
+    int64_t ld, stride;
+    int32_t batch;
+} flt_layout;
+typedef struct flt_desc {
+    int compute, scale;
+    int32_t ta, tb;
+    uint32_t epi;
+} flt_desc;
+static struct {
+    int n_results;          /* heuristic results to return (0: "no algorithm") */
+    long live;              /* descriptors, layouts, preferences alive */
+    int queries;            /* heuristic calls */
+    flt_desc desc;          /* at the last heuristic call */
+    flt_layout a, b, c, d;  /* cuBLASLt's A (= aicf's B), B (= aicf's A), C, D */
+    uint32_t align[4];      /* MIN_ALIGNMENT_A..D_BYTES of the last preference */
+    int matmuls;            /* cublasLtMatmul calls (at exec creation, under stream capture) */
+    uint64_t mm_a, mm_b, mm_d; /* the last call's cuBLASLt A (= aicf's B), B (= aicf's A), D */
+} FLT;
+typedef struct flt_pref {
+    uint64_t ws;
+    uint32_t align[4];
+} flt_pref;
+
+static aicf__cublasStatus_t flt_create(void** h) {
+    *h = &FLT;
+    return 0;
+}
+static aicf__cublasStatus_t flt_destroy(void* h) { return h == (void*)&FLT ? 0 : 7; }
+static size_t flt_version(void) { return 130100; }
+static aicf__cublasStatus_t flt_desc_create(void** d, int compute, int scale) {
+    flt_desc* x = (flt_desc*)calloc(1, sizeof *x);
+    x->compute = compute;
+    x->scale = scale;
+    x->epi = AICF__CUBLASLT_EPILOGUE_DEFAULT;
+    FLT.live++;
+    *d = x;
+    return 0;
+}
+static aicf__cublasStatus_t flt_free(void* p) {
+    free(p);
+    FLT.live--;
+    return 0;
+}
+static aicf__cublasStatus_t flt_desc_set(void* d, int attr, const void* v, size_t n) {
+    flt_desc* x = (flt_desc*)d;
+    if (attr == AICF__CUBLASLT_MATMUL_DESC_TRANSA && n == 4) memcpy(&x->ta, v, 4);
+    else if (attr == AICF__CUBLASLT_MATMUL_DESC_TRANSB && n == 4) memcpy(&x->tb, v, 4);
+    else if (attr == AICF__CUBLASLT_MATMUL_DESC_EPILOGUE && n == 4) memcpy(&x->epi, v, 4);
+    return 0;
+}
+static aicf__cublasStatus_t flt_layout_create(void** l, int dtype, uint64_t rows, uint64_t cols, int64_t ld) {
+    flt_layout* x = (flt_layout*)calloc(1, sizeof *x);
+    x->dtype = dtype;
+    x->rows = rows;
+    x->cols = cols;
+    x->ld = ld;
+    x->batch = 1;
+    FLT.live++;
+    *l = x;
+    return 0;
+}
+static aicf__cublasStatus_t flt_layout_set(void* l, int attr, const void* v, size_t n) {
+    flt_layout* x = (flt_layout*)l;
+    if (attr == AICF__CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT && n == 4) memcpy(&x->batch, v, 4);
+    else if (attr == AICF__CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET && n == 8) memcpy(&x->stride, v, 8);
+    return 0;
+}
+static aicf__cublasStatus_t flt_pref_create(void** p) {
+    *p = calloc(1, sizeof(flt_pref));
+    FLT.live++;
+    return 0;
+}
+static aicf__cublasStatus_t flt_pref_set(void* p, int attr, const void* v, size_t n) {
+    flt_pref* x = (flt_pref*)p;
+    if (attr == AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES && n == 8) memcpy(&x->ws, v, 8);
+    if (attr >= AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES && attr <= AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES &&
+        n == 4)
+        memcpy(&x->align[attr - AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES], v, 4);
+    return 0;
+}
+static aicf__cublasStatus_t flt_heuristic(void* h, void* desc, void* la, void* lb, void* lc, void* ld, void* pref, int want,
+                                          aicf__cublasLtMatmulHeuristicResult_t* res, int* n) {
+    int i;
+    FLT.queries++;
+    if (h != (void*)&FLT) return 7;
+    FLT.desc = *(flt_desc*)desc;
+    FLT.a = *(flt_layout*)la;
+    FLT.b = *(flt_layout*)lb;
+    FLT.c = *(flt_layout*)lc;
+    FLT.d = *(flt_layout*)ld;
+    memcpy(FLT.align, ((flt_pref*)pref)->align, sizeof FLT.align);
+    *n = FLT.n_results < want ? FLT.n_results : want;
+    for (i = 0; i < *n; i++) {
+        memset(&res[i], 0, sizeof res[i]);
+        res[i].algo.data[0] = 1000u + (unsigned)i;
+        res[i].wavesCount = 1.0f;
+    }
+    return *n > 0 ? 0 : 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+}
+static aicf__cublasStatus_t flt_matmul(void* h, void* desc, const void* alpha, const void* a, void* la, const void* b, void* lb,
+                                       const void* beta, const void* c, void* lc, void* d, void* ld,
+                                       const aicf__cublasLtMatmulAlgo_t* algo, void* ws, size_t wsb, aicf__CUstream s) {
+    (void)desc, (void)alpha, (void)la, (void)lb, (void)beta, (void)c, (void)lc, (void)ld, (void)algo, (void)ws, (void)wsb, (void)s;
+    if (h != (void*)&FLT) return 7;
+    FLT.matmuls++; /* recorded, not computed: the fake driver's captured graph is empty */
+    FLT.mm_a = (uint64_t)(uintptr_t)a;
+    FLT.mm_b = (uint64_t)(uintptr_t)b;
+    FLT.mm_d = (uint64_t)(uintptr_t)d;
+    return 0;
+}
+
+/* Installs the fake in ctx's cuBLASLt table (the driver is the fake libcuda). */
+static int flt_install(aicf_context* ctx) {
+    struct aicf__cuda* cu;
+    if (aicf__cuda_init(ctx) != AICF_SUCCESS || !ctx->cuda || !ctx->cuda->ready) return 0;
+    cu = ctx->cuda;
+    memset(&cu->lt, 0, sizeof cu->lt);
+    cu->lt.cublasLtCreate = flt_create;
+    cu->lt.cublasLtDestroy = flt_destroy;
+    cu->lt.cublasLtGetVersion = flt_version;
+    cu->lt.cublasLtMatmulDescCreate = flt_desc_create;
+    cu->lt.cublasLtMatmulDescDestroy = flt_free;
+    cu->lt.cublasLtMatmulDescSetAttribute = flt_desc_set;
+    cu->lt.cublasLtMatrixLayoutCreate = flt_layout_create;
+    cu->lt.cublasLtMatrixLayoutDestroy = flt_free;
+    cu->lt.cublasLtMatrixLayoutSetAttribute = flt_layout_set;
+    cu->lt.cublasLtMatmulPreferenceCreate = flt_pref_create;
+    cu->lt.cublasLtMatmulPreferenceDestroy = flt_free;
+    cu->lt.cublasLtMatmulPreferenceSetAttribute = flt_pref_set;
+    cu->lt.cublasLtMatmulAlgoGetHeuristic = flt_heuristic;
+    cu->lt.cublasLtMatmul = flt_matmul;
+    cu->lt_version = flt_version();
+    cu->lt_error[0] = 0;
+    snprintf(cu->lt_path, sizeof cu->lt_path, "in-process fake (tests/test_cuda_conv_plan.c)");
+    return flt_create(&cu->lt_handle) == 0;
+}
+
+/* ---- one Conv case ---- */
+typedef struct ccase {
+    char name[160];            /* a label, then the shapes (describe) */
+    int rank;                  /* 4, or 3 for a 1-D conv */
+    int64_t N, C, H, W, M, KH, KW;
+    int64_t sh, sw, dh, dw;
+    int64_t pt, pl, pb, pr;    /* pads: top, left, bottom, right */
+    int64_t group;
+    int bias;
+    int relu;                  /* a Relu after it (fused as the step's epilogue) */
+    const char* auto_pad;      /* NULL: explicit pads */
+} ccase;
+
+typedef struct cgeo { /* derived geometry */
+    int64_t OH, OW, P, K, Cg;
+    int pointwise;
+} cgeo;
+
+static void geo_of(const ccase* c, cgeo* g) {
+    g->Cg = c->C / c->group;
+    g->OH = (c->H + c->pt + c->pb - (c->KH - 1) * c->dh - 1) / c->sh + 1;
+    g->OW = (c->W + c->pl + c->pr - (c->KW - 1) * c->dw - 1) / c->sw + 1;
+    g->P = g->OH * g->OW;
+    g->K = g->Cg * c->KH * c->KW;
+    g->pointwise = c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb && !c->pr;
+}
+
+typedef struct cgraph {
+    aicf_graph* g;
+    float *x, *w, *b;
+    size_t nx, nw;
+} cgraph;
+
+static int build(aicf_context* ctx, const ccase* c, cgraph* cg) {
+    aicf_tensor_desc d;
+    aicf_node_desc nd;
+    aicf_attr at[6];
+    int64_t xd[4], wd[4], bd[1], strides[2], dil[2], pads[4];
+    const char* cin[3] = {"x", "w", "b"};
+    const char* cout[1] = {"c"};
+    const char* rin[1] = {"c"};
+    const char* rout[1] = {"y"};
+    int na = 0, ns = c->rank - 2;
+    size_t i;
+    memset(cg, 0, sizeof *cg);
+    if (aicf_graph_create(ctx, &cg->g) != AICF_SUCCESS) return 0;
+    aicf_graph_set_opset(cg->g, "", 17);
+    xd[0] = c->N;
+    xd[1] = c->C;
+    wd[0] = c->M;
+    wd[1] = c->C / c->group;
+    if (ns == 2) {
+        xd[2] = c->H;
+        xd[3] = c->W;
+        wd[2] = c->KH;
+        wd[3] = c->KW;
+        strides[0] = c->sh;
+        strides[1] = c->sw;
+        dil[0] = c->dh;
+        dil[1] = c->dw;
+        pads[0] = c->pt;
+        pads[1] = c->pl;
+        pads[2] = c->pb;
+        pads[3] = c->pr;
+    } else {
+        xd[2] = c->W;
+        wd[2] = c->KW;
+        strides[0] = c->sw;
+        dil[0] = c->dw;
+        pads[0] = c->pl;
+        pads[1] = c->pr;
+    }
+    cg->nx = (size_t)(c->N * c->C * c->H * c->W);
+    cg->nw = (size_t)(c->M * (c->C / c->group) * c->KH * c->KW);
+    cg->x = (float*)malloc(cg->nx * 4);
+    cg->w = (float*)malloc(cg->nw * 4);
+    cg->b = (float*)malloc((size_t)c->M * 4);
+    for (i = 0; i < cg->nx; i++) cg->x[i] = rndf(-1, 1);
+    for (i = 0; i < cg->nw; i++) cg->w[i] = rndf(-0.5f, 0.5f);
+    for (i = 0; i < (size_t)c->M; i++) cg->b[i] = rndf(-1, 1);
+    bd[0] = c->M;
+    memset(&d, 0, sizeof d);
+    d.name = "x";
+    d.dtype = AICF_DTYPE_FLOAT32;
+    d.rank = c->rank;
+    d.dims = xd;
+    if (aicf_graph_add_input(cg->g, &d) != AICF_SUCCESS) return 0;
+    d.name = "w";
+    d.dims = wd;
+    d.data = cg->w;
+    d.data_bytes = cg->nw * 4;
+    if (aicf_graph_add_constant(cg->g, &d) != AICF_SUCCESS) return 0;
+    if (c->bias) {
+        d.name = "b";
+        d.rank = 1;
+        d.dims = bd;
+        d.data = cg->b;
+        d.data_bytes = (size_t)c->M * 4;
+        if (aicf_graph_add_constant(cg->g, &d) != AICF_SUCCESS) return 0;
+    }
+    memset(at, 0, sizeof at);
+    at[na].name = "strides";
+    at[na].type = AICF_ATTR_INTS;
+    at[na].ints = strides;
+    at[na++].count = ns;
+    at[na].name = "dilations";
+    at[na].type = AICF_ATTR_INTS;
+    at[na].ints = dil;
+    at[na++].count = ns;
+    if (c->auto_pad) {
+        at[na].name = "auto_pad";
+        at[na].type = AICF_ATTR_STRING;
+        at[na++].s = c->auto_pad;
+    } else {
+        at[na].name = "pads";
+        at[na].type = AICF_ATTR_INTS;
+        at[na].ints = pads;
+        at[na++].count = 2 * ns;
+    }
+    at[na].name = "group";
+    at[na].type = AICF_ATTR_INT;
+    at[na++].i = c->group;
+    memset(&nd, 0, sizeof nd);
+    nd.name = "conv";
+    nd.op_type = "Conv";
+    nd.inputs = cin;
+    nd.num_inputs = c->bias ? 3 : 2;
+    nd.outputs = c->relu ? cout : rout;
+    nd.num_outputs = 1;
+    nd.attrs = at;
+    nd.num_attrs = na;
+    if (aicf_graph_add_node(cg->g, &nd) != AICF_SUCCESS) return 0;
+    if (c->relu) {
+        memset(&nd, 0, sizeof nd);
+        nd.name = "relu";
+        nd.op_type = "Relu";
+        nd.inputs = rin;
+        nd.num_inputs = 1;
+        nd.outputs = rout;
+        nd.num_outputs = 1;
+        if (aicf_graph_add_node(cg->g, &nd) != AICF_SUCCESS) return 0;
+    }
+    return aicf_graph_add_output(cg->g, "y") == AICF_SUCCESS;
+}
+
+static void cgraph_free(cgraph* cg) {
+    aicf_graph_destroy(cg->g);
+    free(cg->x);
+    free(cg->w);
+    free(cg->b);
+}
+
+static aicf_plan* plan_of(aicf_graph* g, aicf_backend be, aicf_precision pr, aicf_conv_algo algo) {
+    aicf_plan_desc pd;
+    aicf_plan* p = NULL;
+    memset(&pd, 0, sizeof pd);
+    pd.backend = be;
+    pd.policy.precision = pr;
+    pd.policy.conv_algo = algo;
+    if (aicf_plan_create(g, &pd, &p) != AICF_SUCCESS) return NULL;
+    return p;
+}
+
+static int conv_step(const aicf_plan* p) {
+    int s;
+    for (s = 0; s < p->n_steps; s++)
+        if (p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_Conv) return s;
+    return -1;
+}
+
+static const char* algo_name(aicf_conv_algo a) {
+    return a == AICF_CONV_DIRECT ? "DIRECT" : a == AICF_CONV_IM2COL_GEMM ? "IM2COL_GEMM" : "AUTO";
+}
+static const char* prec_name(aicf_precision p) {
+    return p == AICF_PRECISION_FP16 ? "fp16" : p == AICF_PRECISION_TF32 ? "tf32" : "fp32";
+}
+
+/* ---- lifetimes, recomputed from the steps (as docs/architecture.md describes them) ---- */
+static int root_of(const aicf_plan* p, int t) {
+    while (p->loc[t].alias_of >= 0) t = p->loc[t].alias_of;
+    return t;
+}
+
+/* Checks every step's scratch: aligned, inside the arena, disjoint from every tensor alive
+   during that step; every arena tensor inside the arena. Returns the number of problems. */
+static int check_scratch(const aicf_plan* p, const char* what) {
+    int nt = p->g->n_tensors, s, t, j, bad = 0;
+    int* first = (int*)malloc(sizeof(int) * (size_t)nt);
+    int* last = (int*)malloc(sizeof(int) * (size_t)nt);
+    for (t = 0; t < nt; t++) {
+        first[t] = 1 << 30;
+        last[t] = -2;
+    }
+#define USE(tt, ss)                                                                                \
+    do {                                                                                           \
+        int u_ = (tt);                                                                             \
+        if (u_ >= 0 && p->loc[u_].space == AICF__SPACE_ARENA) {                                    \
+            u_ = root_of(p, u_);                                                                   \
+            if ((ss) < first[u_]) first[u_] = (ss);                                                \
+            if ((ss) > last[u_]) last[u_] = (ss);                                                  \
+        }                                                                                          \
+    } while (0)
+    for (j = 0; j < p->n_in; j++) {
+        USE(p->in_boundary[j], -1);
+        USE(p->in_boundary[j], p->n_steps);
+    }
+    for (s = 0; s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        for (j = 0; j < st->n_in; j++) USE(st->in[j], s);
+        for (j = 0; j < st->n_out; j++) USE(st->out[j], s);
+        for (j = 0; j < st->n_epi; j++) USE(st->epi[j].operand, s);
+    }
+    for (j = 0; j < p->n_out; j++) USE(p->out_boundary[j], p->n_steps);
+#undef USE
+    for (t = 0; t < nt; t++)
+        if (p->loc[t].space == AICF__SPACE_ARENA && p->loc[t].alias_of < 0 && p->loc[t].offset + p->loc[t].bytes > p->arena_bytes) {
+            printf("  %s: tensor '%s' [%zu, +%zu) outside the arena (%zu bytes)\n", what, p->g->tensors[t].name, p->loc[t].offset,
+                   p->loc[t].bytes, p->arena_bytes);
+            bad++;
+        }
+    for (s = 0; s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        size_t so = st->scratch_offset, se = so + st->scratch_bytes;
+        if (!st->scratch_bytes) continue;
+        if (so % 256 != 0 || se > p->arena_bytes) {
+            printf("  %s: step %d scratch [%zu, %zu) not aligned or outside the arena (%zu bytes)\n", what, s, so, se, p->arena_bytes);
+            bad++;
+        }
+        for (t = 0; t < nt; t++) {
+            size_t to, te;
+            if (p->loc[t].space != AICF__SPACE_ARENA || p->loc[t].alias_of >= 0 || first[t] > s || last[t] < s) continue;
+            to = p->loc[t].offset;
+            te = to + p->loc[t].bytes;
+            if (to < se && so < te) {
+                printf("  %s: step %d scratch [%zu, %zu) overlaps tensor '%s' [%zu, %zu) alive in steps %d..%d\n", what, s, so, se,
+                       p->g->tensors[t].name, to, te, first[t], last[t]);
+                bad++;
+            }
+        }
+    }
+    free(first);
+    free(last);
+    return bad;
+}
+
+/* ---- the step's program on the host ---- */
+static unsigned char* emu_addr(const aicf_plan* p, unsigned char* arena, unsigned char* weights, int si, int t, uint64_t add) {
+    if (t == AICF__CUO_SCRATCH) return arena + p->steps[si].scratch_offset + add;
+    t = root_of(p, t);
+    return (p->loc[t].space == AICF__SPACE_WEIGHTS ? weights : arena) + p->loc[t].offset + add;
+}
+
+/* templates/im2col.cu.j2 thread by thread (same index arithmetic); counts the writes per
+   column element in hits[] (relative to col0) and returns the number of writes outside
+   [col0, col0 + ncol). */
+static long emu_im2col(const aicf__k_im2col* a, const unsigned grid[3], const unsigned block[3], const float* x, float* col,
+                       const float* col0, size_t ncol, unsigned char* hits) {
+    long outside = 0;
+    unsigned bx, by, tid;
+    int tp_log2 = (int)a->tp_log2;
+    int rows_per_block = (int)block[0] >> tp_log2;
+    int H = (int)a->H, W = (int)a->W, OW = (int)a->OW, KW = (int)a->KW, KHW = (int)(a->KH * a->KW);
+    int K = (int)(a->C * KHW), P = (int)(a->OH * a->OW), NK = (int)(a->N * K);
+    int row_step = (int)grid[1] * rows_per_block;
+    for (by = 0; by < grid[1]; by++)
+        for (bx = 0; bx < grid[0]; bx++)
+            for (tid = 0; tid < block[0]; tid++) {
+                int pl = (int)tid & ((1 << tp_log2) - 1), rl = (int)tid >> tp_log2;
+                int pp = (int)bx * (1 << tp_log2) + pl, row;
+                int oh, ow, ih0, iw0;
+                if (pp >= P) continue;
+                oh = pp / OW;
+                ow = pp - oh * OW;
+                ih0 = oh * (int)a->stride_h - (int)a->pad_h;
+                iw0 = ow * (int)a->stride_w - (int)a->pad_w;
+                for (row = (int)by * rows_per_block + rl; row < NK; row += row_step) {
+                    int n = row / K, k = row - n * K, c = k / KHW, r = k - c * KHW, kh = r / KW, kw = r - kh * KW;
+                    int ih = ih0 + kh * (int)a->dil_h, iw = iw0 + kw * (int)a->dil_w;
+                    float v = 0.0f;
+                    float* dst = col + (int64_t)row * P + pp;
+                    if ((unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W)
+                        v = x[(((int64_t)n * a->C + c) * H + ih) * (int64_t)W + iw];
+                    if (dst < col0 || dst >= col0 + ncol) outside++;
+                    else {
+                        *dst = v;
+                        if (hits[dst - col0] < 255) hits[dst - col0]++;
+                    }
+                    if (row > NK - row_step) break;
+                }
+            }
+    return outside;
+}
+
+/* Runs the float32 plan's Conv step program on host memory (im2col kernel, matmul, binary add;
+   anything else is reported) and returns Y (malloc'd), or NULL with a message. */
+static float* emulate(const aicf_plan* p, int si, const float* x, char* msg, size_t cap) {
+    const aicf__step* st = &p->steps[si];
+    aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+    const aicf__cuo_op* ops;
+    unsigned char* arena = (unsigned char*)calloc(1, p->arena_bytes + 1);
+    unsigned char* weights = (unsigned char*)calloc(1, p->weights_bytes + 1);
+    float* y = NULL;
+    int t, k, j, ok = 1;
+    int xin = p->in_boundary[0], yout = p->out_boundary[0];
+    msg[0] = 0;
+    for (t = 0; t < p->g->n_tensors; t++)
+        if (p->loc[t].space == AICF__SPACE_WEIGHTS) memcpy(weights + p->loc[t].offset, p->g->tensors[t].data, p->loc[t].bytes);
+    memcpy(emu_addr(p, arena, weights, si, xin, 0), x, p->loc[xin].bytes);
+    if (!pr) {
+        snprintf(msg, cap, "no program");
+        ok = 0;
+    }
+    ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+    for (k = 0; ok && k < pr->n_ops; k++) {
+        const aicf__cuo_op* op = &ops[k];
+        uint64_t args[AICF__CUO_ARGS_WORDS];
+        memcpy(args, op->args, sizeof args);
+        for (j = 0; j < op->n_patch; j++) {
+            uint64_t a = (uint64_t)(uintptr_t)emu_addr(p, arena, weights, si, op->patch[j].tensor, op->patch[j].add);
+            memcpy((unsigned char*)args + op->patch[j].field, &a, 8);
+        }
+        if (op->kind == AICF__CUO_MATMUL) {
+            aicf__matmul_desc md;
+            int64_t b, m, n, kk;
+            memcpy(&md, args, sizeof md);
+            if (md.trans_a || md.trans_b || md.beta != 0.0f || md.bias || md.relu || md.dtype != AICF_DTYPE_FLOAT32) {
+                snprintf(msg, cap, "matmul form not emulated");
+                ok = 0;
+                break;
+            }
+            for (b = 0; b < md.batch; b++)
+                for (m = 0; m < md.M; m++)
+                    for (n = 0; n < md.N; n++) {
+                        const float* A = (const float*)(uintptr_t)md.a + b * md.stride_a + m * md.lda;
+                        const float* B = (const float*)(uintptr_t)md.b + b * md.stride_b + n;
+                        double acc = 0;
+                        for (kk = 0; kk < md.K; kk++) acc += (double)A[kk] * B[kk * md.ldb];
+                        ((float*)(uintptr_t)md.d)[b * md.stride_c + m * md.ldc + n] = (float)(md.alpha * acc);
+                    }
+        } else if (op->kind == AICF__CUO_KERNEL && !strncmp(aicf__kt_kernels[op->kernel_index].name, "aicf_im2col_f32", 15)) {
+            aicf__k_im2col a;
+            size_t ncol = st->scratch_bytes / 4, i;
+            unsigned char* hits = (unsigned char*)calloc(1, ncol + 1);
+            long outside;
+            int64_t rows;
+            memcpy(&a, args, sizeof a);
+            rows = a.N * a.C * a.KH * a.KW;
+            outside = emu_im2col(&a, op->grid, op->block, (const float*)(uintptr_t)a.x, (float*)(uintptr_t)a.col,
+                                 (const float*)(arena + st->scratch_offset), ncol, hits);
+            for (i = 0; i < (size_t)(rows * a.OH * a.OW) && i < ncol; i++)
+                if (hits[i] != 1) break;
+            if (outside || (size_t)(rows * a.OH * a.OW) != ncol || i != ncol) {
+                snprintf(msg, cap, "im2col launch: %ld writes outside the scratch, element %zu of %zu written %d times", outside, i,
+                         ncol, i < ncol ? hits[i] : -1);
+                ok = 0;
+            }
+            free(hits);
+        } else if (op->kind == AICF__CUO_KERNEL && !strncmp(aicf__kt_kernels[op->kernel_index].name, "aicf_binary_add_f32_", 20)) {
+            const char* nm = aicf__kt_kernels[op->kernel_index].name;
+            if (strstr(nm, "_bcast")) {
+                aicf__k_binbc a;
+                int64_t i;
+                memcpy(&a, args, sizeof a);
+                for (i = 0; i < a.n; i++) {
+                    int64_t r = i, oa = 0, ob = 0;
+                    int d;
+                    for (d = (int)a.rank - 1; d > 0; --d) {
+                        int64_t q = r / a.shape[d], idx = r - q * a.shape[d];
+                        oa += idx * a.sa[d];
+                        ob += idx * a.sb[d];
+                        r = q;
+                    }
+                    oa += r * a.sa[0];
+                    ob += r * a.sb[0];
+                    ((float*)(uintptr_t)a.y)[i] = ((const float*)(uintptr_t)a.a)[oa] + ((const float*)(uintptr_t)a.b)[ob];
+                }
+            } else {
+                aicf__k_binflat a;
+                int64_t i;
+                memcpy(&a, args, sizeof a);
+                for (i = 0; i < a.n; i++)
+                    ((float*)(uintptr_t)a.y)[i] = ((const float*)(uintptr_t)a.a)[i * a.sa] + ((const float*)(uintptr_t)a.b)[i * a.sb];
+            }
+        } else {
+            snprintf(msg, cap, "op %d (%s) not emulated", k,
+                     op->kind == AICF__CUO_KERNEL ? aicf__kt_kernels[op->kernel_index].name : "copy");
+            ok = 0;
+        }
+    }
+    if (ok) {
+        y = (float*)malloc(p->loc[yout].bytes);
+        memcpy(y, emu_addr(p, arena, weights, si, yout, 0), p->loc[yout].bytes);
+    }
+    free(arena);
+    free(weights);
+    return y;
+}
+
+/* The CPU reference: the same graph on AICF_BACKEND_CPU. */
+static float* cpu_ref(aicf_graph* g, const float* x, size_t* n) {
+    aicf_plan* p = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
+    aicf_exec* e = NULL;
+    aicf_tensor_info ii, oi;
+    float* y = NULL;
+    if (!p) return NULL;
+    aicf_plan_input_info(p, 0, &ii);
+    aicf_plan_output_info(p, 0, &oi);
+    if (aicf_exec_create(p, NULL, &e) == AICF_SUCCESS && aicf_exec_set_input(e, 0, x, ii.bytes) == AICF_SUCCESS &&
+        aicf_exec_run(e) == AICF_SUCCESS) {
+        y = (float*)malloc(oi.bytes);
+        *n = oi.bytes / 4;
+        if (aicf_exec_get_output(e, 0, y, oi.bytes) != AICF_SUCCESS) {
+            free(y);
+            y = NULL;
+        }
+    }
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    return y;
+}
+
+/* ---- one case under one policy ---- */
+static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aicf_precision prec, int have_lt) {
+    cgraph cg;
+    cgeo ge;
+    aicf_plan* p = NULL;
+    char tag[256], want[200];
+    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col;
+    size_t es = f16 ? 2 : 4;
+    const aicf__step* st;
+    geo_of(c, &ge);
+    snprintf(tag, sizeof tag, "%s [%s %s]", c->name, algo_name(algo), prec_name(prec));
+    if (!build(ctx, c, &cg)) {
+        CHECK(0, "%s: building the graph: %s", tag, aicf_last_error(ctx));
+        cgraph_free(&cg);
+        return;
+    }
+    /* the documented rule (src/82_cuda_conv.c), read independently */
+    expect_gemm = have_lt && c->group == 1 && algo != AICF_CONV_DIRECT &&
+                  (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
+    expect_im2col = expect_gemm && !ge.pointwise;
+    FLT.n_results = 1;
+    FLT.queries = 0;
+    p = plan_of(cg.g, AICF_BACKEND_CUDA, prec, algo);
+    CHECK(p != NULL, "%s: plan: %s", tag, aicf_last_error(ctx));
+    if (!p) {
+        cgraph_free(&cg);
+        return;
+    }
+    si = conv_step(p);
+    CHECK(si >= 0, "%s: no Conv step", tag);
+    if (si < 0) goto done;
+    st = &p->steps[si];
+    CHECK(check_scratch(p, tag) == 0, "%s: scratch placement (see above)", tag);
+    if (expect_im2col) {
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+        size_t need = (size_t)(c->N * ge.K * ge.P) * es;
+        CHECK(strcmp(st->kernel, "im2col+cublasLt:matmul") == 0, "%s: kernel %s", tag, st->kernel);
+        snprintf(want, sizeof want, "im2col+cuBLASLt M=%lld N=%lld K=%lld batch=%lld (%s)", (long long)c->M, (long long)ge.P,
+                 (long long)ge.K, (long long)c->N, f16 ? "fp16 tensor cores" : prec == AICF_PRECISION_TF32 ? "TF32 tensor cores" : "fp32 SIMT");
+        CHECK(strstr(st->reason, want) != NULL, "%s: reason \"%s\" lacks \"%s\"", tag, st->reason, want);
+        CHECK(strstr(st->reason, algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM" : "AUTO K>=64 M>=32") != NULL,
+              "%s: reason \"%s\" does not name the rule", tag, st->reason);
+        CHECK(!c->bias == !strstr(st->reason, "+bias kernel"), "%s: reason \"%s\" and bias %d", tag, st->reason, c->bias);
+        CHECK(st->scratch_bytes == need, "%s: scratch %zu bytes, expected N*K*P*%zu = %zu", tag, st->scratch_bytes, es, need);
+        CHECK(pr && pr->n_ops >= 2 + c->bias + c->relu, "%s: %d launches", tag, pr ? pr->n_ops : 0);
+        if (pr && pr->n_ops >= 2) {
+            aicf__k_im2col a;
+            aicf__matmul_desc md;
+            int64_t tp = 1;
+            char kname[32];
+            snprintf(kname, sizeof kname, "aicf_im2col_%s", f16 ? "f16" : "f32");
+            CHECK(ops[0].kind == AICF__CUO_KERNEL && ops[0].kernel_index >= 0 && !strcmp(aicf__kt_kernels[ops[0].kernel_index].name, kname),
+                  "%s: launch 0 is not %s", tag, kname);
+            memcpy(&a, ops[0].args, sizeof a);
+            while (tp < ge.P && tp < 256) tp <<= 1;
+            CHECK(a.N == c->N && a.C == c->C && a.H == c->H && a.W == c->W && a.OH == ge.OH && a.OW == ge.OW && a.KH == c->KH &&
+                      a.KW == c->KW && a.pad_h == c->pt && a.pad_w == c->pl && a.stride_h == c->sh && a.stride_w == c->sw &&
+                      a.dil_h == c->dh && a.dil_w == c->dw && ((int64_t)1 << a.tp_log2) == tp,
+                  "%s: im2col arguments", tag);
+            CHECK(ops[0].block[0] == 256 && ops[0].grid[0] == (unsigned)((ge.P + tp - 1) / tp) && ops[0].grid[2] == 1 &&
+                      ops[0].grid[1] >= 1 && ops[0].grid[1] <= 65535,
+                  "%s: im2col launch grid(%u,%u,%u) block %u", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2], ops[0].block[0]);
+            CHECK(ops[0].n_patch == 2 && ops[0].patch[0].tensor == p->steps[si].in[0] && ops[0].patch[1].tensor == AICF__CUO_SCRATCH &&
+                      ops[0].patch[1].field == offsetof(aicf__k_im2col, col),
+                  "%s: im2col patches", tag);
+            CHECK(ops[1].kind == AICF__CUO_MATMUL, "%s: launch 1 is not the matmul", tag);
+            memcpy(&md, ops[1].args, sizeof md);
+            CHECK(md.M == c->M && md.N == ge.P && md.K == ge.K && md.lda == ge.K && md.ldb == ge.P && md.ldc == ge.P &&
+                      md.batch == c->N && md.stride_a == 0 && md.stride_b == ge.K * ge.P && md.stride_c == c->M * ge.P &&
+                      !md.trans_a && !md.trans_b && md.beta == 0.0f && md.alpha == 1.0f && !md.bias && !md.relu,
+                  "%s: matmul M=%lld N=%lld K=%lld lda=%lld ldb=%lld ldc=%lld batch=%lld strides %lld %lld %lld", tag,
+                  (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.lda, (long long)md.ldb, (long long)md.ldc,
+                  (long long)md.batch, (long long)md.stride_a, (long long)md.stride_b, (long long)md.stride_c);
+            CHECK(md.dtype == (f16 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32) && md.tf32 == (prec == AICF_PRECISION_TF32),
+                  "%s: matmul dtype %d tf32 %d", tag, (int)md.dtype, md.tf32);
+            {
+                int j, pb = -1, pa = -1, pd = -1;
+                for (j = 0; j < ops[1].n_patch; j++) {
+                    if (ops[1].patch[j].field == offsetof(aicf__matmul_desc, a)) pa = ops[1].patch[j].tensor;
+                    if (ops[1].patch[j].field == offsetof(aicf__matmul_desc, b)) pb = ops[1].patch[j].tensor;
+                    if (ops[1].patch[j].field == offsetof(aicf__matmul_desc, d)) pd = ops[1].patch[j].tensor;
+                }
+                CHECK(pa == st->in[1] && pb == AICF__CUO_SCRATCH && pd == st->out[0],
+                      "%s: matmul operands A %d (W %d), B %d (scratch %d), D %d", tag, pa, st->in[1], pb, AICF__CUO_SCRATCH, pd);
+            }
+            if (c->bias)
+                CHECK(pr->n_ops >= 3 && ops[2].kind == AICF__CUO_KERNEL &&
+                          !strncmp(aicf__kt_kernels[ops[2].kernel_index].name, "aicf_binary_add_", 16),
+                      "%s: launch 2 is not the bias add", tag);
+            /* what cuBLASLt was asked (column-major view: its A is our col, its B our W) */
+            CHECK(FLT.queries == 1, "%s: %d heuristic queries", tag, FLT.queries);
+            CHECK(FLT.desc.compute == (prec == AICF_PRECISION_TF32 ? AICF__CUBLAS_COMPUTE_32F_FAST_TF32 : AICF__CUBLAS_COMPUTE_32F) &&
+                      FLT.desc.scale == AICF__CUDA_R_32F && FLT.desc.ta == AICF__CUBLAS_OP_N && FLT.desc.tb == AICF__CUBLAS_OP_N,
+                  "%s: cuBLASLt compute type %d scale %d op %d %d", tag, FLT.desc.compute, FLT.desc.scale, FLT.desc.ta, FLT.desc.tb);
+            CHECK(FLT.a.dtype == (f16 ? AICF__CUDA_R_16F : AICF__CUDA_R_32F) && FLT.a.rows == (uint64_t)ge.P &&
+                      FLT.a.cols == (uint64_t)ge.K && FLT.a.ld == ge.P && (c->N == 1 || (FLT.a.batch == c->N && FLT.a.stride == ge.K * ge.P)),
+                  "%s: cuBLASLt A (col) %llux%llu ld %lld batch %d stride %lld", tag, (unsigned long long)FLT.a.rows,
+                  (unsigned long long)FLT.a.cols, (long long)FLT.a.ld, FLT.a.batch, (long long)FLT.a.stride);
+            CHECK(FLT.b.rows == (uint64_t)ge.K && FLT.b.cols == (uint64_t)c->M && FLT.b.ld == ge.K &&
+                      (c->N == 1 || (FLT.b.batch == c->N && FLT.b.stride == 0)),
+                  "%s: cuBLASLt B (W) %llux%llu ld %lld batch %d stride %lld", tag, (unsigned long long)FLT.b.rows,
+                  (unsigned long long)FLT.b.cols, (long long)FLT.b.ld, FLT.b.batch, (long long)FLT.b.stride);
+            CHECK(FLT.d.rows == (uint64_t)ge.P && FLT.d.cols == (uint64_t)c->M && FLT.d.ld == ge.P &&
+                      (c->N == 1 || (FLT.d.batch == c->N && FLT.d.stride == c->M * ge.P)),
+                  "%s: cuBLASLt D (Y) %llux%llu ld %lld batch %d stride %lld", tag, (unsigned long long)FLT.d.rows,
+                  (unsigned long long)FLT.d.cols, (long long)FLT.d.ld, FLT.d.batch, (long long)FLT.d.stride);
+            { /* the column buffer: 256 (the scratch offset), narrowed by its batch stride K*P */
+                uint32_t al = 256;
+                if (c->N > 1)
+                    while (al > 1 && ((uint64_t)(ge.K * ge.P) * es) % al) al >>= 1;
+                CHECK(FLT.align[0] == al, "%s: alignment given for the column buffer: %u, expected %u", tag, FLT.align[0], al);
+            }
+        }
+    } else if (expect_gemm) { /* pointwise: x is B as stored, no scratch */
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+        CHECK(strcmp(st->kernel, "cublasLt:matmul") == 0, "%s: kernel %s", tag, st->kernel);
+        CHECK(strstr(st->reason, "1x1 conv as GEMM, no im2col") != NULL, "%s: reason \"%s\"", tag, st->reason);
+        CHECK(st->scratch_bytes == 0, "%s: scratch %zu bytes for a pointwise conv", tag, st->scratch_bytes);
+        if (ops) {
+            aicf__matmul_desc md;
+            memcpy(&md, ops[0].args, sizeof md);
+            CHECK(ops[0].kind == AICF__CUO_MATMUL && md.M == c->M && md.N == ge.P && md.K == c->C && md.batch == c->N &&
+                      md.stride_a == 0 && md.stride_b == c->C * ge.P && md.stride_c == c->M * ge.P &&
+                      md.tf32 == (prec == AICF_PRECISION_TF32),
+                  "%s: pointwise matmul", tag);
+        }
+    } else {
+        CHECK(!strncmp(st->kernel, "aicf_conv2d_", 12), "%s: kernel %s, expected a generated conv kernel", tag, st->kernel);
+        CHECK(st->scratch_bytes == 0, "%s: scratch %zu bytes on the generated kernel", tag, st->scratch_bytes);
+        if (algo == AICF_CONV_DIRECT) CHECK(strstr(st->reason, "conv_algo DIRECT") != NULL, "%s: reason \"%s\"", tag, st->reason);
+        else if (c->group != 1)
+            CHECK(strstr(st->reason, "grouped (group") != NULL &&
+                      (algo != AICF_CONV_IM2COL_GEMM || strstr(st->reason, "conv_algo IM2COL_GEMM does not apply") != NULL),
+                  "%s: reason \"%s\"", tag, st->reason);
+        else if (!have_lt)
+            CHECK(strstr(st->reason, "cuBLASLt not loaded") != NULL, "%s: reason \"%s\"", tag, st->reason);
+        else
+            CHECK(strstr(st->reason, "im2col pays from K>=64 and M>=32") != NULL, "%s: reason \"%s\"", tag, st->reason);
+    }
+    CHECK(strlen(st->reason) < sizeof st->reason - 1, "%s: reason truncated: \"%s\"", tag, st->reason);
+    if (g_verbose) printf("     %s: %s -- %s (scratch %zu @%zu)\n", tag, st->kernel, st->reason, st->scratch_bytes, st->scratch_offset);
+    if (c->relu) CHECK(st->n_epi == 1, "%s: the Relu is the step's epilogue (%d)", tag, st->n_epi);
+    /* the program, run on the host, against the CPU reference */
+    if (expect_gemm && prec == AICF_PRECISION_FP32 && !c->relu) {
+        char msg[200];
+        size_t n = 0, i;
+        float* ref = cpu_ref(cg.g, cg.x, &n);
+        float* got = emulate(p, si, cg.x, msg, sizeof msg);
+        double num = 0, den = 0, e;
+        CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
+        CHECK(got != NULL, "%s: emulation: %s", tag, msg);
+        if (ref && got) {
+            for (i = 0; i < n; i++) {
+                num += ((double)got[i] - ref[i]) * ((double)got[i] - ref[i]);
+                den += (double)ref[i] * ref[i];
+            }
+            e = sqrt(num / (den > 0 ? den : 1));
+            CHECK(e <= 1e-5, "%s: the program on the host differs from the CPU reference: rel err %.3g", tag, e);
+            if (e <= 1e-5) printf("ok   %s: program emulated on the host, rel err %.2g vs CPU; %s\n", tag, e, st->reason);
+        }
+        free(ref);
+        free(got);
+    }
+done:
+    aicf_plan_destroy(p);
+    cgraph_free(&cg);
+}
+
+static ccase mk(const char* name, int rank, int64_t N, int64_t C, int64_t H, int64_t W, int64_t M, int64_t KH, int64_t KW,
+                int64_t s, int64_t pad, int64_t dil, int bias) {
+    ccase c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "%s", name);
+    c.rank = rank;
+    c.N = N;
+    c.C = C;
+    c.H = rank == 3 ? 1 : H;
+    c.W = W;
+    c.M = M;
+    c.KH = rank == 3 ? 1 : KH;
+    c.KW = KW;
+    c.sh = rank == 3 ? 1 : s;
+    c.sw = s;
+    c.dh = rank == 3 ? 1 : dil;
+    c.dw = dil;
+    c.pt = c.pb = rank == 3 ? 0 : pad;
+    c.pl = c.pr = pad;
+    c.group = 1;
+    c.bias = bias;
+    return c;
+}
+
+static void describe(ccase* c) {
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.60s x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] s(%lld,%lld) d(%lld,%lld) p(%lld,%lld,%lld,%lld)%s%s",
+             c->name, (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->M,
+             (long long)(c->C / c->group), (long long)c->KH, (long long)c->KW, (long long)c->sh, (long long)c->sw, (long long)c->dh,
+             (long long)c->dw, (long long)c->pt, (long long)c->pl, (long long)c->pb, (long long)c->pr, c->group > 1 ? " grouped" : "",
+             c->bias ? " bias" : "");
+    snprintf(c->name, sizeof c->name, "%.159s", tmp);
+}
+
+/* The cases: chosen features, then random shapes. */
+static int make_cases(ccase* cs, int cap) {
+    int n = 0, i;
+    cs[n++] = mk("3x3 p1", 4, 1, 16, 10, 9, 40, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 s2 p1 batch 3", 4, 3, 8, 11, 12, 32, 3, 3, 2, 1, 1, 0);
+    cs[n++] = mk("3x3 dilation 2 p2", 4, 2, 8, 9, 9, 33, 3, 3, 1, 2, 2, 1);
+    cs[n++] = mk("7x7 s2 p3 stem", 4, 1, 3, 20, 18, 64, 7, 7, 2, 3, 1, 1);
+    cs[n++] = mk("7x7 s2 p3 stem batch 3", 4, 3, 3, 15, 15, 32, 7, 7, 2, 3, 1, 0);
+    cs[n++] = mk("1x1 pointwise", 4, 2, 24, 7, 7, 48, 1, 1, 1, 0, 1, 1);
+    cs[n++] = mk("1x1 pointwise batch 1", 4, 1, 70, 5, 6, 20, 1, 1, 1, 0, 1, 0);
+    cs[n++] = mk("1x1 stride 2 (needs im2col)", 4, 3, 64, 8, 9, 40, 1, 1, 2, 0, 1, 1);
+    cs[n++] = mk("1x1 pad 1 (needs im2col)", 4, 1, 64, 4, 4, 32, 1, 1, 1, 1, 1, 0);
+    cs[n++] = mk("small: K=27 M=8 (AUTO stays direct)", 4, 2, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("M=16 (AUTO stays direct)", 4, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1, 0);
+    cs[n++] = mk("1-D k5 s2 p2 d1", 3, 3, 20, 1, 40, 36, 1, 5, 2, 2, 1, 1);
+    cs[n++] = mk("1-D k3 d3 p3", 3, 1, 32, 1, 30, 64, 1, 3, 1, 3, 3, 0);
+    {
+        ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
+        c.sw = 2;
+        c.dh = 2;
+        c.pt = 2;
+        c.pl = 0;
+        c.pb = 1;
+        c.pr = 3;
+        cs[n++] = c;
+    }
+    {
+        ccase c = mk("grouped 2", 4, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1, 1);
+        c.group = 2;
+        cs[n++] = c;
+    }
+    {
+        ccase c = mk("depthwise", 4, 1, 32, 8, 8, 32, 3, 3, 2, 1, 1, 0);
+        c.group = 32;
+        cs[n++] = c;
+    }
+    {
+        ccase c = mk("3x3 + Relu epilogue", 4, 2, 16, 8, 8, 32, 3, 3, 1, 1, 1, 1);
+        c.relu = 1;
+        cs[n++] = c;
+    }
+    {
+        ccase c = mk("SAME_UPPER s2 5x5", 4, 1, 8, 11, 10, 40, 5, 5, 2, 0, 1, 0);
+        c.auto_pad = "SAME_UPPER";
+        /* SAME_UPPER: out = ceil(in / s), total pad = (out - 1) * s + k - in, begin = total / 2:
+           H = 11: out 6, total 4 -> 2, 2; W = 10: out 5, total 3 -> 1, 2 */
+        c.pt = 2;
+        c.pb = 2;
+        c.pl = 1;
+        c.pr = 2;
+        cs[n++] = c;
+    }
+    for (i = 0; i < 8 && n < cap; i++) { /* random shapes */
+        ccase c;
+        int64_t k = rndi(1, 3) * 2 + (rndi(0, 3) == 0 ? -1 : 1); /* 1, 3, 5, 7 mostly odd */
+        if (k < 1) k = 1;
+        c = mk("random", rndi(0, 4) == 0 ? 3 : 4, rndi(1, 3), rndi(1, 24), rndi(4, 14), rndi(4, 14), rndi(8, 72), k,
+               rndi(0, 2) ? k : rndi(1, 5), rndi(1, 2), rndi(0, 2), rndi(1, 2), (int)rndi(0, 1));
+        if (c.rank == 3) c.KH = 1;
+        /* keep the output at least 1x1 */
+        while ((c.H + c.pt + c.pb - (c.KH - 1) * c.dh - 1) < 0) c.H++;
+        while ((c.W + c.pl + c.pr - (c.KW - 1) * c.dw - 1) < 0) c.W++;
+        cs[n++] = c;
+    }
+    for (i = 0; i < n; i++) describe(&cs[i]);
+    return n;
+}
+
+/* ---- several convs: scratch intervals against the other tensors ---- */
+static void test_chain(aicf_context* ctx) {
+    /* x -> conv a (3x3 p1) -> relu -> conv b (3x3 s2 p1) -> conv c (1x1) -> conv d (3x3 p1) -> add(d, b):
+       b stays alive across c and d, whose scratch must not touch it */
+    aicf_graph* g = NULL;
+    aicf_tensor_desc d;
+    aicf_node_desc nd;
+    aicf_attr at[2];
+    int64_t xd[4] = {2, 16, 12, 12}, w1d[4] = {32, 16, 3, 3}, w2d[4] = {32, 32, 3, 3}, w3d[4] = {64, 32, 1, 1},
+            w4d[4] = {32, 64, 3, 3};
+    int64_t p1[4] = {1, 1, 1, 1}, s1[2] = {1, 1}, s2[2] = {2, 2};
+    float *w1, *w2, *w3, *w4;
+    const char* names[4] = {"w1", "w2", "w3", "w4"};
+    int64_t* wds[4];
+    float* ws_[4];
+    size_t nws[4];
+    const char *in[2], *out[1];
+    const char* seq[5][3] = {{"x", "w1", "a"}, {"a", NULL, "r"}, {"r", "w2", "b"}, {"b", "w3", "c"}, {"c", "w4", "dd"}};
+    int i, s, k, total_scratch = 0;
+    aicf_plan* p = NULL;
+    wds[0] = w1d;
+    wds[1] = w2d;
+    wds[2] = w3d;
+    wds[3] = w4d;
+    nws[0] = 32 * 16 * 9;
+    nws[1] = 32 * 32 * 9;
+    nws[2] = 64 * 32;
+    nws[3] = 32 * 64 * 9;
+    w1 = (float*)malloc(nws[0] * 4);
+    w2 = (float*)malloc(nws[1] * 4);
+    w3 = (float*)malloc(nws[2] * 4);
+    w4 = (float*)malloc(nws[3] * 4);
+    ws_[0] = w1;
+    ws_[1] = w2;
+    ws_[2] = w3;
+    ws_[3] = w4;
+    for (k = 0; k < 4; k++)
+        for (i = 0; i < (int)nws[k]; i++) ws_[k][i] = rndf(-0.2f, 0.2f);
+    aicf_graph_create(ctx, &g);
+    aicf_graph_set_opset(g, "", 17);
+    memset(&d, 0, sizeof d);
+    d.name = "x";
+    d.dtype = AICF_DTYPE_FLOAT32;
+    d.rank = 4;
+    d.dims = xd;
+    aicf_graph_add_input(g, &d);
+    for (k = 0; k < 4; k++) {
+        d.name = names[k];
+        d.dims = wds[k];
+        d.data = ws_[k];
+        d.data_bytes = nws[k] * 4;
+        aicf_graph_add_constant(g, &d);
+    }
+    for (s = 0; s < 5; s++) {
+        memset(&nd, 0, sizeof nd);
+        memset(at, 0, sizeof at);
+        in[0] = seq[s][0];
+        in[1] = seq[s][1];
+        out[0] = seq[s][2];
+        nd.name = seq[s][2];
+        nd.inputs = in;
+        nd.outputs = out;
+        nd.num_outputs = 1;
+        if (!seq[s][1]) {
+            nd.op_type = "Relu";
+            nd.num_inputs = 1;
+        } else {
+            nd.op_type = "Conv";
+            nd.num_inputs = 2;
+            at[0].name = "pads";
+            at[0].type = AICF_ATTR_INTS;
+            at[0].ints = p1;
+            at[0].count = 4;
+            at[1].name = "strides";
+            at[1].type = AICF_ATTR_INTS;
+            at[1].ints = s == 2 ? s2 : s1;
+            at[1].count = 2;
+            nd.attrs = at;
+            nd.num_attrs = s == 3 ? 0 : 2; /* the 1x1 without pads */
+        }
+        CHECK(aicf_graph_add_node(g, &nd) == AICF_SUCCESS, "chain node %s: %s", seq[s][2], aicf_last_error(ctx));
+    }
+    {
+        const char* ain[2] = {"dd", "b"};
+        const char* aout[1] = {"y"};
+        memset(&nd, 0, sizeof nd);
+        nd.name = "add";
+        nd.op_type = "Add";
+        nd.inputs = ain;
+        nd.num_inputs = 2;
+        nd.outputs = aout;
+        nd.num_outputs = 1;
+        CHECK(aicf_graph_add_node(g, &nd) == AICF_SUCCESS, "chain add: %s", aicf_last_error(ctx));
+    }
+    aicf_graph_add_output(g, "y");
+    for (k = 0; k < 3; k++) {
+        aicf_precision prec = k == 2 ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        aicf_conv_algo algo = k == 1 ? AICF_CONV_AUTO : AICF_CONV_IM2COL_GEMM;
+        aicf_plan_desc pd;
+        aicf_plan_stats ps;
+        char tag[64];
+        size_t biggest = 0;
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = prec;
+        pd.policy.conv_algo = algo;
+        pd.policy.no_fusion = 1;
+        snprintf(tag, sizeof tag, "conv chain [%s %s]", algo_name(algo), prec_name(prec));
+        FLT.n_results = 1;
+        p = NULL;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: plan: %s", tag, aicf_last_error(ctx));
+        if (!p) continue;
+        total_scratch = 0;
+        for (s = 0; s < p->n_steps; s++)
+            if (p->steps[s].scratch_bytes) {
+                total_scratch++;
+                if (p->steps[s].scratch_bytes > biggest) biggest = p->steps[s].scratch_bytes;
+            }
+        /* a, b, d need im2col (3x3); c is pointwise */
+        CHECK(total_scratch == 3, "%s: %d steps with scratch, expected 3", tag, total_scratch);
+        CHECK(check_scratch(p, tag) == 0, "%s: scratch placement (see above)", tag);
+        for (s = 0; s < p->n_steps && k == 0; s++) { /* the check itself: a scratch moved onto the step's input */
+            aicf__step* st = &p->steps[s];
+            size_t keep = st->scratch_offset;
+            if (!st->scratch_bytes) continue;
+            st->scratch_offset = p->loc[root_of(p, st->in[0])].offset;
+            printf("     (expected:)\n");
+            CHECK(check_scratch(p, "planted overlap") > 0, "%s: an overlapping scratch goes unnoticed", tag);
+            st->scratch_offset = keep;
+            break;
+        }
+        aicf_plan_stats_get(p, &ps);
+        CHECK(ps.arena_lower_bound >= biggest && ps.arena_bytes >= ps.arena_lower_bound,
+              "%s: arena %zu, lower bound %zu, biggest scratch %zu", tag, ps.arena_bytes, ps.arena_lower_bound, biggest);
+        {
+            size_t need = 0;
+            char* text;
+            aicf_plan_format(p, NULL, 0, &need);
+            text = (char*)malloc(need);
+            aicf_plan_format(p, text, need, NULL);
+            CHECK(strstr(text, "im2col+cuBLASLt") != NULL && strstr(text, "1x1 conv as GEMM") != NULL, "%s: plan text:\n%s", tag, text);
+            printf("ok   %s: 3 im2col steps, arena %zu bytes (lower bound %zu, largest scratch %zu)\n", tag, ps.arena_bytes,
+                   ps.arena_lower_bound, biggest);
+            free(text);
+        }
+        aicf_plan_destroy(p);
+    }
+    /* the CPU backend: no scratch anywhere */
+    p = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_IM2COL_GEMM);
+    CHECK(p != NULL, "chain CPU plan: %s", aicf_last_error(ctx));
+    if (p) {
+        for (s = 0, total_scratch = 0; s < p->n_steps; s++) total_scratch += p->steps[s].scratch_bytes != 0;
+        CHECK(total_scratch == 0, "CPU plan: %d steps with scratch", total_scratch);
+        aicf_plan_destroy(p);
+    }
+    aicf_graph_destroy(g);
+    free(w1);
+    free(w2);
+    free(w3);
+    free(w4);
+}
+
+/* cuBLASLt has no algorithm: the generated kernel runs and the scratch stays reserved, unused. */
+static void test_no_algorithm(aicf_context* ctx) {
+    ccase c = mk("no cuBLASLt algorithm", 4, 1, 16, 8, 8, 32, 3, 3, 1, 1, 1, 1);
+    cgraph cg;
+    aicf_plan* p;
+    int si;
+    describe(&c);
+    if (!build(ctx, &c, &cg)) {
+        CHECK(0, "build: %s", aicf_last_error(ctx));
+        cgraph_free(&cg);
+        return;
+    }
+    FLT.n_results = 0;
+    p = plan_of(cg.g, AICF_BACKEND_CUDA, AICF_PRECISION_FP32, AICF_CONV_IM2COL_GEMM);
+    FLT.n_results = 1;
+    CHECK(p != NULL, "%s: plan: %s", c.name, aicf_last_error(ctx));
+    if (p && (si = conv_step(p)) >= 0) {
+        const aicf__step* st = &p->steps[si];
+        CHECK(!strncmp(st->kernel, "aicf_conv2d_", 12), "%s: kernel %s", c.name, st->kernel);
+        CHECK(strstr(st->reason, "conv_algo IM2COL_GEMM; scratch unused, cuBLASLt: ") != NULL,
+              "%s: reason \"%s\"", c.name, st->reason);
+        CHECK(st->scratch_bytes == (size_t)(16 * 9 * 64 * 4), "%s: scratch %zu (reserved before cuBLASLt was asked)", c.name,
+              st->scratch_bytes);
+        CHECK(aicf_last_error(ctx)[0] == 0 || strstr(aicf_last_error(ctx), "no algorithm") == NULL,
+              "%s: the fallback left an error message: %s", c.name, aicf_last_error(ctx));
+        printf("ok   %s: %s -- %s\n", c.name, st->kernel, st->reason);
+    }
+    aicf_plan_destroy(p);
+    cgraph_free(&cg);
+}
+
+/* Exec creation through the fake driver: on a "compute capability 10.0" device the kernel
+   table's compute_90 PTX is chosen, whose text the fake searches for kernel names, so the whole
+   graph builds (kernel nodes are only counted by the fake). The cuBLASLt call captured for the
+   Conv must receive the arena scratch as its column operand: aicf__cuda_emit_step resolves
+   AICF__CUO_SCRATCH to arena + scratch_offset. */
+static void test_exec_scratch(const char* path) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void (*set_device)(int, int, int) = NULL;
+    void (*set_align)(size_t) = NULL;
+    void* sym = h ? dlsym(h, "fakecuda_set_device") : NULL;
+    void* sym2 = h ? dlsym(h, "fakecuda_set_alloc_align") : NULL;
+    int pr;
+    if (!sym || !sym2) {
+        /* cuMemAlloc's 256-byte alignment, which the cuBLASLt path checks, needs the latter */
+        printf("SKIP exec through the fake driver: %s does not export fakecuda_set_device and fakecuda_set_alloc_align\n", path);
+        g_skip++;
+        if (h) dlclose(h);
+        return;
+    }
+    memcpy(&set_device, &sym, sizeof sym);
+    memcpy(&set_align, &sym2, sizeof sym2);
+    set_device(1, 10, 0);
+    set_align(256);
+    for (pr = 0; pr < 2; pr++) {
+        aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        ccase c = mk("exec", 4, 2, 16, 9, 10, 32, 3, 3, 1, 1, 1, 1);
+        aicf_context_desc cd;
+        aicf_context* ctx = NULL;
+        aicf_plan* p = NULL;
+        aicf_exec* e = NULL;
+        aicf_exec_stats es;
+        cgraph cg;
+        int si;
+        memset(&cd, 0, sizeof cd);
+        cd.cuda_driver_path = path;
+        cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+        describe(&c);
+        memset(&cg, 0, sizeof cg);
+        if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || !flt_install(ctx) || !build(ctx, &c, &cg)) {
+            CHECK(0, "exec [%s]: setup: %s", prec_name(prec), ctx ? aicf_last_error(ctx) : "context");
+            cgraph_free(&cg);
+            aicf_context_destroy(ctx);
+            continue;
+        }
+        FLT.n_results = 1;
+        p = plan_of(cg.g, AICF_BACKEND_CUDA, prec, AICF_CONV_IM2COL_GEMM);
+        CHECK(p != NULL, "exec [%s]: plan: %s", prec_name(prec), aicf_last_error(ctx));
+        si = p ? conv_step(p) : -1;
+        if (si >= 0) {
+            FLT.matmuls = 0;
+            CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS, "exec [%s]: create: %s", prec_name(prec), aicf_last_error(ctx));
+        }
+        if (e) {
+            const aicf__cuda_exec* x = (const aicf__cuda_exec*)e->backend;
+            const aicf__step* st = &p->steps[si];
+            uint64_t wp = 0, yp = 0, sp = (uint64_t)x->arena + st->scratch_offset;
+            aicf__cuda_exec_device_ptr(e, st->in[1], &wp);
+            aicf__cuda_exec_device_ptr(e, st->out[0], &yp);
+            CHECK(st->scratch_bytes > 0 && FLT.matmuls == 1 && FLT.mm_a == sp && FLT.mm_b == wp && FLT.mm_d == yp,
+                  "exec [%s]: cublasLtMatmul got col 0x%llx W 0x%llx Y 0x%llx (%d calls), expected scratch 0x%llx (arena + %zu), W 0x%llx, "
+                  "Y 0x%llx", prec_name(prec), (unsigned long long)FLT.mm_a, (unsigned long long)FLT.mm_b,
+                  (unsigned long long)FLT.mm_d, FLT.matmuls, (unsigned long long)sp, st->scratch_offset, (unsigned long long)wp,
+                  (unsigned long long)yp);
+            CHECK(st->scratch_offset + st->scratch_bytes <= x->arena_bytes, "exec [%s]: scratch inside the %zu-byte arena",
+                  prec_name(prec), x->arena_bytes);
+            CHECK(aicf_exec_stats_get(e, &es) == AICF_SUCCESS && es.kernel_nodes >= 2, "exec [%s]: %d kernel nodes (im2col, bias add)",
+                  prec_name(prec), es.kernel_nodes);
+            if (FLT.mm_a == sp)
+                printf("ok   exec [%s]: the graph builds; cublasLtMatmul reads the column buffer at arena+%zu (%zu bytes)\n",
+                       prec_name(prec), st->scratch_offset, st->scratch_bytes);
+        }
+        aicf_exec_destroy(e);
+        aicf_plan_destroy(p);
+        cgraph_free(&cg);
+        aicf_context_destroy(ctx);
+    }
+    set_device(1, 9, 0);
+    set_align(0);
+    dlclose(h);
+}
+
+/* aicf__cuda_scratch_ptr on a hand-made emitter. */
+static void test_scratch_ptr(void) {
+    aicf_plan p;
+    aicf__step steps[2];
+    aicf__cuda_exec x;
+    aicf__cuda_emitter em;
+    memset(&p, 0, sizeof p);
+    memset(steps, 0, sizeof steps);
+    memset(&x, 0, sizeof x);
+    memset(&em, 0, sizeof em);
+    steps[0].scratch_bytes = 1000;
+    steps[0].scratch_offset = 4096;
+    p.steps = steps;
+    p.n_steps = 2;
+    x.arena = (aicf__CUdeviceptr)0x7f0000000000ull;
+    x.arena_bytes = 8192;
+    em.plan = &p;
+    em.x = &x;
+    em.step = 0;
+    CHECK(aicf__cuda_scratch_ptr(&em) == 0x7f0000000000ull + 4096, "scratch ptr: arena + offset");
+    em.step = 1;
+    CHECK(aicf__cuda_scratch_ptr(&em) == 0, "scratch ptr: a step without scratch gives 0");
+    em.step = 2;
+    CHECK(aicf__cuda_scratch_ptr(&em) == 0, "scratch ptr: step out of range gives 0");
+    em.step = -1;
+    CHECK(aicf__cuda_scratch_ptr(&em) == 0, "scratch ptr: outside steps gives 0");
+    em.step = 0;
+    steps[0].scratch_offset = 7300; /* 7300 + 1000 > 8192 */
+    CHECK(aicf__cuda_scratch_ptr(&em) == 0, "scratch ptr: beyond the arena gives 0");
+    CHECK(aicf__cuda_scratch_ptr(NULL) == 0, "scratch ptr: NULL emitter");
+}
+
+int main(int argc, char** argv) {
+    const char* seed_env = getenv("AICF_SEED");
+    const char* path = getenv("AICF_FAKE_CUDA");
+    aicf_context_desc cd;
+    aicf_context *ctx = NULL, *ctx_nolt = NULL;
+    aicf_device_info di;
+    ccase cs[64];
+    int n, i, a, pr;
+    static const aicf_conv_algo ALGOS[3] = {AICF_CONV_AUTO, AICF_CONV_DIRECT, AICF_CONV_IM2COL_GEMM};
+    static const aicf_precision PRECS[3] = {AICF_PRECISION_FP32, AICF_PRECISION_TF32, AICF_PRECISION_FP16};
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v")) g_verbose = 1;
+        else path = argv[i];
+    }
+    g_rng = seed_env ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + 12345u;
+    if (!g_rng) g_rng = 1;
+    printf("seed %llu (AICF_SEED=%llu repeats this run)\n", (unsigned long long)g_rng, (unsigned long long)g_rng);
+    if (!path) path = "build/fakecuda/libcuda.so.1";
+    test_scratch_ptr();
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = "/nonexistent/libcublasLt.so.13"; /* the fake is installed instead */
+    if (AICF__KT_NUM_KERNELS == 0 || aicf__cuda_kernel_find("aicf_im2col_f32") < 0) {
+        printf("SKIP conv plans: the kernel table has no aicf_im2col_f32 (built without NVRTC?)\n");
+        g_skip++;
+        goto end;
+    }
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, &di) != AICF_SUCCESS) {
+        CHECK(0, "the fake driver %s is not usable (%s); build it: make build/fakecuda/libcuda.so.1", path,
+              ctx ? aicf_last_error(ctx) : "context");
+        goto end;
+    }
+    CHECK(flt_install(ctx), "installing the fake cuBLASLt");
+    aicf_context_create(&cd, &ctx_nolt);
+    CHECK(aicf_context_device_info(ctx_nolt, &di) == AICF_SUCCESS && !di.cublaslt_available, "context without cuBLASLt");
+    n = make_cases(cs, (int)(sizeof cs / sizeof cs[0]));
+    for (i = 0; i < n; i++)
+        for (a = 0; a < 3; a++)
+            for (pr = 0; pr < 3; pr++) run_case(ctx, &cs[i], ALGOS[a], PRECS[pr], 1);
+    /* without cuBLASLt every conv stays on the generated kernels, with no scratch */
+    for (i = 0; i < n; i += 3) {
+        run_case(ctx_nolt, &cs[i], AICF_CONV_IM2COL_GEMM, AICF_PRECISION_FP32, 0);
+        run_case(ctx_nolt, &cs[i], AICF_CONV_AUTO, AICF_PRECISION_FP16, 0);
+    }
+    test_chain(ctx);
+    test_no_algorithm(ctx);
+    test_exec_scratch(path);
+    CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
+end:
+    aicf_context_destroy(ctx_nolt);
+    aicf_context_destroy(ctx);
+    printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
+    return g_fail ? 1 : 0;
+}
