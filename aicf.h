@@ -65,9 +65,10 @@
 
    LIMITS (AICF_MAX_*)
    ===================
-   rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node; 2^24
-   elements per attribute; 2^40 bytes per tensor; 8 levels of nested subgraphs
-   (AICF_MAX_SUBGRAPH_DEPTH). Beyond them: AICF_ERROR_LIMIT.
+   rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node in a graph,
+   64 per node the planner runs (AICF_MAX_STEP_IO); 2^24 elements per attribute; 2^40 bytes per
+   tensor; 8 levels of nested subgraphs (AICF_MAX_SUBGRAPH_DEPTH). Beyond them:
+   AICF_ERROR_LIMIT, naming the node, tensor or field.
 
    PRECISION AND DETERMINISM
    =========================
@@ -79,10 +80,28 @@
 
    THREAD SAFETY
    =============
-   A context may be used from several threads if each thread works on its own graphs, plans and
-   execs; aicf_context_destroy must not race with anything. The last-error message is one per
-   context: read it on the failing thread before that context is used again. An exec must not be
-   used by two threads at once.
+   One context may be shared by any number of threads. The rule, function by function:
+   - aicf_result_str, aicf_dtype_name, aicf_dtype_size, aicf_policy_format, aicf_policy_parse:
+     stateless, callable from any thread at any time.
+   - aicf_context_create: any thread. aicf_context_destroy: only once nothing else of that
+     context is in use on any thread (destroy execs, then plans, then graphs, then the context).
+   - aicf_last_error(ctx): the message of the calling thread's last failed call on ctx ("" if it
+     has none), kept per thread (four contexts per thread; a fifth reuses the oldest slot): a
+     failure on another thread never changes or garbles it. Built by a compiler without
+     thread-local storage (not GCC, Clang, MSVC, C11 or C++11), the message is one per context.
+   - Graph building (aicf_graph_*), aicf_graph_load_onnx*, aicf_tensor_*_pb*: any thread; a
+     graph must not be changed by two threads at once, nor read while another changes it.
+     Several threads may read one graph at once (plan it, query it).
+   - aicf_plan_create, aicf_plan_load*: any thread, also several at once on one graph.
+     A plan is read-only once made: its queries, aicf_plan_format, aicf_plan_save*, explain
+     and DOT, and aicf_exec_create may be called from several threads at once on one plan.
+   - An exec belongs to one thread at a time: aicf_exec_* on one exec must not overlap; distinct
+     execs (of one plan or of several) run concurrently, each on its own stream. A stream given
+     in aicf_exec_desc must belong to the device's primary context.
+   - aicf_context_device_info and the CUDA driver's loading: any thread; the driver is loaded
+     once per context however many threads ask first.
+   - The context's allocator (aicf_context_desc.allocator) is called from every thread that
+     uses the context, possibly at the same time: it must be thread-safe.
 
    CONFIGURATION MACROS
    ====================
@@ -140,6 +159,11 @@ extern "C" {
 #define AICF_MAX_NODES (1 << 20)              /* nodes in one graph                        */
 #define AICF_MAX_TENSORS (1 << 21)            /* tensors in one graph                      */
 #define AICF_MAX_NODE_IO 4096                 /* inputs or outputs of one node             */
+#define AICF_MAX_STEP_IO 64                   /* inputs or outputs of a node that is planned
+                                                 (run as one step): the planner's limit      */
+#ifndef AICF_MAX_SUBGRAPH_DEPTH
+#  define AICF_MAX_SUBGRAPH_DEPTH 8           /* graphs nested in GRAPH attributes         */
+#endif
 #define AICF_MAX_ATTR_ELEMS (1 << 24)         /* elements in one ints/floats attribute     */
 #define AICF_MAX_TENSOR_BYTES ((uint64_t)1 << 40) /* bytes in one tensor                    */
 
@@ -383,10 +407,10 @@ AICF_API const char* aicf_dtype_name(aicf_dtype dtype);
 AICF_API size_t aicf_dtype_size(aicf_dtype dtype); /* bytes per element, 0 if not fixed */
 
 /* --- context ---
-   Thread safety: create/destroy are not thread-safe with respect to the same context; all
-   other functions on distinct graphs/plans/execs of one context may be called from different
-   threads (the last-error message is per thread-unsafe context: read it on the failing thread
-   before the next call). */
+   Thread safety (the full rule per function: the manual's THREAD SAFETY): a context may be shared
+   by any number of threads; aicf_context_destroy only once nothing of it is in use. The allocator
+   must be thread-safe. aicf_last_error(ctx) gives the calling thread's last failure on ctx (""
+   if none): per thread, so other threads' failures never change it. */
 AICF_API aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** out);
 AICF_API void aicf_context_destroy(aicf_context* ctx);
 AICF_API const char* aicf_last_error(const aicf_context* ctx);
@@ -623,7 +647,8 @@ struct aicf_context {
     int device_ordinal;
     char driver_path[512];
     char cublaslt_path[512];
-    char last_error[1024];
+    char last_error[1024];   /* the message buffer where no thread-local storage exists (AICF__TLS) */
+    unsigned long serial;    /* tells apart contexts that reuse one address (the per-thread messages) */
     struct aicf__cuda* cuda; /* NULL until first use */
     int cuda_tried;
     aicf_result cuda_status; /* result of the first initialisation attempt */
@@ -638,6 +663,14 @@ char* aicf__strdup(aicf_context* ctx, const char* s);
 /* Overflow-checked size arithmetic: return 0 on overflow, else 1 and *out. */
 int aicf__mul_size(size_t a, size_t b, size_t* out);
 int aicf__add_size(size_t a, size_t b, size_t* out);
+
+/* The last-error message is kept per thread and per context: AICF__ERRBUF(ctx) is the calling
+   thread's buffer (AICF__ERR_CAP bytes) for ctx, so one thread's failure never garbles the message
+   another is reading. Without thread-local storage (a compiler other than GCC, Clang, MSVC or
+   C11/C++11) it is the context's own buffer, as the manual says. */
+#define AICF__ERR_CAP 1024
+char* aicf__errbuf(const aicf_context* ctx);
+#define AICF__ERRBUF(ctx) aicf__errbuf(ctx)
 
 /* Records the error message (printf-style) on the context and returns `code`. Use as
    `return aicf__err(ctx, AICF_ERROR_SHAPE, "node %d '%s' (%s): ...", ...);` */
@@ -727,7 +760,11 @@ struct aicf_graph {
 /* Finds a tensor by name (-1 if none). */
 int aicf__graph_find(const aicf_graph* g, const char* name);
 /* Adds a tensor with no data and unknown shape; returns its index or -1 (error recorded). */
+/* A new tensor named `name` (may be ""); its index, or -1 (out of memory) or -2 (a documented
+   limit: AICF_MAX_NAME, AICF_MAX_TENSORS) with the message recorded; aicf__new_tensor_err maps
+   that to its result code. */
 int aicf__graph_new_tensor(aicf_graph* g, const char* name);
+aicf_result aicf__new_tensor_err(int t);
 /* Takes ownership of a memory block that borrowed constants may point into: freed with the
    graph by aicf__free, or by munmap when is_mmap is 1. */
 void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap);
@@ -787,7 +824,7 @@ typedef enum aicf__step_kind {
                             boundary of a reduced-precision plan) */
 } aicf__step_kind;
 
-#define AICF__STEP_MAX_IO 16
+#define AICF__STEP_MAX_IO AICF_MAX_STEP_IO
 
 /* ---- fusion: a step's epilogue ----
    The fusion pass (>>plan, aicf__fuse) lets a step absorb the chain of elementwise nodes that
@@ -1089,9 +1126,6 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a);
    Nesting deeper than AICF_MAX_SUBGRAPH_DEPTH graphs is AICF_ERROR_LIMIT (loader and builder).
    The planner resolves an If whose condition is a constant at plan time by inlining the chosen
    branch (>>plan); Loop and Scan are AICF_ERROR_UNSUPPORTED at plan time. */
-#ifndef AICF_MAX_SUBGRAPH_DEPTH
-#  define AICF_MAX_SUBGRAPH_DEPTH 8   /* GRAPH attributes nested inside one another */
-#endif
 #define AICF__T_OUTER 0x8u            /* subgraph tensor naming a value of an enclosing graph */
 /* Marks g as a subgraph under construction (on = 1): undefined names become outer references. */
 void aicf__graph_set_subgraph(aicf_graph* g, int on);
@@ -1225,11 +1259,59 @@ static int aicf__grow(aicf_context* ctx, void** arr, int* cap, int need, size_t 
     return 1;
 }
 
+/* ---- per-thread last-error messages ----
+   Each thread keeps AICF__ERR_SLOTS buffers, each tagged with a context (address and serial); a
+   thread working with more contexts than that reuses its oldest slot. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#  define AICF__TLS thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+#  define AICF__TLS _Thread_local
+#elif defined(__GNUC__) || defined(__clang__)
+#  define AICF__TLS __thread
+#elif defined(_MSC_VER)
+#  define AICF__TLS __declspec(thread)
+#endif
+#ifdef AICF__TLS
+#  define AICF__ERR_SLOTS 4
+typedef struct aicf__err_slot {
+    const aicf_context* ctx;
+    unsigned long serial;
+    char msg[AICF__ERR_CAP];
+} aicf__err_slot;
+static AICF__TLS aicf__err_slot aicf__tls_err[AICF__ERR_SLOTS];
+static AICF__TLS int aicf__tls_err_next;
+static unsigned long aicf__ctx_serial;
+
+static unsigned long aicf__next_serial(void) {
+#  if defined(__GNUC__) || defined(__clang__)
+    return __atomic_add_fetch(&aicf__ctx_serial, 1ul, __ATOMIC_RELAXED);
+#  else
+    return ++aicf__ctx_serial; /* MSVC: contexts are made by one thread at a time in practice */
+#  endif
+}
+
+char* aicf__errbuf(const aicf_context* ctx) {
+    int i;
+    aicf__err_slot* s;
+    for (i = 0; i < AICF__ERR_SLOTS; i++)
+        if (aicf__tls_err[i].ctx == ctx && aicf__tls_err[i].serial == ctx->serial) return aicf__tls_err[i].msg;
+    s = &aicf__tls_err[aicf__tls_err_next];
+    aicf__tls_err_next = (aicf__tls_err_next + 1) % AICF__ERR_SLOTS;
+    s->ctx = ctx;
+    s->serial = ctx->serial;
+    s->msg[0] = '\0';
+    return s->msg;
+}
+#else
+static unsigned long aicf__next_serial(void) { return 0; }
+char* aicf__errbuf(const aicf_context* ctx) { return (char*)ctx->last_error; }
+#endif
+
 aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...) {
     va_list ap;
     if (!ctx) return code;
     va_start(ap, fmt);
-    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    vsnprintf(AICF__ERRBUF(ctx), AICF__ERR_CAP, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -1310,6 +1392,7 @@ aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** ou
              d.cuda_driver_path ? d.cuda_driver_path : "libcuda.so.1");
     snprintf(ctx->cublaslt_path, sizeof ctx->cublaslt_path, "%s", d.cublaslt_path ? d.cublaslt_path : "");
     ctx->cuda_status = AICF_SUCCESS;
+    ctx->serial = aicf__next_serial();
     *out = ctx;
     return AICF_SUCCESS;
 }
@@ -1321,7 +1404,17 @@ void aicf_context_destroy(aicf_context* ctx) {
 }
 
 const char* aicf_last_error(const aicf_context* ctx) {
-    return ctx ? ctx->last_error : "no context";
+    if (!ctx) return "no context";
+#ifdef AICF__TLS
+    {   /* a thread that never failed on ctx gets "" without taking a slot */
+        int i;
+        for (i = 0; i < AICF__ERR_SLOTS; i++)
+            if (aicf__tls_err[i].ctx == ctx && aicf__tls_err[i].serial == ctx->serial) return aicf__tls_err[i].msg;
+        return "";
+    }
+#else
+    return ctx->last_error;
+#endif
 }
 
 aicf_result aicf_context_device_info(aicf_context* ctx, aicf_device_info* out) {
@@ -1459,13 +1552,14 @@ int aicf__graph_new_tensor(aicf_graph* g, const char* name) {
     aicf__tensor* t;
     if (!name) name = "";
     if (strlen(name) > AICF_MAX_NAME) {
-        aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor name longer than AICF_MAX_NAME (%d bytes)", AICF_MAX_NAME);
-        return -1;
+        aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor name of %zu bytes: longer than AICF_MAX_NAME (%d bytes)",
+                  strlen(name), AICF_MAX_NAME);
+        return -2;
     }
     if (g->n_tensors >= AICF_MAX_TENSORS) {
         aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor '%s': graph has more than AICF_MAX_TENSORS (%d) tensors",
                   name, AICF_MAX_TENSORS);
-        return -1;
+        return -2;
     }
     if (!aicf__grow(g->ctx, (void**)&g->tensors, &g->cap_tensors, g->n_tensors + 1, sizeof(aicf__tensor))) {
         aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory", name);
@@ -1497,6 +1591,26 @@ int aicf__graph_new_tensor(aicf_graph* g, const char* name) {
         }
     }
     return g->n_tensors - 1;
+}
+
+aicf_result aicf__new_tensor_err(int t) { return t == -2 ? AICF_ERROR_LIMIT : AICF_ERROR_OUT_OF_MEMORY; }
+
+/* Removes the tensors added since the graph had n0 (none of them referenced yet), newest first.
+   Linear-probing deletion in the reverse order of insertion restores the index exactly (a rebuild
+   re-inserts in index order, so the newest are still the last inserted); nothing is allocated. */
+static void aicf__graph_drop_tensors(aicf_graph* g, int n0) {
+    while (g->n_tensors > n0) {
+        int t = g->n_tensors - 1;
+        aicf__tensor* tt = &g->tensors[t];
+        if (tt->name && tt->name[0] && g->name_index_cap) {
+            uint64_t h = aicf__hash_str(tt->name) & (uint64_t)(g->name_index_cap - 1);
+            while (g->name_index[h] && g->name_index[h] != t + 1) h = (h + 1) & (uint64_t)(g->name_index_cap - 1);
+            g->name_index[h] = 0;
+        }
+        aicf__free(g->ctx, tt->name);
+        memset(tt, 0, sizeof *tt);
+        g->n_tensors--;
+    }
 }
 
 void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap) {
@@ -1602,7 +1716,7 @@ static aicf_result aicf__tensor_from_desc(aicf_graph* g, const aicf_tensor_desc*
     if (aicf__graph_find(g, d->name) >= 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: tensor '%s' is already defined", what, d->name);
     t = aicf__graph_new_tensor(g, d->name);
-    if (t < 0) return AICF_ERROR_OUT_OF_MEMORY;
+    if (t < 0) return aicf__new_tensor_err(t);
     tt = &g->tensors[t];
     tt->dtype = d->dtype;
     tt->shape.rank = d->rank;
@@ -1801,6 +1915,10 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
     if (!a->name || !a->name[0])
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): attribute with empty name", ni,
                          nd->name ? nd->name : "", nd->op_type);
+    if (strlen(a->name) > AICF_MAX_NAME)
+        return aicf__err(ctx, AICF_ERROR_LIMIT,
+                         "node %d '%s' (%s): attribute name of %zu bytes is longer than AICF_MAX_NAME (%d bytes)", ni,
+                         nd->name ? nd->name : "", nd->op_type, strlen(a->name), AICF_MAX_NAME);
     v->name = aicf__strdup(ctx, a->name);
     if (!v->name) return AICF_ERROR_OUT_OF_MEMORY;
     v->type = a->type;
@@ -1855,8 +1973,8 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
         save_n = g->n_tensors;
         r = aicf_graph_add_constant(g, &td);
         if (r != AICF_SUCCESS) {
-            char msg[sizeof ctx->last_error];
-            snprintf(msg, sizeof msg, "%s", ctx->last_error);
+            char msg[AICF__ERR_CAP];
+            snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
             return aicf__err(ctx, r, "node %d '%s' (%s): attribute '%s': %s", ni, nd->name ? nd->name : "",
                              nd->op_type, a->name, msg);
         }
@@ -1895,7 +2013,7 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
 aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
     aicf_context* ctx;
     aicf__node* n;
-    int ni, i;
+    int ni, i, n0;
     const char* nm;
     aicf_result r;
     if (!g || !nd) return AICF_ERROR_INVALID_ARGUMENT;
@@ -1909,8 +2027,10 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
                          nm, nd->op_type, nd->domain);
     if (aicf__op_from_name(nd->op_type) == AICF__OP_UNKNOWN)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "node %d '%s' (%s): unsupported op type", ni, nm, nd->op_type);
-    if (nd->num_inputs < 0 || nd->num_outputs < 1 || nd->num_inputs > AICF_MAX_NODE_IO ||
-        nd->num_outputs > AICF_MAX_NODE_IO || (nd->num_inputs && !nd->inputs) || !nd->outputs)
+    if (nd->num_inputs > AICF_MAX_NODE_IO || nd->num_outputs > AICF_MAX_NODE_IO)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): %d inputs and %d outputs exceed AICF_MAX_NODE_IO (%d)",
+                         ni, nm, nd->op_type, nd->num_inputs, nd->num_outputs, AICF_MAX_NODE_IO);
+    if (nd->num_inputs < 0 || nd->num_outputs < 1 || (nd->num_inputs && !nd->inputs) || !nd->outputs)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): invalid input/output counts (%d, %d)", ni,
                          nm, nd->op_type, nd->num_inputs, nd->num_outputs);
     if (strlen(nm) > AICF_MAX_NAME)
@@ -1990,11 +2110,15 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
             return r;
         }
     }
+    n0 = g->n_tensors; /* a failure below removes the outer references and outputs it added */
     for (i = 0; i < nd->num_inputs && g->is_subgraph; i++)
-        if (nd->inputs[i] && nd->inputs[i][0] && aicf__graph_find(g, nd->inputs[i]) < 0 &&
-            aicf__graph_outer_ref(g, nd->inputs[i]) < 0) {
-            aicf__node_free_keep_graphs(ctx, n);
-            return AICF_ERROR_OUT_OF_MEMORY;
+        if (nd->inputs[i] && nd->inputs[i][0] && aicf__graph_find(g, nd->inputs[i]) < 0) {
+            int t = aicf__graph_outer_ref(g, nd->inputs[i]);
+            if (t < 0) {
+                aicf__node_free_keep_graphs(ctx, n);
+                aicf__graph_drop_tensors(g, n0);
+                return aicf__new_tensor_err(t);
+            }
         }
     n->n_in = nd->num_inputs;
     for (i = 0; i < nd->num_inputs; i++)
@@ -2010,7 +2134,8 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
         if (t < 0) {
             n->n_out = i;
             aicf__node_free_keep_graphs(ctx, n);
-            return AICF_ERROR_OUT_OF_MEMORY;
+            aicf__graph_drop_tensors(g, n0);
+            return aicf__new_tensor_err(t);
         }
         g->tensors[t].producer = ni;
         n->out[i] = t;
@@ -2027,7 +2152,7 @@ aicf_result aicf_graph_add_output(aicf_graph* g, const char* name) {
         if (strlen(name) > AICF_MAX_NAME)
             return aicf__err(g->ctx, AICF_ERROR_LIMIT, "aicf_graph_add_output: name longer than AICF_MAX_NAME");
         t = aicf__graph_outer_ref(g, name); /* a subgraph may return a value of an enclosing graph */
-        if (t < 0) return AICF_ERROR_OUT_OF_MEMORY;
+        if (t < 0) return aicf__new_tensor_err(t);
     }
     if (t < 0) return aicf__err(g->ctx, AICF_ERROR_NOT_FOUND, "aicf_graph_add_output: tensor '%s' is not defined", name);
     for (i = 0; i < g->n_outputs; i++)
@@ -3535,9 +3660,7 @@ static aicf_result aicf__onnx_sub_input(aicf__onnx* o, aicf_graph* g, size_t off
     if (t < 0 || !aicf__grow(g->ctx, (void**)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof(int))) {
         char what[AICF_MAX_NAME + 32];
         snprintf(what, sizeof(what), "input '%s'", vi.name);
-        return aicf__onnx_wrap(o, t < 0 && strstr(aicf_last_error(o->ctx), "AICF_MAX_TENSORS") ? AICF_ERROR_LIMIT
-                                                                                             : AICF_ERROR_OUT_OF_MEMORY,
-                               what);
+        return aicf__onnx_wrap(o, t < 0 ? aicf__new_tensor_err(t) : AICF_ERROR_OUT_OF_MEMORY, what);
     }
     tt = &g->tensors[t];
     tt->flags = AICF__T_INPUT;
@@ -10532,11 +10655,6 @@ static void aicf__drop_unused_outputs(aicf_graph* g) {
    continues over the copied nodes, so constant folding, nested Ifs and every later pass see an
    ordinary graph. Loop and Scan bodies are not inlined: AICF_ERROR_UNSUPPORTED. */
 
-/* The error code aicf__graph_new_tensor recorded. */
-static aicf_result aicf__new_tensor_code(const aicf_context* ctx) {
-    return strstr(ctx->last_error, "AICF_MAX_") ? AICF_ERROR_LIMIT : AICF_ERROR_OUT_OF_MEMORY;
-}
-
 /* "<prefix>/<name>" (an internal name's \x01 mark stays in front), made unique among g's tensors
    with "#k" when unique is set; a name over AICF_MAX_NAME falls back to "<prefix>/#<index>". */
 static char* aicf__inline_name(aicf_graph* g, const char* prefix, const char* name, int index, int unique) {
@@ -10699,7 +10817,7 @@ static aicf_result aicf__inline_if(aicf_graph* g, int ni) {
         t = aicf__graph_new_tensor(g, nm);
         aicf__free(ctx, nm);
         if (t < 0) {
-            r = aicf__new_tensor_code(ctx);
+            r = aicf__new_tensor_err(t);
             goto fail;
         }
         tt = &g->tensors[t];
@@ -11132,12 +11250,12 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
                 : aicf__cuda_init(ctx);
         if (r != AICF_SUCCESS) {
             if (d.backend == AICF_BACKEND_CUDA || !d.policy.allow_cpu_fallback) {
-                char msg[sizeof ctx->last_error];
-                snprintf(msg, sizeof msg, "%s", ctx->last_error);
+                char msg[AICF__ERR_CAP];
+                snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
                 return aicf__err(ctx, r, "aicf_plan_create: CUDA backend unavailable: %s%s", msg,
                                  d.backend == AICF_BACKEND_DEFAULT ? " (set policy.allow_cpu_fallback to use the CPU reference)" : "");
             }
-            snprintf(fallback_reason, sizeof fallback_reason, "CPU fallback: %.200s", ctx->last_error);
+            snprintf(fallback_reason, sizeof fallback_reason, "CPU fallback: %.200s", AICF__ERRBUF(ctx));
             d.backend = AICF_BACKEND_CPU;
         } else {
             d.backend = AICF_BACKEND_CUDA;
@@ -11245,8 +11363,8 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         if (n->removed || fuse.absorbed[i] >= 0) continue;
         if (n->n_in > AICF__STEP_MAX_IO || n->n_out > AICF__STEP_MAX_IO) {
             aicf__fuse_info_free(ctx, &fuse);
-            r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than %d inputs or outputs", i, n->name,
-                          n->op_type, AICF__STEP_MAX_IO);
+            r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): %d inputs and %d outputs: a step has at most "
+                          "AICF_MAX_STEP_IO (%d)", i, n->name, n->op_type, n->n_in, n->n_out, AICF__STEP_MAX_IO);
             goto fail;
         }
         memset(&st, 0, sizeof st);
@@ -12302,8 +12420,8 @@ aicf_result aicf_policy_load(aicf_context* ctx, const char* path, aicf_policy* o
     if (r != AICF_SUCCESS) return r;
     r = aicf__policy_parse(ctx, "aicf_policy_load", data, size, out);
     if (r != AICF_SUCCESS) {
-        char msg[sizeof ctx->last_error];
-        snprintf(msg, sizeof msg, "%s", ctx->last_error);
+        char msg[AICF__ERR_CAP];
+        snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
         r = aicf__err(ctx, r, "%.300s: %s", path, msg);
     }
     aicf__free(ctx, data);
@@ -12826,8 +12944,8 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
         aicf__sbuf_init(&lt, lbuf, sizeof lbuf);
         r = aicf__io_line_device(ctx, target, &dev, &lt);
         if (r != AICF_SUCCESS) {
-            char msg[sizeof ctx->last_error];
-            snprintf(msg, sizeof msg, "%s", ctx->last_error);
+            char msg[AICF__ERR_CAP];
+            snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
             r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "%s: line %d: the plan is for the CUDA device '%s', but this context has none: %.400s",
                           fn, hdr_ln[H_DEVICE], aicf__io_show(hdr[H_DEVICE], hdr_n[H_DEVICE], 120, show, sizeof show), msg);
             goto done;
@@ -12897,8 +13015,8 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
     pd.policy = pol;
     r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &p);
     if (r != AICF_SUCCESS) {
-        char msg[sizeof ctx->last_error];
-        snprintf(msg, sizeof msg, "%s", ctx->last_error);
+        char msg[AICF__ERR_CAP];
+        snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
         r = aicf__err(ctx, r, "%s: planning with the file's policy failed: %.900s", fn, msg);
         goto done;
     }
@@ -12957,8 +13075,8 @@ aicf_result aicf_plan_load(aicf_graph* graph, const char* path, aicf_plan** out)
     if (r != AICF_SUCCESS) return r;
     r = aicf__io_load(graph, "aicf_plan_load", data, size, out);
     if (r != AICF_SUCCESS) {
-        char msg[sizeof graph->ctx->last_error];
-        snprintf(msg, sizeof msg, "%s", graph->ctx->last_error);
+        char msg[AICF__ERR_CAP];
+        snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(graph->ctx));
         aicf__err(graph->ctx, r, "%.200s: %s", path, msg);
     }
     aicf__free(graph->ctx, data);
@@ -13892,7 +14010,7 @@ static void aicf__cuda_load_cublaslt(aicf_context* ctx, struct aicf__cuda* cu) {
     if (sym) memcpy(&cu->lt.cublasLtGetStatusName, &sym, sizeof sym);
     cu->lt_version = cu->lt.cublasLtGetVersion();
     if (aicf__cuda_push(ctx, cu) != AICF_SUCCESS) {
-        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.500s", ctx->last_error);
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.500s", AICF__ERRBUF(ctx));
         goto fail;
     }
     s = cu->lt.cublasLtCreate(&cu->lt_handle);
@@ -14100,10 +14218,10 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
             int m = aicf__kt_kernels[st->kernel_index].module;
             if (aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 1) < 0) {
                 const aicf__node* n = (p->g && st->node >= 0 && st->node < p->g->n_nodes) ? &p->g->nodes[st->node] : NULL;
-                char msg[sizeof p->ctx->last_error];
+                char msg[AICF__ERR_CAP];
                 aicf__cuda_no_image(p->ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m,
                                     aicf__kt_modules[m].name);
-                aicf__cu_fmt(msg, sizeof msg, "%s", p->ctx->last_error);
+                aicf__cu_fmt(msg, sizeof msg, "%s", AICF__ERRBUF(p->ctx));
                 return aicf__err(p->ctx, AICF_ERROR_NO_KERNEL, "node %d '%s' (%s): kernel %s: %s", st->node,
                                  n && n->name ? n->name : "", n && n->op_type ? n->op_type : "step",
                                  aicf__kt_kernels[st->kernel_index].name, msg);
@@ -14480,9 +14598,9 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
         aicf__CUjit_option opts[2];
         void* vals[2];
         if (idx < 0) {
-            char msg[sizeof ctx->last_error];
+            char msg[AICF__ERR_CAP];
             aicf__cuda_no_image(ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, aicf__kt_modules[m].name);
-            aicf__cu_fmt(msg, sizeof msg, "%s", ctx->last_error);
+            aicf__cu_fmt(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
             return aicf__err(ctx, AICF_ERROR_NO_KERNEL, "%s: kernel '%s': %s", aicf__em_where(em, where, sizeof where),
                              aicf__kt_kernels[k].name, msg);
         }
@@ -16377,14 +16495,14 @@ static aicf_result aicf__cuo_lower_alias(aicf__cuo* c) {
 static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, int* slot, char* why, size_t cap) {
     void* algo = NULL;
     aicf_result r;
-    char saved[sizeof c->ctx->last_error];
+    char saved[AICF__ERR_CAP];
     *slot = -1;
     why[0] = 0;
     if (c->n_algo >= AICF__CUO_MAX_ALGO) {
         snprintf(why, cap, "more than %d cuBLASLt algorithms in one step", AICF__CUO_MAX_ALGO);
         return AICF_SUCCESS;
     }
-    memcpy(saved, c->ctx->last_error, sizeof saved);
+    memcpy(saved, AICF__ERRBUF(c->ctx), sizeof saved);
     r = aicf__cuda_matmul_plan(c->p, md, &algo, why, cap);
     if (r == AICF_SUCCESS) {
         c->algo[c->n_algo] = algo;
@@ -16393,8 +16511,8 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
     }
     if (algo) aicf__free(c->ctx, algo);
     if (r == AICF_ERROR_OUT_OF_MEMORY) return r;
-    snprintf(why, cap, "%.150s", c->ctx->last_error[0] ? c->ctx->last_error : aicf_result_str(r));
-    memcpy(c->ctx->last_error, saved, sizeof saved); /* falling back is not an error */
+    snprintf(why, cap, "%.150s", AICF__ERRBUF(c->ctx)[0] ? AICF__ERRBUF(c->ctx) : aicf_result_str(r));
+    memcpy(AICF__ERRBUF(c->ctx), saved, sizeof saved); /* falling back is not an error */
     return AICF_SUCCESS;
 }
 
@@ -18973,7 +19091,7 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     aicf__cuo_win w;
     aicf__cuc_choice ch;
     const aicf__shape* ws;
-    char saved[sizeof p->ctx->last_error];
+    char saved[AICF__ERR_CAP];
     int X, Wt, Y;
     int64_t group;
     aicf__step* st;
@@ -19000,11 +19118,11 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     group = aicf__attr_i(c.nd, "group", 1);
     /* the same checks as aicf__cuo_lower_conv; a step that fails them gets no scratch and its
        lowering reports the error, so a message written here is not kept */
-    memcpy(saved, p->ctx->last_error, sizeof saved);
+    memcpy(saved, AICF__ERRBUF(p->ctx), sizeof saved);
     if (aicf__cuo_floats(&c, 3) != AICF_SUCCESS || aicf__cuo_shape(&c, X)->rank == 5 ||
         aicf__cuo_window(&c, aicf__cuo_shape(&c, X), aicf__cuo_shape(&c, Y), ws->d + 2, &w) != AICF_SUCCESS ||
         group < 1 || w.C % group || ws->d[0] % group) {
-        memcpy(p->ctx->last_error, saved, sizeof saved);
+        memcpy(AICF__ERRBUF(p->ctx), saved, sizeof saved);
         return AICF_SUCCESS;
     }
     aicf__cuc_choose(&c, &w, ws->d[0], group, &ch);

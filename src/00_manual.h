@@ -65,9 +65,10 @@
 
    LIMITS (AICF_MAX_*)
    ===================
-   rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node; 2^24
-   elements per attribute; 2^40 bytes per tensor; 8 levels of nested subgraphs
-   (AICF_MAX_SUBGRAPH_DEPTH). Beyond them: AICF_ERROR_LIMIT.
+   rank 8; 4096-byte names; 2^20 nodes; 2^21 tensors; 4096 inputs/outputs per node in a graph,
+   64 per node the planner runs (AICF_MAX_STEP_IO); 2^24 elements per attribute; 2^40 bytes per
+   tensor; 8 levels of nested subgraphs (AICF_MAX_SUBGRAPH_DEPTH). Beyond them:
+   AICF_ERROR_LIMIT, naming the node, tensor or field.
 
    PRECISION AND DETERMINISM
    =========================
@@ -79,10 +80,28 @@
 
    THREAD SAFETY
    =============
-   A context may be used from several threads if each thread works on its own graphs, plans and
-   execs; aicf_context_destroy must not race with anything. The last-error message is one per
-   context: read it on the failing thread before that context is used again. An exec must not be
-   used by two threads at once.
+   One context may be shared by any number of threads. The rule, function by function:
+   - aicf_result_str, aicf_dtype_name, aicf_dtype_size, aicf_policy_format, aicf_policy_parse:
+     stateless, callable from any thread at any time.
+   - aicf_context_create: any thread. aicf_context_destroy: only once nothing else of that
+     context is in use on any thread (destroy execs, then plans, then graphs, then the context).
+   - aicf_last_error(ctx): the message of the calling thread's last failed call on ctx ("" if it
+     has none), kept per thread (four contexts per thread; a fifth reuses the oldest slot): a
+     failure on another thread never changes or garbles it. Built by a compiler without
+     thread-local storage (not GCC, Clang, MSVC, C11 or C++11), the message is one per context.
+   - Graph building (aicf_graph_*), aicf_graph_load_onnx*, aicf_tensor_*_pb*: any thread; a
+     graph must not be changed by two threads at once, nor read while another changes it.
+     Several threads may read one graph at once (plan it, query it).
+   - aicf_plan_create, aicf_plan_load*: any thread, also several at once on one graph.
+     A plan is read-only once made: its queries, aicf_plan_format, aicf_plan_save*, explain
+     and DOT, and aicf_exec_create may be called from several threads at once on one plan.
+   - An exec belongs to one thread at a time: aicf_exec_* on one exec must not overlap; distinct
+     execs (of one plan or of several) run concurrently, each on its own stream. A stream given
+     in aicf_exec_desc must belong to the device's primary context.
+   - aicf_context_device_info and the CUDA driver's loading: any thread; the driver is loaded
+     once per context however many threads ask first.
+   - The context's allocator (aicf_context_desc.allocator) is called from every thread that
+     uses the context, possibly at the same time: it must be thread-safe.
 
    CONFIGURATION MACROS
    ====================

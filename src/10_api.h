@@ -23,6 +23,11 @@ extern "C" {
 #define AICF_MAX_NODES (1 << 20)              /* nodes in one graph                        */
 #define AICF_MAX_TENSORS (1 << 21)            /* tensors in one graph                      */
 #define AICF_MAX_NODE_IO 4096                 /* inputs or outputs of one node             */
+#define AICF_MAX_STEP_IO 64                   /* inputs or outputs of a node that is planned
+                                                 (run as one step): the planner's limit      */
+#ifndef AICF_MAX_SUBGRAPH_DEPTH
+#  define AICF_MAX_SUBGRAPH_DEPTH 8           /* graphs nested in GRAPH attributes         */
+#endif
 #define AICF_MAX_ATTR_ELEMS (1 << 24)         /* elements in one ints/floats attribute     */
 #define AICF_MAX_TENSOR_BYTES ((uint64_t)1 << 40) /* bytes in one tensor                    */
 
@@ -266,10 +271,10 @@ AICF_API const char* aicf_dtype_name(aicf_dtype dtype);
 AICF_API size_t aicf_dtype_size(aicf_dtype dtype); /* bytes per element, 0 if not fixed */
 
 /* --- context ---
-   Thread safety: create/destroy are not thread-safe with respect to the same context; all
-   other functions on distinct graphs/plans/execs of one context may be called from different
-   threads (the last-error message is per thread-unsafe context: read it on the failing thread
-   before the next call). */
+   Thread safety (the full rule per function: the manual's THREAD SAFETY): a context may be shared
+   by any number of threads; aicf_context_destroy only once nothing of it is in use. The allocator
+   must be thread-safe. aicf_last_error(ctx) gives the calling thread's last failure on ctx (""
+   if none): per thread, so other threads' failures never change it. */
 AICF_API aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** out);
 AICF_API void aicf_context_destroy(aicf_context* ctx);
 AICF_API const char* aicf_last_error(const aicf_context* ctx);

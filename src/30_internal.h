@@ -59,7 +59,8 @@ struct aicf_context {
     int device_ordinal;
     char driver_path[512];
     char cublaslt_path[512];
-    char last_error[1024];
+    char last_error[1024];   /* the message buffer where no thread-local storage exists (AICF__TLS) */
+    unsigned long serial;    /* tells apart contexts that reuse one address (the per-thread messages) */
     struct aicf__cuda* cuda; /* NULL until first use */
     int cuda_tried;
     aicf_result cuda_status; /* result of the first initialisation attempt */
@@ -74,6 +75,14 @@ char* aicf__strdup(aicf_context* ctx, const char* s);
 /* Overflow-checked size arithmetic: return 0 on overflow, else 1 and *out. */
 int aicf__mul_size(size_t a, size_t b, size_t* out);
 int aicf__add_size(size_t a, size_t b, size_t* out);
+
+/* The last-error message is kept per thread and per context: AICF__ERRBUF(ctx) is the calling
+   thread's buffer (AICF__ERR_CAP bytes) for ctx, so one thread's failure never garbles the message
+   another is reading. Without thread-local storage (a compiler other than GCC, Clang, MSVC or
+   C11/C++11) it is the context's own buffer, as the manual says. */
+#define AICF__ERR_CAP 1024
+char* aicf__errbuf(const aicf_context* ctx);
+#define AICF__ERRBUF(ctx) aicf__errbuf(ctx)
 
 /* Records the error message (printf-style) on the context and returns `code`. Use as
    `return aicf__err(ctx, AICF_ERROR_SHAPE, "node %d '%s' (%s): ...", ...);` */
@@ -163,7 +172,11 @@ struct aicf_graph {
 /* Finds a tensor by name (-1 if none). */
 int aicf__graph_find(const aicf_graph* g, const char* name);
 /* Adds a tensor with no data and unknown shape; returns its index or -1 (error recorded). */
+/* A new tensor named `name` (may be ""); its index, or -1 (out of memory) or -2 (a documented
+   limit: AICF_MAX_NAME, AICF_MAX_TENSORS) with the message recorded; aicf__new_tensor_err maps
+   that to its result code. */
 int aicf__graph_new_tensor(aicf_graph* g, const char* name);
+aicf_result aicf__new_tensor_err(int t);
 /* Takes ownership of a memory block that borrowed constants may point into: freed with the
    graph by aicf__free, or by munmap when is_mmap is 1. */
 void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap);
@@ -223,7 +236,7 @@ typedef enum aicf__step_kind {
                             boundary of a reduced-precision plan) */
 } aicf__step_kind;
 
-#define AICF__STEP_MAX_IO 16
+#define AICF__STEP_MAX_IO AICF_MAX_STEP_IO
 
 /* ---- fusion: a step's epilogue ----
    The fusion pass (>>plan, aicf__fuse) lets a step absorb the chain of elementwise nodes that
@@ -525,9 +538,6 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a);
    Nesting deeper than AICF_MAX_SUBGRAPH_DEPTH graphs is AICF_ERROR_LIMIT (loader and builder).
    The planner resolves an If whose condition is a constant at plan time by inlining the chosen
    branch (>>plan); Loop and Scan are AICF_ERROR_UNSUPPORTED at plan time. */
-#ifndef AICF_MAX_SUBGRAPH_DEPTH
-#  define AICF_MAX_SUBGRAPH_DEPTH 8   /* GRAPH attributes nested inside one another */
-#endif
 #define AICF__T_OUTER 0x8u            /* subgraph tensor naming a value of an enclosing graph */
 /* Marks g as a subgraph under construction (on = 1): undefined names become outer references. */
 void aicf__graph_set_subgraph(aicf_graph* g, int on);

@@ -126,11 +126,59 @@ static int aicf__grow(aicf_context* ctx, void** arr, int* cap, int need, size_t 
     return 1;
 }
 
+/* ---- per-thread last-error messages ----
+   Each thread keeps AICF__ERR_SLOTS buffers, each tagged with a context (address and serial); a
+   thread working with more contexts than that reuses its oldest slot. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#  define AICF__TLS thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+#  define AICF__TLS _Thread_local
+#elif defined(__GNUC__) || defined(__clang__)
+#  define AICF__TLS __thread
+#elif defined(_MSC_VER)
+#  define AICF__TLS __declspec(thread)
+#endif
+#ifdef AICF__TLS
+#  define AICF__ERR_SLOTS 4
+typedef struct aicf__err_slot {
+    const aicf_context* ctx;
+    unsigned long serial;
+    char msg[AICF__ERR_CAP];
+} aicf__err_slot;
+static AICF__TLS aicf__err_slot aicf__tls_err[AICF__ERR_SLOTS];
+static AICF__TLS int aicf__tls_err_next;
+static unsigned long aicf__ctx_serial;
+
+static unsigned long aicf__next_serial(void) {
+#  if defined(__GNUC__) || defined(__clang__)
+    return __atomic_add_fetch(&aicf__ctx_serial, 1ul, __ATOMIC_RELAXED);
+#  else
+    return ++aicf__ctx_serial; /* MSVC: contexts are made by one thread at a time in practice */
+#  endif
+}
+
+char* aicf__errbuf(const aicf_context* ctx) {
+    int i;
+    aicf__err_slot* s;
+    for (i = 0; i < AICF__ERR_SLOTS; i++)
+        if (aicf__tls_err[i].ctx == ctx && aicf__tls_err[i].serial == ctx->serial) return aicf__tls_err[i].msg;
+    s = &aicf__tls_err[aicf__tls_err_next];
+    aicf__tls_err_next = (aicf__tls_err_next + 1) % AICF__ERR_SLOTS;
+    s->ctx = ctx;
+    s->serial = ctx->serial;
+    s->msg[0] = '\0';
+    return s->msg;
+}
+#else
+static unsigned long aicf__next_serial(void) { return 0; }
+char* aicf__errbuf(const aicf_context* ctx) { return (char*)ctx->last_error; }
+#endif
+
 aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...) {
     va_list ap;
     if (!ctx) return code;
     va_start(ap, fmt);
-    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    vsnprintf(AICF__ERRBUF(ctx), AICF__ERR_CAP, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -211,6 +259,7 @@ aicf_result aicf_context_create(const aicf_context_desc* desc, aicf_context** ou
              d.cuda_driver_path ? d.cuda_driver_path : "libcuda.so.1");
     snprintf(ctx->cublaslt_path, sizeof ctx->cublaslt_path, "%s", d.cublaslt_path ? d.cublaslt_path : "");
     ctx->cuda_status = AICF_SUCCESS;
+    ctx->serial = aicf__next_serial();
     *out = ctx;
     return AICF_SUCCESS;
 }
@@ -222,7 +271,17 @@ void aicf_context_destroy(aicf_context* ctx) {
 }
 
 const char* aicf_last_error(const aicf_context* ctx) {
-    return ctx ? ctx->last_error : "no context";
+    if (!ctx) return "no context";
+#ifdef AICF__TLS
+    {   /* a thread that never failed on ctx gets "" without taking a slot */
+        int i;
+        for (i = 0; i < AICF__ERR_SLOTS; i++)
+            if (aicf__tls_err[i].ctx == ctx && aicf__tls_err[i].serial == ctx->serial) return aicf__tls_err[i].msg;
+        return "";
+    }
+#else
+    return ctx->last_error;
+#endif
 }
 
 aicf_result aicf_context_device_info(aicf_context* ctx, aicf_device_info* out) {
@@ -360,13 +419,14 @@ int aicf__graph_new_tensor(aicf_graph* g, const char* name) {
     aicf__tensor* t;
     if (!name) name = "";
     if (strlen(name) > AICF_MAX_NAME) {
-        aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor name longer than AICF_MAX_NAME (%d bytes)", AICF_MAX_NAME);
-        return -1;
+        aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor name of %zu bytes: longer than AICF_MAX_NAME (%d bytes)",
+                  strlen(name), AICF_MAX_NAME);
+        return -2;
     }
     if (g->n_tensors >= AICF_MAX_TENSORS) {
         aicf__err(g->ctx, AICF_ERROR_LIMIT, "tensor '%s': graph has more than AICF_MAX_TENSORS (%d) tensors",
                   name, AICF_MAX_TENSORS);
-        return -1;
+        return -2;
     }
     if (!aicf__grow(g->ctx, (void**)&g->tensors, &g->cap_tensors, g->n_tensors + 1, sizeof(aicf__tensor))) {
         aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory", name);
@@ -398,6 +458,26 @@ int aicf__graph_new_tensor(aicf_graph* g, const char* name) {
         }
     }
     return g->n_tensors - 1;
+}
+
+aicf_result aicf__new_tensor_err(int t) { return t == -2 ? AICF_ERROR_LIMIT : AICF_ERROR_OUT_OF_MEMORY; }
+
+/* Removes the tensors added since the graph had n0 (none of them referenced yet), newest first.
+   Linear-probing deletion in the reverse order of insertion restores the index exactly (a rebuild
+   re-inserts in index order, so the newest are still the last inserted); nothing is allocated. */
+static void aicf__graph_drop_tensors(aicf_graph* g, int n0) {
+    while (g->n_tensors > n0) {
+        int t = g->n_tensors - 1;
+        aicf__tensor* tt = &g->tensors[t];
+        if (tt->name && tt->name[0] && g->name_index_cap) {
+            uint64_t h = aicf__hash_str(tt->name) & (uint64_t)(g->name_index_cap - 1);
+            while (g->name_index[h] && g->name_index[h] != t + 1) h = (h + 1) & (uint64_t)(g->name_index_cap - 1);
+            g->name_index[h] = 0;
+        }
+        aicf__free(g->ctx, tt->name);
+        memset(tt, 0, sizeof *tt);
+        g->n_tensors--;
+    }
 }
 
 void aicf__graph_adopt_file(aicf_graph* g, void* data, size_t size, int is_mmap) {
@@ -503,7 +583,7 @@ static aicf_result aicf__tensor_from_desc(aicf_graph* g, const aicf_tensor_desc*
     if (aicf__graph_find(g, d->name) >= 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "%s: tensor '%s' is already defined", what, d->name);
     t = aicf__graph_new_tensor(g, d->name);
-    if (t < 0) return AICF_ERROR_OUT_OF_MEMORY;
+    if (t < 0) return aicf__new_tensor_err(t);
     tt = &g->tensors[t];
     tt->dtype = d->dtype;
     tt->shape.rank = d->rank;
@@ -702,6 +782,10 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
     if (!a->name || !a->name[0])
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): attribute with empty name", ni,
                          nd->name ? nd->name : "", nd->op_type);
+    if (strlen(a->name) > AICF_MAX_NAME)
+        return aicf__err(ctx, AICF_ERROR_LIMIT,
+                         "node %d '%s' (%s): attribute name of %zu bytes is longer than AICF_MAX_NAME (%d bytes)", ni,
+                         nd->name ? nd->name : "", nd->op_type, strlen(a->name), AICF_MAX_NAME);
     v->name = aicf__strdup(ctx, a->name);
     if (!v->name) return AICF_ERROR_OUT_OF_MEMORY;
     v->type = a->type;
@@ -756,8 +840,8 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
         save_n = g->n_tensors;
         r = aicf_graph_add_constant(g, &td);
         if (r != AICF_SUCCESS) {
-            char msg[sizeof ctx->last_error];
-            snprintf(msg, sizeof msg, "%s", ctx->last_error);
+            char msg[AICF__ERR_CAP];
+            snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
             return aicf__err(ctx, r, "node %d '%s' (%s): attribute '%s': %s", ni, nd->name ? nd->name : "",
                              nd->op_type, a->name, msg);
         }
@@ -796,7 +880,7 @@ static aicf_result aicf__attr_copy(aicf_graph* g, const aicf_node_desc* nd, int 
 aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
     aicf_context* ctx;
     aicf__node* n;
-    int ni, i;
+    int ni, i, n0;
     const char* nm;
     aicf_result r;
     if (!g || !nd) return AICF_ERROR_INVALID_ARGUMENT;
@@ -810,8 +894,10 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
                          nm, nd->op_type, nd->domain);
     if (aicf__op_from_name(nd->op_type) == AICF__OP_UNKNOWN)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "node %d '%s' (%s): unsupported op type", ni, nm, nd->op_type);
-    if (nd->num_inputs < 0 || nd->num_outputs < 1 || nd->num_inputs > AICF_MAX_NODE_IO ||
-        nd->num_outputs > AICF_MAX_NODE_IO || (nd->num_inputs && !nd->inputs) || !nd->outputs)
+    if (nd->num_inputs > AICF_MAX_NODE_IO || nd->num_outputs > AICF_MAX_NODE_IO)
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): %d inputs and %d outputs exceed AICF_MAX_NODE_IO (%d)",
+                         ni, nm, nd->op_type, nd->num_inputs, nd->num_outputs, AICF_MAX_NODE_IO);
+    if (nd->num_inputs < 0 || nd->num_outputs < 1 || (nd->num_inputs && !nd->inputs) || !nd->outputs)
         return aicf__err(ctx, AICF_ERROR_INVALID_MODEL, "node %d '%s' (%s): invalid input/output counts (%d, %d)", ni,
                          nm, nd->op_type, nd->num_inputs, nd->num_outputs);
     if (strlen(nm) > AICF_MAX_NAME)
@@ -891,11 +977,15 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
             return r;
         }
     }
+    n0 = g->n_tensors; /* a failure below removes the outer references and outputs it added */
     for (i = 0; i < nd->num_inputs && g->is_subgraph; i++)
-        if (nd->inputs[i] && nd->inputs[i][0] && aicf__graph_find(g, nd->inputs[i]) < 0 &&
-            aicf__graph_outer_ref(g, nd->inputs[i]) < 0) {
-            aicf__node_free_keep_graphs(ctx, n);
-            return AICF_ERROR_OUT_OF_MEMORY;
+        if (nd->inputs[i] && nd->inputs[i][0] && aicf__graph_find(g, nd->inputs[i]) < 0) {
+            int t = aicf__graph_outer_ref(g, nd->inputs[i]);
+            if (t < 0) {
+                aicf__node_free_keep_graphs(ctx, n);
+                aicf__graph_drop_tensors(g, n0);
+                return aicf__new_tensor_err(t);
+            }
         }
     n->n_in = nd->num_inputs;
     for (i = 0; i < nd->num_inputs; i++)
@@ -911,7 +1001,8 @@ aicf_result aicf_graph_add_node(aicf_graph* g, const aicf_node_desc* nd) {
         if (t < 0) {
             n->n_out = i;
             aicf__node_free_keep_graphs(ctx, n);
-            return AICF_ERROR_OUT_OF_MEMORY;
+            aicf__graph_drop_tensors(g, n0);
+            return aicf__new_tensor_err(t);
         }
         g->tensors[t].producer = ni;
         n->out[i] = t;
@@ -928,7 +1019,7 @@ aicf_result aicf_graph_add_output(aicf_graph* g, const char* name) {
         if (strlen(name) > AICF_MAX_NAME)
             return aicf__err(g->ctx, AICF_ERROR_LIMIT, "aicf_graph_add_output: name longer than AICF_MAX_NAME");
         t = aicf__graph_outer_ref(g, name); /* a subgraph may return a value of an enclosing graph */
-        if (t < 0) return AICF_ERROR_OUT_OF_MEMORY;
+        if (t < 0) return aicf__new_tensor_err(t);
     }
     if (t < 0) return aicf__err(g->ctx, AICF_ERROR_NOT_FOUND, "aicf_graph_add_output: tensor '%s' is not defined", name);
     for (i = 0; i < g->n_outputs; i++)

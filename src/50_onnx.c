@@ -1403,9 +1403,7 @@ static aicf_result aicf__onnx_sub_input(aicf__onnx* o, aicf_graph* g, size_t off
     if (t < 0 || !aicf__grow(g->ctx, (void**)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof(int))) {
         char what[AICF_MAX_NAME + 32];
         snprintf(what, sizeof(what), "input '%s'", vi.name);
-        return aicf__onnx_wrap(o, t < 0 && strstr(aicf_last_error(o->ctx), "AICF_MAX_TENSORS") ? AICF_ERROR_LIMIT
-                                                                                             : AICF_ERROR_OUT_OF_MEMORY,
-                               what);
+        return aicf__onnx_wrap(o, t < 0 ? aicf__new_tensor_err(t) : AICF_ERROR_OUT_OF_MEMORY, what);
     }
     tt = &g->tensors[t];
     tt->flags = AICF__T_INPUT;

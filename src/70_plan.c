@@ -336,11 +336,6 @@ static void aicf__drop_unused_outputs(aicf_graph* g) {
    continues over the copied nodes, so constant folding, nested Ifs and every later pass see an
    ordinary graph. Loop and Scan bodies are not inlined: AICF_ERROR_UNSUPPORTED. */
 
-/* The error code aicf__graph_new_tensor recorded. */
-static aicf_result aicf__new_tensor_code(const aicf_context* ctx) {
-    return strstr(ctx->last_error, "AICF_MAX_") ? AICF_ERROR_LIMIT : AICF_ERROR_OUT_OF_MEMORY;
-}
-
 /* "<prefix>/<name>" (an internal name's \x01 mark stays in front), made unique among g's tensors
    with "#k" when unique is set; a name over AICF_MAX_NAME falls back to "<prefix>/#<index>". */
 static char* aicf__inline_name(aicf_graph* g, const char* prefix, const char* name, int index, int unique) {
@@ -503,7 +498,7 @@ static aicf_result aicf__inline_if(aicf_graph* g, int ni) {
         t = aicf__graph_new_tensor(g, nm);
         aicf__free(ctx, nm);
         if (t < 0) {
-            r = aicf__new_tensor_code(ctx);
+            r = aicf__new_tensor_err(t);
             goto fail;
         }
         tt = &g->tensors[t];
@@ -936,12 +931,12 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
                 : aicf__cuda_init(ctx);
         if (r != AICF_SUCCESS) {
             if (d.backend == AICF_BACKEND_CUDA || !d.policy.allow_cpu_fallback) {
-                char msg[sizeof ctx->last_error];
-                snprintf(msg, sizeof msg, "%s", ctx->last_error);
+                char msg[AICF__ERR_CAP];
+                snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
                 return aicf__err(ctx, r, "aicf_plan_create: CUDA backend unavailable: %s%s", msg,
                                  d.backend == AICF_BACKEND_DEFAULT ? " (set policy.allow_cpu_fallback to use the CPU reference)" : "");
             }
-            snprintf(fallback_reason, sizeof fallback_reason, "CPU fallback: %.200s", ctx->last_error);
+            snprintf(fallback_reason, sizeof fallback_reason, "CPU fallback: %.200s", AICF__ERRBUF(ctx));
             d.backend = AICF_BACKEND_CPU;
         } else {
             d.backend = AICF_BACKEND_CUDA;
@@ -1049,8 +1044,8 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         if (n->removed || fuse.absorbed[i] >= 0) continue;
         if (n->n_in > AICF__STEP_MAX_IO || n->n_out > AICF__STEP_MAX_IO) {
             aicf__fuse_info_free(ctx, &fuse);
-            r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): more than %d inputs or outputs", i, n->name,
-                          n->op_type, AICF__STEP_MAX_IO);
+            r = aicf__err(ctx, AICF_ERROR_LIMIT, "node %d '%s' (%s): %d inputs and %d outputs: a step has at most "
+                          "AICF_MAX_STEP_IO (%d)", i, n->name, n->op_type, n->n_in, n->n_out, AICF__STEP_MAX_IO);
             goto fail;
         }
         memset(&st, 0, sizeof st);

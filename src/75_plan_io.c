@@ -582,8 +582,8 @@ aicf_result aicf_policy_load(aicf_context* ctx, const char* path, aicf_policy* o
     if (r != AICF_SUCCESS) return r;
     r = aicf__policy_parse(ctx, "aicf_policy_load", data, size, out);
     if (r != AICF_SUCCESS) {
-        char msg[sizeof ctx->last_error];
-        snprintf(msg, sizeof msg, "%s", ctx->last_error);
+        char msg[AICF__ERR_CAP];
+        snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
         r = aicf__err(ctx, r, "%.300s: %s", path, msg);
     }
     aicf__free(ctx, data);
@@ -1106,8 +1106,8 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
         aicf__sbuf_init(&lt, lbuf, sizeof lbuf);
         r = aicf__io_line_device(ctx, target, &dev, &lt);
         if (r != AICF_SUCCESS) {
-            char msg[sizeof ctx->last_error];
-            snprintf(msg, sizeof msg, "%s", ctx->last_error);
+            char msg[AICF__ERR_CAP];
+            snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
             r = aicf__err(ctx, AICF_ERROR_PLAN_MISMATCH, "%s: line %d: the plan is for the CUDA device '%s', but this context has none: %.400s",
                           fn, hdr_ln[H_DEVICE], aicf__io_show(hdr[H_DEVICE], hdr_n[H_DEVICE], 120, show, sizeof show), msg);
             goto done;
@@ -1177,8 +1177,8 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
     pd.policy = pol;
     r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &p);
     if (r != AICF_SUCCESS) {
-        char msg[sizeof ctx->last_error];
-        snprintf(msg, sizeof msg, "%s", ctx->last_error);
+        char msg[AICF__ERR_CAP];
+        snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
         r = aicf__err(ctx, r, "%s: planning with the file's policy failed: %.900s", fn, msg);
         goto done;
     }
@@ -1237,8 +1237,8 @@ aicf_result aicf_plan_load(aicf_graph* graph, const char* path, aicf_plan** out)
     if (r != AICF_SUCCESS) return r;
     r = aicf__io_load(graph, "aicf_plan_load", data, size, out);
     if (r != AICF_SUCCESS) {
-        char msg[sizeof graph->ctx->last_error];
-        snprintf(msg, sizeof msg, "%s", graph->ctx->last_error);
+        char msg[AICF__ERR_CAP];
+        snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(graph->ctx));
         aicf__err(graph->ctx, r, "%.200s: %s", path, msg);
     }
     aicf__free(graph->ctx, data);

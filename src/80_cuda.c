@@ -683,7 +683,7 @@ static void aicf__cuda_load_cublaslt(aicf_context* ctx, struct aicf__cuda* cu) {
     if (sym) memcpy(&cu->lt.cublasLtGetStatusName, &sym, sizeof sym);
     cu->lt_version = cu->lt.cublasLtGetVersion();
     if (aicf__cuda_push(ctx, cu) != AICF_SUCCESS) {
-        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.500s", ctx->last_error);
+        aicf__cu_fmt(cu->lt_error, sizeof cu->lt_error, "%.500s", AICF__ERRBUF(ctx));
         goto fail;
     }
     s = cu->lt.cublasLtCreate(&cu->lt_handle);
@@ -891,10 +891,10 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
             int m = aicf__kt_kernels[st->kernel_index].module;
             if (aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, 1) < 0) {
                 const aicf__node* n = (p->g && st->node >= 0 && st->node < p->g->n_nodes) ? &p->g->nodes[st->node] : NULL;
-                char msg[sizeof p->ctx->last_error];
+                char msg[AICF__ERR_CAP];
                 aicf__cuda_no_image(p->ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m,
                                     aicf__kt_modules[m].name);
-                aicf__cu_fmt(msg, sizeof msg, "%s", p->ctx->last_error);
+                aicf__cu_fmt(msg, sizeof msg, "%s", AICF__ERRBUF(p->ctx));
                 return aicf__err(p->ctx, AICF_ERROR_NO_KERNEL, "node %d '%s' (%s): kernel %s: %s", st->node,
                                  n && n->name ? n->name : "", n && n->op_type ? n->op_type : "step",
                                  aicf__kt_kernels[st->kernel_index].name, msg);
@@ -1271,9 +1271,9 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
         aicf__CUjit_option opts[2];
         void* vals[2];
         if (idx < 0) {
-            char msg[sizeof ctx->last_error];
+            char msg[AICF__ERR_CAP];
             aicf__cuda_no_image(ctx, cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, m, aicf__kt_modules[m].name);
-            aicf__cu_fmt(msg, sizeof msg, "%s", ctx->last_error);
+            aicf__cu_fmt(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
             return aicf__err(ctx, AICF_ERROR_NO_KERNEL, "%s: kernel '%s': %s", aicf__em_where(em, where, sizeof where),
                              aicf__kt_kernels[k].name, msg);
         }

@@ -1003,14 +1003,14 @@ static aicf_result aicf__cuo_lower_alias(aicf__cuo* c) {
 static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, int* slot, char* why, size_t cap) {
     void* algo = NULL;
     aicf_result r;
-    char saved[sizeof c->ctx->last_error];
+    char saved[AICF__ERR_CAP];
     *slot = -1;
     why[0] = 0;
     if (c->n_algo >= AICF__CUO_MAX_ALGO) {
         snprintf(why, cap, "more than %d cuBLASLt algorithms in one step", AICF__CUO_MAX_ALGO);
         return AICF_SUCCESS;
     }
-    memcpy(saved, c->ctx->last_error, sizeof saved);
+    memcpy(saved, AICF__ERRBUF(c->ctx), sizeof saved);
     r = aicf__cuda_matmul_plan(c->p, md, &algo, why, cap);
     if (r == AICF_SUCCESS) {
         c->algo[c->n_algo] = algo;
@@ -1019,8 +1019,8 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
     }
     if (algo) aicf__free(c->ctx, algo);
     if (r == AICF_ERROR_OUT_OF_MEMORY) return r;
-    snprintf(why, cap, "%.150s", c->ctx->last_error[0] ? c->ctx->last_error : aicf_result_str(r));
-    memcpy(c->ctx->last_error, saved, sizeof saved); /* falling back is not an error */
+    snprintf(why, cap, "%.150s", AICF__ERRBUF(c->ctx)[0] ? AICF__ERRBUF(c->ctx) : aicf_result_str(r));
+    memcpy(AICF__ERRBUF(c->ctx), saved, sizeof saved); /* falling back is not an error */
     return AICF_SUCCESS;
 }
 

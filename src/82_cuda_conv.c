@@ -288,7 +288,7 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     aicf__cuo_win w;
     aicf__cuc_choice ch;
     const aicf__shape* ws;
-    char saved[sizeof p->ctx->last_error];
+    char saved[AICF__ERR_CAP];
     int X, Wt, Y;
     int64_t group;
     aicf__step* st;
@@ -315,11 +315,11 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     group = aicf__attr_i(c.nd, "group", 1);
     /* the same checks as aicf__cuo_lower_conv; a step that fails them gets no scratch and its
        lowering reports the error, so a message written here is not kept */
-    memcpy(saved, p->ctx->last_error, sizeof saved);
+    memcpy(saved, AICF__ERRBUF(p->ctx), sizeof saved);
     if (aicf__cuo_floats(&c, 3) != AICF_SUCCESS || aicf__cuo_shape(&c, X)->rank == 5 ||
         aicf__cuo_window(&c, aicf__cuo_shape(&c, X), aicf__cuo_shape(&c, Y), ws->d + 2, &w) != AICF_SUCCESS ||
         group < 1 || w.C % group || ws->d[0] % group) {
-        memcpy(p->ctx->last_error, saved, sizeof saved);
+        memcpy(AICF__ERRBUF(p->ctx), saved, sizeof saved);
         return AICF_SUCCESS;
     }
     aicf__cuc_choose(&c, &w, ws->d[0], group, &ch);

@@ -2,7 +2,12 @@
 """aicf test runner: runs a suite and ends with the line `N passed, N failed`.
 
     tests/run_tests.py --suite cpu          CPU suite (CI): unit tests, codegen, ONNX reader
-                                            cross-check, models and ONNX node tests on the CPU
+                                            cross-check, models and ONNX node tests on the CPU,
+                                            then `make fuzz-replay` (fuzz corpora + regressions,
+                                            ASan+UBSan) and `make test-asan` (unit + node tests
+                                            built with ASan+UBSan) and `make test-tsan` (threads
+                                            under ThreadSanitizer), counted like the others;
+                                            AICF_TEST_HARDENING=0 leaves those three out (skipped)
     tests/run_tests.py --suite gpu          GPU suite: kernels vs CPU reference, models and node
                                             tests on CUDA at fp32 / tf32 / fp16, replay determinism
     tests/run_tests.py --suite conformance  ONNX node tests only, with the per-op report
@@ -190,12 +195,31 @@ def node_tests(backend, extra=()):
 
 
 def unit_tests(names):
+    # the fake driver of this build directory (test_cuda_fake, test_errors, ...), unless given
+    env = dict(os.environ)
+    env.setdefault("AICF_FAKE_CUDA", os.path.join(B, "fakecuda", "libcuda.so.1"))
     for n in names:
         exe = os.path.join(B, n)
         if not os.path.exists(exe):
             record(n, "failed", "not built")
             continue
-        run_counted(n, [exe])
+        run_counted(n, [exe], env=env)
+
+
+def hardening():
+    """The sanitizer parts of the CPU suite (docs/hardening.md, mk/hardening.mk): each make target
+    builds its own ASan+UBSan binaries under BUILD/asan and ends with `N passed, N failed`."""
+    names = ["make fuzz-replay (fuzz corpora + regressions, ASan+UBSan)",
+             "make test-asan (CPU unit tests + ONNX node tests, ASan+UBSan)",
+             "make test-tsan (8 threads on one context, ThreadSanitizer)"]
+    if os.environ.get("AICF_TEST_HARDENING", "1") == "0":
+        for n in names:
+            record(n, "skipped", "AICF_TEST_HARDENING=0")
+        return
+    make = ["make", "-s", "--no-print-directory", f"B={args.build}"]
+    run_counted(names[0], make + ["fuzz-replay"], 3600)
+    run_counted(names[1], make + ["test-asan"], 3600)
+    run_counted(names[2], make + ["test-tsan"], 1800)
 
 
 def extract_node_tests():
@@ -220,6 +244,7 @@ if args.suite == "cpu":
                                                                    "--dump", os.path.join(B, "onnx_dump")], 1800)
     model_tests("cpu", ["fp32"])
     node_tests("cpu")
+    hardening()
 elif args.suite == "gpu":
     unit_tests(sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "tests", "test_gpu*.c"))))
     model_tests("cuda", ["fp32", "tf32", "fp16"])

@@ -121,6 +121,28 @@ static char* serialize(const aicf_plan* p) {
     return buf;
 }
 
+/* every occurrence of `from` replaced by `to` (a new string) */
+static char* replace_all(const char* text, const char* from, const char* to) {
+    size_t fl = strlen(from), tl = strlen(to), n = 0;
+    const char* p = text;
+    char *out, *o;
+    while ((p = strstr(p, from)) != NULL) n++, p += fl;
+    out = (char*)malloc(strlen(text) + n * (tl > fl ? tl - fl : 0) + 1);
+    o = out;
+    p = text;
+    for (;;) {
+        const char* at = strstr(p, from);
+        if (!at) break;
+        memcpy(o, p, (size_t)(at - p));
+        o += at - p;
+        memcpy(o, to, tl);
+        o += tl;
+        p = at + fl;
+    }
+    strcpy(o, p);
+    return out;
+}
+
 typedef aicf_result (*text_fn)(const aicf_plan*, char*, size_t, size_t*);
 static char* render(const aicf_plan* p, text_fn f) {
     size_t need = 0;
@@ -1376,6 +1398,21 @@ static void test_fake_cuda(void) {
                 if (!lt) CHECK(strstr(s, " matmul ") == NULL, "%s: no cuBLASLt, no matmul ops", name);
                 if (aicf_plan_load_memory(g, s, strlen(s), &q) == AICF_SUCCESS) s2 = serialize(q);
                 CHECK(s2 && strcmp(s, s2) == 0, "%s: save -> load not identical: %s", name, aicf_last_error(ctx));
+                if (lt && strstr(s, "\n  algo 0 ")) { /* every record switched to candidate 2: loaded as written */
+                    char* e = replace_all(s, ",0000000000000000,a1cf00d5a1cf00d5", ",0000000000000002,a1cf00d5a1cf00d5");
+                    char* e2 = replace_all(e, " workspace=0 cublaslt=", " workspace=2048 cublaslt=");
+                    char* e3 = replace_all(e2, "workspace 0 B", "workspace 2048 B");
+                    aicf_plan* q2 = NULL;
+                    char* s4 = NULL;
+                    if (aicf_plan_load_memory(g, e3, strlen(e3), &q2) == AICF_SUCCESS) s4 = serialize(q2);
+                    CHECK(s4 && strcmp(s4, e3) == 0 && count_str(s4, ",0000000000000002,a1cf00d5") == count_str(s, "\n  algo "),
+                          "%s: every cuBLASLt record of the file is used as written (%s)", name, aicf_last_error(ctx));
+                    free(s4);
+                    aicf_plan_destroy(q2);
+                    free(e);
+                    free(e2);
+                    free(e3);
+                }
                 if (lt && p) {
                     char* x = render(p, aicf_plan_explain);
                     CHECK(x && (MODELS[i].build == build_ew || (strstr(x, "cuBLASLt matmul M=") && strstr(x, "algorithm #0 of 3"))) &&

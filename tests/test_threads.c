@@ -13,17 +13,21 @@
         each output compared bitwise (memcmp) with the reference;
      3. every CHURN replays (default 250), build, plan, run once and destroy another graph of the
         model while the other threads keep replaying;
-     4. once, create a private context, run the model on it and destroy it.
+     4. all at once (after a barrier): plan one shared graph, each into its own plan, and make
+        an exec of one shared plan (the reference's); 200 replays alternating between the two
+        execs (--no-shared leaves this phase out: the manual promises only own graphs, plans
+        and execs; the phase checks that reading one graph or plan from several threads works);
+     5. once, create a private context, run the model on it and destroy it.
    The context allocator counts blocks with atomics: every block is freed at the end.
-   No call is expected to fail in the default run: the last-error message is one per context,
-   and a failure in one thread while another reads or writes it is a data race (see the report
-   in docs/hardening.md). Two diagnostic modes show it, and are expected to be reported by
-   ThreadSanitizer until that is fixed:
-     --errors     every thread also makes failing calls (a wrong input size) on the shared context
+   The last-error message is kept per thread (the manual's THREAD SAFETY), so failures in one
+   thread do not touch another's; two more modes exercise that:
+     --errors     every thread also makes failing calls (a wrong input size, different per
+                  thread) on the shared context and checks that aicf_last_error gives its own
      --fallback   plans with AICF_BACKEND_DEFAULT + allow_cpu_fallback on a context without CUDA:
-                  each aicf_plan_create records the fallback reason in the context's message
-   Options: --threads N, --iters N, --churn N, --seed N (default: time; AICF_SEED too).
-   `make test-tsan` builds this file with -fsanitize=thread and runs it (default mode).
+                  each aicf_plan_create records the fallback reason as it goes
+   Options: --threads N, --iters N, --churn N, --seed N (default: time; AICF_SEED too),
+   --no-shared.
+   `make test-tsan` builds this file with -fsanitize=thread and runs it in each mode.
    Ends with "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L
 #define AICF_IMPLEMENTATION
@@ -226,11 +230,40 @@ typedef struct worker {
     pthread_t th;
     int tid, iters, churn;
     aicf_context* ctx; /* shared */
-    long runs, mismatches, churned, churn_bad, errors_seen;
+    long runs, mismatches, churned, churn_bad, errors_seen, errors_garbled, shared_runs, shared_bad;
     aicf_result first_error;
 } worker;
 
 static pthread_barrier_t g_start;
+/* phase 2 (--no-shared leaves it out): one graph and one plan read by every thread at once */
+static int g_shared = 1;
+static aicf_graph* g_shared_graph;
+static aicf_plan* g_shared_plan;
+
+/* each thread plans the shared graph into its own plan, and makes its own exec of the shared
+   plan; both replayed and compared with the reference */
+static void shared_phase(worker* w) {
+    aicf_plan_desc pd = plan_desc();
+    aicf_plan* p = NULL;
+    aicf_exec *e = NULL, *e2 = NULL;
+    aicf_result r;
+    int i;
+    r = aicf_plan_create(g_shared_graph, &pd, &p);
+    if (r == AICF_SUCCESS) r = aicf_exec_create(p, NULL, &e);
+    if (r == AICF_SUCCESS) r = aicf_exec_create(g_shared_plan, NULL, &e2);
+    for (i = 0; i < 200 && r == AICF_SUCCESS; i++) {
+        int k = (3 * i + w->tid) % R;
+        if (!replay(i & 1 ? e : e2, k, &r)) w->shared_bad++;
+        w->shared_runs++;
+    }
+    if (r != AICF_SUCCESS) {
+        w->shared_bad++;
+        if (w->first_error == AICF_SUCCESS) w->first_error = r;
+    }
+    aicf_exec_destroy(e2);
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+}
 
 static void* work(void* arg) {
     worker* w = (worker*)arg;
@@ -241,20 +274,20 @@ static void* work(void* arg) {
     pthread_barrier_wait(&g_start); /* every thread builds and plans at the same moment */
     r = make_exec(w->ctx, w->tid & 1, &p, &e);
     pthread_barrier_wait(&g_start); /* and replays together */
-    if (r != AICF_SUCCESS) {
-        w->first_error = r;
-        return NULL;
-    }
-    for (i = 0; i < w->iters; i++) {
+    if (r != AICF_SUCCESS) w->first_error = r;
+    for (i = 0; i < w->iters && e; i++) {
         int k = (7 * i + w->tid) % R;
         if (!replay(e, k, &r)) {
             w->mismatches++;
             if (r != AICF_SUCCESS && w->first_error == AICF_SUCCESS) w->first_error = r;
         }
         w->runs++;
-        if (g_errors && i % 3 == 0) { /* a failing call on the shared context */
-            if (aicf_exec_set_input(e, 0, XS[k], sizeof XS[k] - 4) == AICF_ERROR_INVALID_ARGUMENT) w->errors_seen++;
-            (void)strlen(aicf_last_error(w->ctx));
+        if (g_errors && i % 3 == 0) { /* a failing call on the shared context: its message is this thread's */
+            size_t bad = sizeof XS[k] - 4 * (size_t)(w->tid + 1);
+            char want[48];
+            snprintf(want, sizeof want, "got %zu", bad);
+            if (aicf_exec_set_input(e, 0, XS[k], bad) == AICF_ERROR_INVALID_ARGUMENT) w->errors_seen++;
+            if (!strstr(aicf_last_error(w->ctx), want)) w->errors_garbled++;
         }
         if (w->churn && i % w->churn == w->churn / 2) { /* another graph, built and planned meanwhile */
             aicf_plan* p2;
@@ -268,6 +301,10 @@ static void* work(void* arg) {
     }
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
+    if (g_shared) {
+        pthread_barrier_wait(&g_start);
+        shared_phase(w);
+    }
     /* a private context, made and destroyed while the others still run */
     {
         aicf_context* own = new_ctx();
@@ -303,8 +340,10 @@ int main(int argc, char** argv) {
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--errors")) g_errors = 1;
         else if (!strcmp(argv[i], "--fallback")) g_fallback = 1;
+        else if (!strcmp(argv[i], "--no-shared")) g_shared = 0;
         else {
-            fprintf(stderr, "usage: %s [--threads N] [--iters N] [--churn N] [--seed N] [--errors] [--fallback]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--threads N] [--iters N] [--churn N] [--seed N] [--errors] [--fallback] [--no-shared]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -348,7 +387,14 @@ int main(int argc, char** argv) {
         CHECK(replay(e, R - 1 - k, &r), "single-threaded replay %d differs from the reference", k);
     }
     aicf_exec_destroy(e);
-    aicf_plan_destroy(p);
+    /* the shared graph and plan of phase 2 */
+    if (g_shared) {
+        g_shared_plan = p;
+        CHECK(build_model(ctx, 1, &g_shared_graph) == AICF_SUCCESS, "shared graph: %s", aicf_last_error(ctx));
+        if (!g_shared_graph) goto end;
+    } else {
+        aicf_plan_destroy(p);
+    }
 
     w = (worker*)calloc((size_t)nthreads, sizeof *w);
     pthread_barrier_init(&g_start, NULL, (unsigned)nthreads);
@@ -368,7 +414,13 @@ int main(int argc, char** argv) {
               w[i].mismatches, w[i].runs);
         CHECK(w[i].churn_bad == 0, "thread %d: %ld of %ld graphs built and run meanwhile were wrong", i, w[i].churn_bad,
               w[i].churned);
-        if (g_errors) CHECK(w[i].errors_seen > 0, "thread %d: the failing calls did not fail", i);
+        if (g_errors) {
+            CHECK(w[i].errors_seen > 0, "thread %d: the failing calls did not fail", i);
+            CHECK(w[i].errors_garbled == 0, "thread %d: %ld of its failures read another message", i, w[i].errors_garbled);
+        }
+        if (g_shared)
+            CHECK(w[i].shared_runs == 200 && w[i].shared_bad == 0,
+                  "thread %d: shared graph / shared plan: %ld of %ld replays wrong", i, w[i].shared_bad, w[i].shared_runs);
         runs += w[i].runs;
         bad += w[i].mismatches;
         churned += w[i].churned;
@@ -380,8 +432,19 @@ int main(int argc, char** argv) {
            bad || churn_bad ? "FAIL" : "ok  ", nthreads, runs, now_s() - t0, bad, churned, churn_bad,
            g_errors ? "; failing calls made" : "");
     if (g_errors) printf("     %ld failing calls made on the shared context\n", errs);
+    if (g_shared) {
+        long sr = 0, sb = 0;
+        for (i = 0; i < nthreads; i++) {
+            sr += w[i].shared_runs;
+            sb += w[i].shared_bad;
+        }
+        printf("%s %d threads planned one shared graph and made execs of one shared plan at once: %ld replays, %ld "
+               "wrong\n", sb ? "FAIL" : "ok  ", nthreads, sr, sb);
+    }
     free(w);
 end:
+    aicf_plan_destroy(g_shared_plan);
+    aicf_graph_destroy(g_shared_graph);
     aicf_context_destroy(ctx);
     CHECK(__atomic_load_n(&g_blocks, __ATOMIC_RELAXED) == 0, "%ld blocks of the context allocator not freed", g_blocks);
     printf("%d passed, %d failed\n", g_pass, g_fail);

@@ -180,10 +180,10 @@ FZ_FN void fz_check_err(aicf_context* ctx, aicf_result r, const char* call) {
     const char* m;
     if (r == AICF_SUCCESS) return;
     if (fz_verbose()) fprintf(stderr, "  %s: %s: %s\n", call, aicf_result_str(r), aicf_last_error(ctx));
-    if ((int)r > 0 || (int)r < (int)AICF_ERROR_STATE) fz_fail(call, "returned a result code outside aicf_result");
+    if ((int)r > 0 || (int)r < (int)AICF_ERROR_PLAN_MISMATCH) fz_fail(call, "returned a result code outside aicf_result");
     if (r == AICF_ERROR_INVALID_ARGUMENT) return; /* argument checks may return without a message */
     m = aicf_last_error(ctx);
-    if (!m || !m[0] || strlen(m) >= sizeof ctx->last_error) fz_fail(call, "error without a message");
+    if (!m || !m[0] || strlen(m) >= AICF__ERR_CAP) fz_fail(call, "error without a message");
 }
 
 /* Keeps the compiler from dropping reads of output bytes; valgrind reports uninitialised ones. */

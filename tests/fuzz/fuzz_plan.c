@@ -29,7 +29,7 @@ static void fzp_check_err(aicf_context* ctx, aicf_result r, const char* call) {
     if ((int)r > 0 || (int)r < (int)AICF_ERROR_PLAN_MISMATCH) fz_fail(call, "returned a result code outside aicf_result");
     if (r == AICF_ERROR_INVALID_ARGUMENT) return;
     m = aicf_last_error(ctx);
-    if (!m || !m[0] || strlen(m) >= sizeof ctx->last_error) fz_fail(call, "error without a message");
+    if (!m || !m[0] || strlen(m) >= AICF__ERR_CAP) fz_fail(call, "error without a message");
 }
 
 /* deterministic weights: the graphs (and so their fingerprints) never change */
