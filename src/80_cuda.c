@@ -1724,6 +1724,7 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
             return aicf__cu_fail(ctx, cu, r == AICF__CUDA_ERROR_OUT_OF_MEMORY ? AICF_ERROR_OUT_OF_MEMORY : AICF_ERROR_CUDA, r, "cuMemHostAlloc", what);
         }
         x->staging = (unsigned char*)h;
+        memset(x->staging, 0, off); /* an input never set copies zeros, not stale host memory */
     }
     /* the graph: a chain */
     r = cu->api.cuGraphCreate(&x->graph, 0);
