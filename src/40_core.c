@@ -157,11 +157,18 @@ static unsigned long aicf__next_serial(void) {
 #  endif
 }
 
-char* aicf__errbuf(const aicf_context* ctx) {
+/* The calling thread's slot for ctx, or NULL. */
+static char* aicf__errslot_find(const aicf_context* ctx) {
     int i;
-    aicf__err_slot* s;
     for (i = 0; i < AICF__ERR_SLOTS; i++)
         if (aicf__tls_err[i].ctx == ctx && aicf__tls_err[i].serial == ctx->serial) return aicf__tls_err[i].msg;
+    return NULL;
+}
+
+char* aicf__errbuf(const aicf_context* ctx) {
+    char* m = aicf__errslot_find(ctx);
+    aicf__err_slot* s;
+    if (m) return m;
     s = &aicf__tls_err[aicf__tls_err_next];
     aicf__tls_err_next = (aicf__tls_err_next + 1) % AICF__ERR_SLOTS;
     s->ctx = ctx;
@@ -274,10 +281,8 @@ const char* aicf_last_error(const aicf_context* ctx) {
     if (!ctx) return "no context";
 #ifdef AICF__TLS
     {   /* a thread that never failed on ctx gets "" without taking a slot */
-        int i;
-        for (i = 0; i < AICF__ERR_SLOTS; i++)
-            if (aicf__tls_err[i].ctx == ctx && aicf__tls_err[i].serial == ctx->serial) return aicf__tls_err[i].msg;
-        return "";
+        const char* m = aicf__errslot_find(ctx);
+        return m ? m : "";
     }
 #else
     return ctx->last_error;
