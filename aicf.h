@@ -103,6 +103,17 @@
    - The context's allocator (aicf_context_desc.allocator) is called from every thread that
      uses the context, possibly at the same time: it must be thread-safe.
 
+   PROFILING
+   =========
+   aicf_plan_num_steps / aicf_plan_step_info give each step's op, node, kernel and reason.
+   An exec created with AICF_EXEC_PROFILE carries a CUDA event-record node before the first
+   step and after every step; aicf_exec_profile(ex, warmup, iters, step_us, n) replays it and
+   writes each step's median time in microseconds (CPU plans: wall clock per step). Event
+   nodes cost a little per step, so time without AICF_EXEC_PROFILE (aicf_exec_benchmark) for
+   the total. AICF_EXEC_DEVICE_IO leaves inputs and outputs in device memory and skips the
+   host staging copies, as a caller that produces them on the GPU would.
+   `build/aicf profile MODEL.onnx [--top N]` prints the table.
+
    CONFIGURATION MACROS
    ====================
    AICF_IMPLEMENTATION   compile the implementation in this translation unit
@@ -388,6 +399,8 @@ typedef struct aicf_plan_stats {
 } aicf_plan_stats;
 
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
+#define AICF_EXEC_PROFILE 0x2u   /* CUDA: one timing event after every step, for aicf_exec_profile
+                                    (adds an event-record node per step to every replay) */
 
 typedef struct aicf_exec_desc {
     uint32_t flags; /* AICF_EXEC_* */
@@ -464,6 +477,18 @@ AICF_API aicf_result aicf_plan_stats_get(const aicf_plan* plan, aicf_plan_stats*
    NUL-terminated when cap > 0); *needed receives the full length + 1. */
 AICF_API aicf_result aicf_plan_format(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
 AICF_API int aicf_plan_num_inputs(const aicf_plan* plan);
+/* Steps of the plan, numbered as aicf_plan_explain numbers them (0 .. n-1); -1 for NULL. */
+AICF_API int aicf_plan_num_steps(const aicf_plan* plan);
+typedef struct aicf_step_info {
+    const char* op_type;   /* the step's main node's op type; "Cast" for a cast at the API boundary */
+    const char* node_name; /* the main node's name ("" for a boundary cast) */
+    const char* kernel;    /* the kernel chosen, as aicf_plan_format prints it */
+    const char* reason;    /* why (aicf_plan_explain's decision line) */
+    int num_fused;         /* elementwise nodes fused into the step */
+} aicf_step_info;
+/* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
+   AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */
+AICF_API aicf_result aicf_plan_step_info(const aicf_plan* plan, int step, aicf_step_info* out);
 AICF_API int aicf_plan_num_outputs(const aicf_plan* plan);
 AICF_API aicf_result aicf_plan_input_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
 AICF_API aicf_result aicf_plan_output_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
@@ -579,6 +604,20 @@ AICF_API aicf_result aicf_exec_stats_get(const aicf_exec* exec, aicf_exec_stats*
    the failing driver call and the replay. */
 AICF_API aicf_result aicf_exec_benchmark(aicf_exec* exec, int warmup, int iters, float* gpu_us,
                                          float* host_launch_us);
+/* Per-step profile: `warmup` untimed replays, then `iters` timed ones; step_us[s] receives the
+   median over the timed replays of step s's time in microseconds, for s = 0 .. num_steps-1
+   (num_steps must equal aicf_plan_num_steps; steps numbered as in aicf_plan_explain).
+     CUDA: the exec must have been created with AICF_EXEC_PROFILE. Its graph records a CUDA event
+     before the first step (after the copy-in nodes) and after every step; step s's time is
+     cuEventElapsedTime between the events that bracket it (resolution about 0.5 us), so it
+     includes the step's share of the graph's per-node scheduling, and a step that launches
+     nothing (a reshape in place) shows about 0. The sum over steps is the replay's time less
+     the copy nodes; each event node adds about a microsecond to the replay.
+     CPU: the wall-clock time of each step of the reference executor.
+   Inputs are left as they are (set them first). Errors: AICF_ERROR_INVALID_ARGUMENT (NULL
+   step_us, warmup < 0, iters < 1, num_steps not the plan's), AICF_ERROR_STATE (a CUDA exec
+   created without AICF_EXEC_PROFILE), AICF_ERROR_OUT_OF_MEMORY, AICF_ERROR_CUDA. */
+AICF_API aicf_result aicf_exec_profile(aicf_exec* exec, int warmup, int iters, float* step_us, int num_steps);
 
 #ifdef __cplusplus
 }
@@ -938,6 +977,7 @@ aicf_result aicf__cuda_exec_wait(aicf_exec* e);
 aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes);
 aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out);
 aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out);
+aicf_result aicf__cpu_exec_step(aicf_exec* e, int s); /* one step of the CPU reference executor */
 
 /* ---- float16 conversion (IEEE binary16, round to nearest even) ---- */
 uint16_t aicf__f32_to_f16(float f);
@@ -11632,6 +11672,27 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
 
 int aicf_plan_num_inputs(const aicf_plan* p) { return p ? p->n_in : 0; }
 int aicf_plan_num_outputs(const aicf_plan* p) { return p ? p->n_out : 0; }
+int aicf_plan_num_steps(const aicf_plan* p) { return p ? p->n_steps : -1; }
+
+aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* out) {
+    const aicf__step* st;
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (step < 0 || step >= p->n_steps)
+        return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_step_info: step %d out of range (%d steps)", step, p->n_steps);
+    st = &p->steps[step];
+    if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < p->g->n_nodes) {
+        out->op_type = p->g->nodes[st->node].op_type ? p->g->nodes[st->node].op_type : "";
+        out->node_name = p->g->nodes[st->node].name ? p->g->nodes[st->node].name : "";
+    } else {
+        out->op_type = "Cast";
+        out->node_name = "";
+    }
+    out->kernel = st->kernel;
+    out->reason = st->reason;
+    out->num_fused = st->n_epi;
+    return AICF_SUCCESS;
+}
 
 aicf_result aicf_plan_input_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
     if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
@@ -11743,13 +11804,14 @@ aicf_result aicf_exec_set_input_device(aicf_exec* e, int index, uint64_t device_
     return aicf__cuda_exec_set_input(e, index, (const void*)(uintptr_t)device_ptr, bytes, 1);
 }
 
-static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
+/* One step of the CPU reference executor. */
+aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
     aicf_plan* p = e->plan;
     aicf_graph* g = p->g;
     const void* in[AICF__STEP_MAX_IO];
     void* outp[AICF__STEP_MAX_IO];
-    int s, j;
-    for (s = 0; s < p->n_steps; s++) {
+    int j;
+    {
         const aicf__step* st = &p->steps[s];
         aicf_result r;
         for (j = 0; j < AICF__STEP_MAX_IO; j++) in[j] = outp[j] = NULL;
@@ -11776,6 +11838,15 @@ static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
             if (r != AICF_SUCCESS)
                 return aicf__err(e->ctx, r, "step %d (node '%s'): epilogue failed", s, g->nodes[st->node].name);
         }
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
+    int s;
+    for (s = 0; s < e->plan->n_steps; s++) {
+        aicf_result r = aicf__cpu_exec_step(e, s);
+        if (r != AICF_SUCCESS) return r;
     }
     return AICF_SUCCESS;
 }
@@ -13617,6 +13688,8 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuGraphAddChildGraphNode, 10000,                                                            \
       (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t, aicf__CUgraph))       \
     X(cuGraphAddEmptyNode, 10000, (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t)) \
+    X(cuGraphAddEventRecordNode, 11010,                                                           \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t, aicf__CUevent))       \
     X(cuGraphGetNodes, 10000, (aicf__CUgraph, aicf__CUgraphNode*, size_t*))                       \
     X(cuGraphNodeGetType, 10000, (aicf__CUgraphNode, aicf__CUgraphNodeType*))                     \
     X(cuGraphInstantiateWithFlags, 11040, (aicf__CUgraphExec*, aicf__CUgraph, unsigned long long)) \
@@ -13781,6 +13854,8 @@ typedef struct aicf__cuda_exec {
     aicf__CUgraphExec graph_exec;
     int graph_nodes, kernel_nodes;
     int in_flight;                 /* launched and not yet waited for */
+    aicf__CUevent* prof_ev;        /* AICF_EXEC_PROFILE: n_steps + 1 events, before step 0 and after each */
+    int n_prof_ev;
 } aicf__cuda_exec;
 
 struct aicf__cuda_emitter {
@@ -14859,6 +14934,10 @@ static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, aicf_
     if (x->weights) cu->api.cuMemFree(x->weights);
     if (x->workspace) cu->api.cuMemFree(x->workspace);
     if (x->staging) cu->api.cuMemFreeHost(x->staging);
+    if (x->prof_ev)
+        for (i = 0; i < x->n_prof_ev; ++i)
+            if (x->prof_ev[i]) cu->api.cuEventDestroy(x->prof_ev[i]);
+    aicf__free(ctx, x->prof_ev);
     if (x->capture_stream) cu->api.cuStreamDestroy(x->capture_stream);
     if (x->stream && x->owns_stream) cu->api.cuStreamDestroy(x->stream);
     aicf__free(ctx, x->modules);
@@ -15081,7 +15160,30 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
             if (res != AICF_SUCCESS) return res;
         }
     }
-    for (i = 0; i < p->n_steps; ++i) {
+    if (e->desc.flags & AICF_EXEC_PROFILE) {
+        x->prof_ev = (aicf__CUevent*)aicf__calloc(ctx, (size_t)p->n_steps + 1u, sizeof(aicf__CUevent));
+        if (!x->prof_ev) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+        x->n_prof_ev = p->n_steps + 1;
+        for (i = 0; i < x->n_prof_ev; ++i) {
+            r = cu->api.cuEventCreate(&x->prof_ev[i], AICF__CU_EVENT_DEFAULT);
+            if (r != AICF__CUDA_SUCCESS) {
+                x->prof_ev[i] = NULL;
+                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuEventCreate", "AICF_EXEC_PROFILE timing events");
+            }
+        }
+    }
+    for (i = 0; i <= p->n_steps; ++i) {
+        if (x->prof_ev) { /* the event before step i (after step i - 1) */
+            aicf__CUgraphNode node;
+            r = cu->api.cuGraphAddEventRecordNode(&node, x->graph, em.has_last ? &em.last : NULL, em.has_last ? 1u : 0u,
+                                                  x->prof_ev[i]);
+            if (r != AICF__CUDA_SUCCESS) {
+                aicf__cu_fmt(what, sizeof what, "AICF_EXEC_PROFILE event before step %d", i);
+                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphAddEventRecordNode", what);
+            }
+            aicf__em_chain(&em, node);
+        }
+        if (i == p->n_steps) break;
         em.step = i;
         res = emit(&em, p, i);
         if (res != AICF_SUCCESS) return res;
@@ -15399,6 +15501,47 @@ static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters
     return AICF_SUCCESS;
 }
 
+/* aicf_exec_profile on CUDA: the graph's own events (AICF_EXEC_PROFILE) give each step's time
+   per replay into t[iters * n_steps]; the caller takes the medians. */
+static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, float* t) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_profile");
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    const char* fn = "";
+    aicf_result res;
+    int pushed = 0, i = 0, s = 0, n = warmup + iters, ns;
+    if (!x) return AICF_ERROR_STATE;
+    ns = e->plan->n_steps;
+    if (!x->prof_ev || x->n_prof_ev != ns + 1)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_profile: the exec was created without AICF_EXEC_PROFILE");
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_settle(e, cu, x);
+    for (i = 0; res == AICF_SUCCESS && i < n; ++i) {
+        res = aicf__cuda_exec_launch(e);
+        if (res != AICF_SUCCESS) break;
+        fn = "cuStreamSynchronize";
+        if ((r = cu->api.cuStreamSynchronize(x->stream)) != AICF__CUDA_SUCCESS) break;
+        x->in_flight = 0;
+        if (i < warmup) continue;
+        fn = "cuEventElapsedTime";
+        for (s = 0; s < ns; ++s) {
+            float ms = 0.0f;
+            if ((r = cu->api.cuEventElapsedTime(&ms, x->prof_ev[s], x->prof_ev[s + 1])) != AICF__CUDA_SUCCESS) break;
+            t[(size_t)(i - warmup) * (size_t)ns + (size_t)s] = ms * 1000.0f;
+        }
+        if (r != AICF__CUDA_SUCCESS) break;
+    }
+    aicf__cuda_leave(cu, pushed);
+    if (res != AICF_SUCCESS) return res;
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[96];
+        aicf__cu_fmt(what, sizeof what, "aicf_exec_profile, replay %d of %d, step %d", i + 1, n, s);
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
+    return AICF_SUCCESS;
+}
+
 #else /* AICF_NO_CUDA: the backend compiled out; every entry reports it */
 
 struct aicf__cuda {
@@ -15474,6 +15617,11 @@ static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters
     return aicf__cuda_init(e ? e->ctx : NULL);
 }
 
+static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, float* t) {
+    AICF__UNUSED(warmup); AICF__UNUSED(iters); AICF__UNUSED(t);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+
 #endif /* AICF_NO_CUDA */
 
 /* ---- aicf_exec_benchmark (both backends) ---- */
@@ -15495,6 +15643,52 @@ aicf_result aicf_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_
         }
     }
     return AICF_SUCCESS;
+}
+
+static int aicf__cmp_float(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- aicf_exec_profile (both backends) ---- */
+aicf_result aicf_exec_profile(aicf_exec* e, int warmup, int iters, float* step_us, int num_steps) {
+    float *t, *col;
+    size_t ns, k;
+    int i, s;
+    aicf_result r = AICF_SUCCESS;
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (!step_us || warmup < 0 || iters < 1 || (long long)warmup + (long long)iters > 0x7fffffffLL)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "aicf_exec_profile: step_us %s, warmup %d must be >= 0, iters %d >= 1, and their sum fit an int",
+                         step_us ? "given" : "NULL", warmup, iters);
+    if (num_steps != e->plan->n_steps)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_profile: num_steps %d, the plan has %d steps", num_steps,
+                         e->plan->n_steps);
+    if (num_steps == 0) return AICF_SUCCESS;
+    ns = (size_t)num_steps;
+    if ((size_t)iters > ((size_t)-1 / sizeof(float) - ns) / ns)
+        return aicf__err(e->ctx, AICF_ERROR_LIMIT, "aicf_exec_profile: %d x %d samples overflow", iters, num_steps);
+    t = (float*)aicf__malloc(e->ctx, ((size_t)iters * ns + (size_t)iters) * sizeof(float));
+    if (!t) return aicf__err(e->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_profile: out of memory for %d x %d samples", iters, num_steps);
+    col = t + (size_t)iters * ns;
+    if (e->plan->target == AICF_BACKEND_CUDA) {
+        r = aicf__cuda_exec_profile(e, warmup, iters, t);
+    } else {
+        for (i = 0; r == AICF_SUCCESS && i < warmup + iters; ++i)
+            for (s = 0; r == AICF_SUCCESS && s < num_steps; ++s) {
+                double t0 = aicf__now_us();
+                r = aicf__cpu_exec_step(e, s);
+                if (i >= warmup) t[(size_t)(i - warmup) * ns + (size_t)s] = (float)(aicf__now_us() - t0);
+            }
+    }
+    if (r == AICF_SUCCESS)
+        for (k = 0; k < ns; ++k) {
+            for (i = 0; i < iters; ++i) col[i] = t[(size_t)i * ns + k];
+            qsort(col, (size_t)iters, sizeof(float), aicf__cmp_float);
+            step_us[k] = col[iters / 2];
+        }
+    aicf__free(e->ctx, t);
+    return r;
 }
 /* >>cuda_ops ================================================================================= */
 /* The op lowering of the CUDA backend: what every plan step becomes on the GPU.

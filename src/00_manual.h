@@ -103,6 +103,17 @@
    - The context's allocator (aicf_context_desc.allocator) is called from every thread that
      uses the context, possibly at the same time: it must be thread-safe.
 
+   PROFILING
+   =========
+   aicf_plan_num_steps / aicf_plan_step_info give each step's op, node, kernel and reason.
+   An exec created with AICF_EXEC_PROFILE carries a CUDA event-record node before the first
+   step and after every step; aicf_exec_profile(ex, warmup, iters, step_us, n) replays it and
+   writes each step's median time in microseconds (CPU plans: wall clock per step). Event
+   nodes cost a little per step, so time without AICF_EXEC_PROFILE (aicf_exec_benchmark) for
+   the total. AICF_EXEC_DEVICE_IO leaves inputs and outputs in device memory and skips the
+   host staging copies, as a caller that produces them on the GPU would.
+   `build/aicf profile MODEL.onnx [--top N]` prints the table.
+
    CONFIGURATION MACROS
    ====================
    AICF_IMPLEMENTATION   compile the implementation in this translation unit

@@ -252,6 +252,8 @@ typedef struct aicf_plan_stats {
 } aicf_plan_stats;
 
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
+#define AICF_EXEC_PROFILE 0x2u   /* CUDA: one timing event after every step, for aicf_exec_profile
+                                    (adds an event-record node per step to every replay) */
 
 typedef struct aicf_exec_desc {
     uint32_t flags; /* AICF_EXEC_* */
@@ -328,6 +330,18 @@ AICF_API aicf_result aicf_plan_stats_get(const aicf_plan* plan, aicf_plan_stats*
    NUL-terminated when cap > 0); *needed receives the full length + 1. */
 AICF_API aicf_result aicf_plan_format(const aicf_plan* plan, char* buf, size_t cap, size_t* needed);
 AICF_API int aicf_plan_num_inputs(const aicf_plan* plan);
+/* Steps of the plan, numbered as aicf_plan_explain numbers them (0 .. n-1); -1 for NULL. */
+AICF_API int aicf_plan_num_steps(const aicf_plan* plan);
+typedef struct aicf_step_info {
+    const char* op_type;   /* the step's main node's op type; "Cast" for a cast at the API boundary */
+    const char* node_name; /* the main node's name ("" for a boundary cast) */
+    const char* kernel;    /* the kernel chosen, as aicf_plan_format prints it */
+    const char* reason;    /* why (aicf_plan_explain's decision line) */
+    int num_fused;         /* elementwise nodes fused into the step */
+} aicf_step_info;
+/* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
+   AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */
+AICF_API aicf_result aicf_plan_step_info(const aicf_plan* plan, int step, aicf_step_info* out);
 AICF_API int aicf_plan_num_outputs(const aicf_plan* plan);
 AICF_API aicf_result aicf_plan_input_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
 AICF_API aicf_result aicf_plan_output_info(const aicf_plan* plan, int index, aicf_tensor_info* out);
@@ -443,6 +457,20 @@ AICF_API aicf_result aicf_exec_stats_get(const aicf_exec* exec, aicf_exec_stats*
    the failing driver call and the replay. */
 AICF_API aicf_result aicf_exec_benchmark(aicf_exec* exec, int warmup, int iters, float* gpu_us,
                                          float* host_launch_us);
+/* Per-step profile: `warmup` untimed replays, then `iters` timed ones; step_us[s] receives the
+   median over the timed replays of step s's time in microseconds, for s = 0 .. num_steps-1
+   (num_steps must equal aicf_plan_num_steps; steps numbered as in aicf_plan_explain).
+     CUDA: the exec must have been created with AICF_EXEC_PROFILE. Its graph records a CUDA event
+     before the first step (after the copy-in nodes) and after every step; step s's time is
+     cuEventElapsedTime between the events that bracket it (resolution about 0.5 us), so it
+     includes the step's share of the graph's per-node scheduling, and a step that launches
+     nothing (a reshape in place) shows about 0. The sum over steps is the replay's time less
+     the copy nodes; each event node adds about a microsecond to the replay.
+     CPU: the wall-clock time of each step of the reference executor.
+   Inputs are left as they are (set them first). Errors: AICF_ERROR_INVALID_ARGUMENT (NULL
+   step_us, warmup < 0, iters < 1, num_steps not the plan's), AICF_ERROR_STATE (a CUDA exec
+   created without AICF_EXEC_PROFILE), AICF_ERROR_OUT_OF_MEMORY, AICF_ERROR_CUDA. */
+AICF_API aicf_result aicf_exec_profile(aicf_exec* exec, int warmup, int iters, float* step_us, int num_steps);
 
 #ifdef __cplusplus
 }

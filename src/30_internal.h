@@ -350,6 +350,7 @@ aicf_result aicf__cuda_exec_wait(aicf_exec* e);
 aicf_result aicf__cuda_exec_get_output(aicf_exec* e, int index, void* data, size_t bytes);
 aicf_result aicf__cuda_exec_device_ptr(aicf_exec* e, int tensor, uint64_t* out);
 aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out);
+aicf_result aicf__cpu_exec_step(aicf_exec* e, int s); /* one step of the CPU reference executor */
 
 /* ---- float16 conversion (IEEE binary16, round to nearest even) ---- */
 uint16_t aicf__f32_to_f16(float f);

@@ -1308,6 +1308,27 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
 
 int aicf_plan_num_inputs(const aicf_plan* p) { return p ? p->n_in : 0; }
 int aicf_plan_num_outputs(const aicf_plan* p) { return p ? p->n_out : 0; }
+int aicf_plan_num_steps(const aicf_plan* p) { return p ? p->n_steps : -1; }
+
+aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* out) {
+    const aicf__step* st;
+    if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (step < 0 || step >= p->n_steps)
+        return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_step_info: step %d out of range (%d steps)", step, p->n_steps);
+    st = &p->steps[step];
+    if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < p->g->n_nodes) {
+        out->op_type = p->g->nodes[st->node].op_type ? p->g->nodes[st->node].op_type : "";
+        out->node_name = p->g->nodes[st->node].name ? p->g->nodes[st->node].name : "";
+    } else {
+        out->op_type = "Cast";
+        out->node_name = "";
+    }
+    out->kernel = st->kernel;
+    out->reason = st->reason;
+    out->num_fused = st->n_epi;
+    return AICF_SUCCESS;
+}
 
 aicf_result aicf_plan_input_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
     if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
@@ -1419,13 +1440,14 @@ aicf_result aicf_exec_set_input_device(aicf_exec* e, int index, uint64_t device_
     return aicf__cuda_exec_set_input(e, index, (const void*)(uintptr_t)device_ptr, bytes, 1);
 }
 
-static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
+/* One step of the CPU reference executor. */
+aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
     aicf_plan* p = e->plan;
     aicf_graph* g = p->g;
     const void* in[AICF__STEP_MAX_IO];
     void* outp[AICF__STEP_MAX_IO];
-    int s, j;
-    for (s = 0; s < p->n_steps; s++) {
+    int j;
+    {
         const aicf__step* st = &p->steps[s];
         aicf_result r;
         for (j = 0; j < AICF__STEP_MAX_IO; j++) in[j] = outp[j] = NULL;
@@ -1452,6 +1474,15 @@ static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
             if (r != AICF_SUCCESS)
                 return aicf__err(e->ctx, r, "step %d (node '%s'): epilogue failed", s, g->nodes[st->node].name);
         }
+    }
+    return AICF_SUCCESS;
+}
+
+static aicf_result aicf__cpu_exec_run(aicf_exec* e) {
+    int s;
+    for (s = 0; s < e->plan->n_steps; s++) {
+        aicf_result r = aicf__cpu_exec_step(e, s);
+        if (r != AICF_SUCCESS) return r;
     }
     return AICF_SUCCESS;
 }

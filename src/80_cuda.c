@@ -285,6 +285,8 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuGraphAddChildGraphNode, 10000,                                                            \
       (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t, aicf__CUgraph))       \
     X(cuGraphAddEmptyNode, 10000, (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t)) \
+    X(cuGraphAddEventRecordNode, 11010,                                                           \
+      (aicf__CUgraphNode*, aicf__CUgraph, const aicf__CUgraphNode*, size_t, aicf__CUevent))       \
     X(cuGraphGetNodes, 10000, (aicf__CUgraph, aicf__CUgraphNode*, size_t*))                       \
     X(cuGraphNodeGetType, 10000, (aicf__CUgraphNode, aicf__CUgraphNodeType*))                     \
     X(cuGraphInstantiateWithFlags, 11040, (aicf__CUgraphExec*, aicf__CUgraph, unsigned long long)) \
@@ -449,6 +451,8 @@ typedef struct aicf__cuda_exec {
     aicf__CUgraphExec graph_exec;
     int graph_nodes, kernel_nodes;
     int in_flight;                 /* launched and not yet waited for */
+    aicf__CUevent* prof_ev;        /* AICF_EXEC_PROFILE: n_steps + 1 events, before step 0 and after each */
+    int n_prof_ev;
 } aicf__cuda_exec;
 
 struct aicf__cuda_emitter {
@@ -1527,6 +1531,10 @@ static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, aicf_
     if (x->weights) cu->api.cuMemFree(x->weights);
     if (x->workspace) cu->api.cuMemFree(x->workspace);
     if (x->staging) cu->api.cuMemFreeHost(x->staging);
+    if (x->prof_ev)
+        for (i = 0; i < x->n_prof_ev; ++i)
+            if (x->prof_ev[i]) cu->api.cuEventDestroy(x->prof_ev[i]);
+    aicf__free(ctx, x->prof_ev);
     if (x->capture_stream) cu->api.cuStreamDestroy(x->capture_stream);
     if (x->stream && x->owns_stream) cu->api.cuStreamDestroy(x->stream);
     aicf__free(ctx, x->modules);
@@ -1749,7 +1757,30 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
             if (res != AICF_SUCCESS) return res;
         }
     }
-    for (i = 0; i < p->n_steps; ++i) {
+    if (e->desc.flags & AICF_EXEC_PROFILE) {
+        x->prof_ev = (aicf__CUevent*)aicf__calloc(ctx, (size_t)p->n_steps + 1u, sizeof(aicf__CUevent));
+        if (!x->prof_ev) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory");
+        x->n_prof_ev = p->n_steps + 1;
+        for (i = 0; i < x->n_prof_ev; ++i) {
+            r = cu->api.cuEventCreate(&x->prof_ev[i], AICF__CU_EVENT_DEFAULT);
+            if (r != AICF__CUDA_SUCCESS) {
+                x->prof_ev[i] = NULL;
+                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuEventCreate", "AICF_EXEC_PROFILE timing events");
+            }
+        }
+    }
+    for (i = 0; i <= p->n_steps; ++i) {
+        if (x->prof_ev) { /* the event before step i (after step i - 1) */
+            aicf__CUgraphNode node;
+            r = cu->api.cuGraphAddEventRecordNode(&node, x->graph, em.has_last ? &em.last : NULL, em.has_last ? 1u : 0u,
+                                                  x->prof_ev[i]);
+            if (r != AICF__CUDA_SUCCESS) {
+                aicf__cu_fmt(what, sizeof what, "AICF_EXEC_PROFILE event before step %d", i);
+                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuGraphAddEventRecordNode", what);
+            }
+            aicf__em_chain(&em, node);
+        }
+        if (i == p->n_steps) break;
         em.step = i;
         res = emit(&em, p, i);
         if (res != AICF_SUCCESS) return res;
@@ -2067,6 +2098,47 @@ static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters
     return AICF_SUCCESS;
 }
 
+/* aicf_exec_profile on CUDA: the graph's own events (AICF_EXEC_PROFILE) give each step's time
+   per replay into t[iters * n_steps]; the caller takes the medians. */
+static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, float* t) {
+    struct aicf__cuda* cu = NULL;
+    aicf__cuda_exec* x = aicf__cuda_x(e, &cu, "aicf_exec_profile");
+    aicf__CUresult r = AICF__CUDA_SUCCESS;
+    const char* fn = "";
+    aicf_result res;
+    int pushed = 0, i = 0, s = 0, n = warmup + iters, ns;
+    if (!x) return AICF_ERROR_STATE;
+    ns = e->plan->n_steps;
+    if (!x->prof_ev || x->n_prof_ev != ns + 1)
+        return aicf__err(e->ctx, AICF_ERROR_STATE, "aicf_exec_profile: the exec was created without AICF_EXEC_PROFILE");
+    res = aicf__cuda_enter(e->ctx, cu, &pushed);
+    if (res != AICF_SUCCESS) return res;
+    res = aicf__cuda_settle(e, cu, x);
+    for (i = 0; res == AICF_SUCCESS && i < n; ++i) {
+        res = aicf__cuda_exec_launch(e);
+        if (res != AICF_SUCCESS) break;
+        fn = "cuStreamSynchronize";
+        if ((r = cu->api.cuStreamSynchronize(x->stream)) != AICF__CUDA_SUCCESS) break;
+        x->in_flight = 0;
+        if (i < warmup) continue;
+        fn = "cuEventElapsedTime";
+        for (s = 0; s < ns; ++s) {
+            float ms = 0.0f;
+            if ((r = cu->api.cuEventElapsedTime(&ms, x->prof_ev[s], x->prof_ev[s + 1])) != AICF__CUDA_SUCCESS) break;
+            t[(size_t)(i - warmup) * (size_t)ns + (size_t)s] = ms * 1000.0f;
+        }
+        if (r != AICF__CUDA_SUCCESS) break;
+    }
+    aicf__cuda_leave(cu, pushed);
+    if (res != AICF_SUCCESS) return res;
+    if (r != AICF__CUDA_SUCCESS) {
+        char what[96];
+        aicf__cu_fmt(what, sizeof what, "aicf_exec_profile, replay %d of %d, step %d", i + 1, n, s);
+        return aicf__cu_fail(e->ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+    }
+    return AICF_SUCCESS;
+}
+
 #else /* AICF_NO_CUDA: the backend compiled out; every entry reports it */
 
 struct aicf__cuda {
@@ -2142,6 +2214,11 @@ static aicf_result aicf__cuda_exec_benchmark(aicf_exec* e, int warmup, int iters
     return aicf__cuda_init(e ? e->ctx : NULL);
 }
 
+static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, float* t) {
+    AICF__UNUSED(warmup); AICF__UNUSED(iters); AICF__UNUSED(t);
+    return aicf__cuda_init(e ? e->ctx : NULL);
+}
+
 #endif /* AICF_NO_CUDA */
 
 /* ---- aicf_exec_benchmark (both backends) ---- */
@@ -2163,4 +2240,50 @@ aicf_result aicf_exec_benchmark(aicf_exec* e, int warmup, int iters, float* gpu_
         }
     }
     return AICF_SUCCESS;
+}
+
+static int aicf__cmp_float(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- aicf_exec_profile (both backends) ---- */
+aicf_result aicf_exec_profile(aicf_exec* e, int warmup, int iters, float* step_us, int num_steps) {
+    float *t, *col;
+    size_t ns, k;
+    int i, s;
+    aicf_result r = AICF_SUCCESS;
+    if (!e) return AICF_ERROR_INVALID_ARGUMENT;
+    if (!step_us || warmup < 0 || iters < 1 || (long long)warmup + (long long)iters > 0x7fffffffLL)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "aicf_exec_profile: step_us %s, warmup %d must be >= 0, iters %d >= 1, and their sum fit an int",
+                         step_us ? "given" : "NULL", warmup, iters);
+    if (num_steps != e->plan->n_steps)
+        return aicf__err(e->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_profile: num_steps %d, the plan has %d steps", num_steps,
+                         e->plan->n_steps);
+    if (num_steps == 0) return AICF_SUCCESS;
+    ns = (size_t)num_steps;
+    if ((size_t)iters > ((size_t)-1 / sizeof(float) - ns) / ns)
+        return aicf__err(e->ctx, AICF_ERROR_LIMIT, "aicf_exec_profile: %d x %d samples overflow", iters, num_steps);
+    t = (float*)aicf__malloc(e->ctx, ((size_t)iters * ns + (size_t)iters) * sizeof(float));
+    if (!t) return aicf__err(e->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_profile: out of memory for %d x %d samples", iters, num_steps);
+    col = t + (size_t)iters * ns;
+    if (e->plan->target == AICF_BACKEND_CUDA) {
+        r = aicf__cuda_exec_profile(e, warmup, iters, t);
+    } else {
+        for (i = 0; r == AICF_SUCCESS && i < warmup + iters; ++i)
+            for (s = 0; r == AICF_SUCCESS && s < num_steps; ++s) {
+                double t0 = aicf__now_us();
+                r = aicf__cpu_exec_step(e, s);
+                if (i >= warmup) t[(size_t)(i - warmup) * ns + (size_t)s] = (float)(aicf__now_us() - t0);
+            }
+    }
+    if (r == AICF_SUCCESS)
+        for (k = 0; k < ns; ++k) {
+            for (i = 0; i < iters; ++i) col[i] = t[(size_t)i * ns + k];
+            qsort(col, (size_t)iters, sizeof(float), aicf__cmp_float);
+            step_us[k] = col[iters / 2];
+        }
+    aicf__free(e->ctx, t);
+    return r;
 }

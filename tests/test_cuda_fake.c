@@ -384,7 +384,7 @@ typedef struct tplan {
     aicf_plan p;
     aicf__loc loc[8];
     int in[1], out[1];
-    aicf__step steps[1];
+    aicf__step steps[3];
     int64_t n;
     float alpha;
     float* wdata;
@@ -984,6 +984,105 @@ static void test_fake_benchmark(void) {
     CHECK(FK.live() == live0, "everything released (%ld vs %ld)", FK.live(), live0);
 }
 
+/* ---- aicf_exec_profile on the fake driver: the graph's event nodes bracket every step; with
+   every leaf node taking node_us on the fake clock, step s takes (its nodes) x node_us ---- */
+static void test_fake_profile(void) {
+    void (*set_node_us)(double) = NULL;
+    void* sym;
+    aicf_context* ctx;
+    tplan tp;
+    aicf_exec e, e0;
+    aicf_exec_stats st;
+    aicf_result r;
+    float* x;
+    float us[4];
+    double node_us = 0.5 + 1.25 * (frand() + 1.0);
+    long live0, live1;
+    int warmup = 1 + (int)((frand() + 1.0f) * 2.0f), iters = 5 + (int)((frand() + 1.0f) * 10.0f), s, bad = 0;
+    sym = dlsym(FK.h, "fakecuda_set_node_us");
+    memcpy(&set_node_us, &sym, sizeof sym);
+    CHECK(set_node_us != NULL, "the fake driver exports fakecuda_set_node_us");
+    if (!set_node_us) return;
+    FK.reset();
+    FK.set_device(1, 9, 0);
+    set_node_us(node_us);
+    live0 = FK.live();
+    ctx = fake_ctx();
+    CHECK(tplan_make(ctx, &tp, 64 + (int64_t)((frand() + 1.0f) * 300.0f), 0), "plan");
+    for (s = 1; s < 3; ++s) tp.steps[s] = tp.steps[0]; /* three steps, each a kernel + a copy node */
+    tp.p.n_steps = 3;
+    CHECK(aicf_plan_num_steps(&tp.p) == 3 && aicf_plan_num_steps(NULL) == -1, "aicf_plan_num_steps");
+    exec_init(&e, &tp, AICF_EXEC_PROFILE);
+    r = aicf__cuda_exec_create_with(&e, test_emit);
+    CHECK(r == AICF_SUCCESS, "profile: exec create: %s", aicf_last_error(ctx));
+    if (r != AICF_SUCCESS) {
+        tplan_free(&tp);
+        aicf_context_destroy(ctx);
+        return;
+    }
+    live1 = FK.live();
+    aicf__cuda_exec_stats(&e, &st);
+    CHECK(st.graph_nodes == 2 + 3 * 2 + 4, "graph: copy-in, 3 x (kernel, copy), copy-out and 4 event nodes: %d nodes", st.graph_nodes);
+    CHECK(st.kernel_nodes == 3, "kernel nodes %d", st.kernel_nodes);
+    x = (float*)malloc((size_t)tp.n * 4);
+    bench_set_x(&e, &tp, x);
+    FK.reset();
+    for (s = 0; s < 4; ++s) us[s] = -1.0f;
+    r = aicf_exec_profile(&e, warmup, iters, us, 3);
+    CHECK(r == AICF_SUCCESS, "profile: %s", aicf_last_error(ctx));
+    for (s = 0; s < 3; ++s)
+        if (!(fabs(us[s] - 2.0 * node_us) <= 1e-4 * node_us)) bad++;
+    CHECK(bad == 0, "step times %.4f %.4f %.4f us, expected 2 x %.4f", us[0], us[1], us[2], node_us);
+    CHECK(us[3] == -1.0f, "nothing written past num_steps");
+    CHECK(FK.calls("cuGraphLaunch") == warmup + iters && FK.calls("cuEventElapsedTime") == 3 * iters,
+          "one launch per replay, one elapsed time per step and timed replay: %ld launches, %ld elapsed", FK.calls("cuGraphLaunch"),
+          FK.calls("cuEventElapsedTime"));
+    CHECK(FK.live() == live1 && FK.ctx_depth() == 0, "profile leaves no driver objects (%ld vs %ld)", FK.live(), live1);
+    bench_check_out(&e, &tp, x, "after the profile");
+    /* bad arguments */
+    r = aicf_exec_profile(&e, 0, 3, us, 2);
+    CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "aicf_exec_profile: num_steps 2, the plan has 3 steps");
+    r = aicf_exec_profile(&e, 0, 0, us, 3);
+    CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "iters 0 >= 1");
+    r = aicf_exec_profile(&e, 0, 3, NULL, 3);
+    CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "step_us NULL");
+    CHECK(aicf_exec_profile(NULL, 0, 3, us, 3) == AICF_ERROR_INVALID_ARGUMENT, "NULL exec");
+    /* a failing elapsed-time query names the replay and the step; the next profile works */
+    FK.reset();
+    FK.fail("cuEventElapsedTime", 400, 5);
+    r = aicf_exec_profile(&e, 0, 3, us, 3);
+    CHECK_ERR(ctx, r, AICF_ERROR_CUDA, "cuEventElapsedTime failed: CUDA_ERROR_INVALID_HANDLE (invalid resource handle): aicf_exec_profile, replay 2 of 3, step 1");
+    FK.fail(NULL, 0, 0);
+    CHECK(FK.ctx_depth() == 0, "context stack depth %d after the failure", FK.ctx_depth());
+    r = aicf_exec_profile(&e, 0, 2, us, 3);
+    CHECK(r == AICF_SUCCESS && fabs(us[2] - 2.0 * node_us) <= 1e-4 * node_us, "profile after the failure: %s", aicf_last_error(ctx));
+    /* event creation failing at exec creation: an error naming it, nothing leaked */
+    FK.fail("cuEventCreate", 2, 3);
+    exec_init(&e0, &tp, AICF_EXEC_PROFILE);
+    r = aicf__cuda_exec_create_with(&e0, test_emit);
+    CHECK_ERR(ctx, r, AICF_ERROR_CUDA, "cuEventCreate failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): AICF_EXEC_PROFILE timing events");
+    FK.fail(NULL, 0, 0);
+    CHECK(FK.live() == live1, "a failed profiling exec leaks nothing (%ld vs %ld)", FK.live(), live1);
+    aicf__cuda_exec_destroy(&e);
+    /* an exec without the flag: no event nodes, and the profile refuses */
+    exec_init(&e0, &tp, 0);
+    r = aicf__cuda_exec_create_with(&e0, test_emit);
+    CHECK(r == AICF_SUCCESS, "exec without AICF_EXEC_PROFILE: %s", aicf_last_error(ctx));
+    if (r == AICF_SUCCESS) {
+        aicf__cuda_exec_stats(&e0, &st);
+        CHECK(st.graph_nodes == 2 + 3 * 2, "no event nodes without the flag: %d nodes", st.graph_nodes);
+        r = aicf_exec_profile(&e0, 0, 3, us, 3);
+        CHECK_ERR(ctx, r, AICF_ERROR_STATE, "aicf_exec_profile: the exec was created without AICF_EXEC_PROFILE");
+        aicf__cuda_exec_destroy(&e0);
+    }
+    free(x);
+    CHECK(FK.live() == live0 + 1, "exec destroy frees the events and everything but the primary context (%ld vs %ld)", FK.live(),
+          live0 + 1);
+    tplan_free(&tp);
+    aicf_context_destroy(ctx);
+    CHECK(FK.live() == live0, "everything released (%ld vs %ld)", FK.live(), live0);
+}
+
 /* ---- aicf_exec_benchmark on the CPU backend: gpu_us is the wall time of each run ---- */
 static void test_cpu_benchmark(void) {
     aicf_context* ctx = NULL;
@@ -1046,6 +1145,19 @@ static void test_cpu_benchmark(void) {
         CHECK(bad == 0, "cpu benchmark: %lld of %lld outputs differ from a + b", (long long)bad, (long long)n);
         r = aicf_exec_benchmark(e, 0, 0, gpu, host);
         CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "iters 0 >= 1");
+        /* the per-step profile: the plan's one step, its wall time; the result unchanged */
+        CHECK(aicf_plan_num_steps(p) == 1, "cpu plan: %d steps", aicf_plan_num_steps(p));
+        gpu[0] = gpu[1] = -1.0f;
+        r = aicf_exec_profile(e, 1, 9, gpu, 1);
+        CHECK(r == AICF_SUCCESS && gpu[0] > 0.0f && gpu[0] < 1e6f && gpu[1] == -1.0f, "cpu profile: %s (step 0: %g us)",
+              aicf_last_error(ctx), gpu[0]);
+        for (i = 0; i < n; ++i) y[i] = -7.0f;
+        CHECK(aicf_exec_get_output(e, 0, y, (size_t)n * 4) == AICF_SUCCESS, "cpu output after the profile");
+        for (i = 0, bad = 0; i < n; ++i)
+            if (!(y[i] == a[i] + b[i])) bad++;
+        CHECK(bad == 0, "cpu profile: %lld outputs differ from a + b", (long long)bad);
+        r = aicf_exec_profile(e, 0, 5, gpu, 2);
+        CHECK_ERR(ctx, r, AICF_ERROR_INVALID_ARGUMENT, "num_steps 2, the plan has 1 steps");
     }
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
@@ -1128,6 +1240,7 @@ int main(int argc, char** argv) {
         test_fake_init();
         test_fake_exec();
         test_fake_benchmark();
+        test_fake_profile();
         test_fake_scratch();
     }
     printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
