@@ -6,7 +6,9 @@
      aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
               [--explain] [--dot FILE.dot] [--save FILE.plan]
      aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
-              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]
+              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host] [--json]
+     aicf profile MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
+              [--iters N] [--warmup N] [--input FILE.pb]... [--top N] [--json]
      aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]
               [--input-arange]
      aicf info
@@ -29,6 +31,12 @@
 
    range runs the model on the CPU reference and reports the largest and smallest per-tensor
    max |x| of its activations: whether this input's values fit float16 storage.
+   bench --io device (the default) keeps inputs and outputs in device memory (AICF_EXEC_DEVICE_IO):
+   the timed replay is the network's work on a device-resident input, as PyTorch's peers are
+   timed; --io host stages them through pinned host memory with copy nodes inside the graph
+   (what aicf_exec_set_input / get_output users pay per replay).
+   profile times every step of the plan (aicf_exec_profile: CUDA events between steps) and prints
+   them in plan order with their share, then the --top N (default 10) steps by time.
    --check DIR compares with an ONNX test_data_set folder (input_K.pb, output_K.pb) and prints
    the max absolute and relative error per output; relative error = ||got - ref|| / ||ref||.
    Exit status: 0 on success, 1 on an error, 2 when a check exceeds --tol (default 1e-5 at fp32,
@@ -76,6 +84,8 @@ typedef struct opts {
     const char* save_file;   /* plan --save */
     const char* dot_file;    /* plan --dot */
     int explain;             /* plan --explain */
+    int io_host;             /* bench --io host: staged through pinned memory */
+    int top;                 /* profile --top N */
 } opts;
 
 static double now_us(void) {
@@ -92,7 +102,10 @@ static int usage(void) {
             "       aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...\n"
             "                [--explain] [--dot FILE.dot] [--save FILE.plan]\n"
             "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...\n"
-            "                [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--json]\n"
+            "                [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host]\n"
+            "                [--json]\n"
+            "       aicf profile MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--iters N]\n"
+            "                [--warmup N] [--input FILE.pb]... [--top N] [--json]\n"
             "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]\n"
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
@@ -249,6 +262,21 @@ static int parse(int argc, char** argv, opts* o) {
             o->dot_file = v;
         } else if (strcmp(a, "--explain") == 0) {
             o->explain = 1;
+        } else if (strcmp(a, "--io") == 0) {
+            NEED_VALUE
+            if (strcmp(v, "host") == 0) o->io_host = 1;
+            else if (strcmp(v, "device") == 0) o->io_host = 0;
+            else {
+                fprintf(stderr, "aicf: --io takes device or host, not '%s'\n", v);
+                return 0;
+            }
+        } else if (strcmp(a, "--top") == 0) {
+            NEED_VALUE
+            o->top = atoi(v);
+            if (o->top < 1) {
+                fprintf(stderr, "aicf: --top takes a count >= 1, not '%s'\n", v);
+                return 0;
+            }
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
         } else if (a[0] == '-') {
@@ -745,8 +773,13 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
     double *t, *h, *g, *gh, plan_ms, med, p99, hmed, hp99, gmed, gp99, ghmed, ghp99;
     float* f;
     int i, rc, cuda;
+    aicf_exec_desc ed;
     if (make_plan(ctx, o, &p, &plan_ms)) return 1;
-    r = aicf_exec_create(p, NULL, &e);
+    memset(&ed, 0, sizeof ed);
+    aicf_plan_stats_get(p, &ps);
+    cuda = ps.backend == AICF_BACKEND_CUDA;
+    if (cuda && !o->io_host) ed.flags |= AICF_EXEC_DEVICE_IO;
+    r = aicf_exec_create(p, &ed, &e);
     if (r != AICF_SUCCESS) {
         aicf_plan_destroy(p);
         return fail(ctx, r, "exec");
@@ -789,23 +822,25 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
         bench_stats(gh, o->iters, &ghmed, &ghp99);
         aicf_exec_stats_get(e, &es);
         aicf_plan_stats_get(p, &ps);
-        cuda = ps.backend == AICF_BACKEND_CUDA;
         rc = write_outputs(ctx, e, p, o);
         if (o->json)
-            printf("{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", \"iters\": %d, \"timing\": \"%s\", "
+            printf("{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", \"iters\": %d, \"timing\": \"%s\", \"io\": \"%s\", "
                    "\"median_us\": %.2f, \"p99_us\": %.2f, \"host_us\": %.2f, \"host_p99_us\": %.2f, "
                    "\"wall_median_us\": %.2f, \"wall_p99_us\": %.2f, \"wall_host_us\": %.2f, "
                    "\"nodes\": %d, \"kernel_nodes\": %d, \"steps\": %d, \"arena_bytes\": %zu, \"plan_ms\": %.1f, "
                    "\"device_init_ms\": %.1f}\n",
                    o->model, cuda ? "cuda" : "cpu",
                    ps.precision == AICF_PRECISION_FP16 ? "fp16" : ps.precision == AICF_PRECISION_TF32 ? "tf32" : "fp32",
-                   o->iters, cuda ? "cuda_events" : "wall_clock", gmed, gp99, ghmed, ghp99, med, p99, hmed, es.graph_nodes,
+                   o->iters, cuda ? "cuda_events" : "wall_clock", !cuda ? "host" : o->io_host ? "host" : "device", gmed, gp99, ghmed, ghp99, med, p99, hmed, es.graph_nodes,
                    es.kernel_nodes, ps.num_steps, ps.arena_bytes, plan_ms, g_device_init_ms > 0 ? g_device_init_ms : 0.0);
         else if (cuda)
-            printf("%s: median %.2f us, p99 %.2f us per replay (GPU, CUDA events); wall clock %.2f us median, %.2f p99 "
+            printf("%s: median %.2f us, p99 %.2f us per replay (GPU, CUDA events, %s); wall clock %.2f us median, %.2f p99 "
                    "(launch + wait); host %.2f us per launch (context current), %.2f (context pushed and popped); "
                    "%d graph nodes (%d kernels), %d steps; plan %.1f ms\n",
-                   o->model, gmed, gp99, med, p99, ghmed, hmed, es.graph_nodes, es.kernel_nodes, ps.num_steps, plan_ms);
+                   o->model, gmed, gp99,
+                   o->io_host ? "inputs and outputs staged through pinned host memory by the graph"
+                              : "inputs and outputs in device memory",
+                   med, p99, ghmed, hmed, es.graph_nodes, es.kernel_nodes, ps.num_steps, plan_ms);
         else
             printf("%s: median %.2f us, p99 %.2f us per run (CPU, wall clock); %d steps; plan %.1f ms\n", o->model, gmed, gp99,
                    ps.num_steps, plan_ms);
@@ -815,6 +850,104 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
     free(g);
     free(gh);
     free(f);
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    return rc;
+}
+
+/* profile: every step's time (aicf_exec_profile), in plan order, then the slowest steps. On CUDA
+   the exec keeps inputs and outputs on the device (as bench does by default) and records an
+   event after every step. */
+typedef struct prof_row {
+    int step;
+    float us;
+} prof_row;
+static int cmp_prof(const void* a, const void* b) {
+    const prof_row *x = (const prof_row*)a, *y = (const prof_row*)b;
+    return x->us > y->us ? -1 : x->us < y->us ? 1 : x->step - y->step;
+}
+static void json_str(const char* s) {
+    putchar('"');
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\') printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20) printf("\\u%04x", (unsigned char)*s);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+static int cmd_profile(aicf_context* ctx, const opts* o) {
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_exec_desc ed;
+    aicf_plan_stats ps;
+    aicf_result r;
+    double plan_ms, total = 0.0, cum = 0.0;
+    float* us = NULL;
+    prof_row* rows = NULL;
+    int i, n, rc = 0, cuda, top = o->top > 0 ? o->top : 10;
+    if (make_plan(ctx, o, &p, &plan_ms)) return 1;
+    aicf_plan_stats_get(p, &ps);
+    cuda = ps.backend == AICF_BACKEND_CUDA;
+    memset(&ed, 0, sizeof ed);
+    if (cuda) ed.flags = AICF_EXEC_DEVICE_IO | AICF_EXEC_PROFILE;
+    if ((r = aicf_exec_create(p, &ed, &e)) != AICF_SUCCESS) {
+        aicf_plan_destroy(p);
+        return fail(ctx, r, "exec");
+    }
+    rc = set_inputs(ctx, e, p, o, o->inputs, o->n_inputs);
+    n = aicf_plan_num_steps(p);
+    us = (float*)calloc((size_t)(n > 0 ? n : 1), sizeof(float));
+    rows = (prof_row*)calloc((size_t)(n > 0 ? n : 1), sizeof(prof_row));
+    if (!rc && (!us || !rows)) {
+        fprintf(stderr, "aicf: profile: out of memory\n");
+        rc = 1;
+    }
+    if (!rc && (r = aicf_exec_profile(e, o->warmup, o->iters, us, n)) != AICF_SUCCESS) rc = fail(ctx, r, "profile");
+    if (!rc) {
+        for (i = 0; i < n; i++) {
+            total += us[i];
+            rows[i].step = i;
+            rows[i].us = us[i];
+        }
+        if (o->json) {
+            printf("{\"model\": ");
+            json_str(o->model);
+            printf(", \"backend\": \"%s\", \"iters\": %d, \"total_us\": %.2f, \"steps\": [", cuda ? "cuda" : "cpu", o->iters, total);
+            for (i = 0; i < n; i++) {
+                aicf_step_info si;
+                aicf_plan_step_info(p, i, &si);
+                printf("%s{\"step\": %d, \"us\": %.2f, \"op\": ", i ? ", " : "", i, us[i]);
+                json_str(si.op_type);
+                printf(", \"node\": ");
+                json_str(si.node_name);
+                printf(", \"kernel\": ");
+                json_str(si.kernel);
+                printf(", \"fused\": %d}", si.num_fused);
+            }
+            printf("]}\n");
+        } else {
+            printf("%s: %d steps, median per step over %d replays (%s), sum %.1f us\n", o->model, n, o->iters,
+                   cuda ? "GPU time between CUDA events recorded after each step" : "CPU wall clock", total);
+            printf("step        us      %%   cum %%  op                   kernel                         node\n");
+            for (i = 0; i < n; i++) {
+                aicf_step_info si;
+                aicf_plan_step_info(p, i, &si);
+                cum += us[i];
+                printf("%4d %9.2f %6.1f %6.1f  %-20.20s %-30.30s %s%s\n", i, us[i], total > 0 ? 100.0 * us[i] / total : 0.0,
+                       total > 0 ? 100.0 * cum / total : 0.0, si.op_type, si.kernel, si.node_name, si.num_fused ? " (+fused)" : "");
+            }
+            qsort(rows, (size_t)n, sizeof *rows, cmp_prof);
+            printf("slowest %d:\n", top < n ? top : n);
+            for (i = 0; i < n && i < top; i++) {
+                aicf_step_info si;
+                aicf_plan_step_info(p, rows[i].step, &si);
+                printf("  step %4d %9.2f us %5.1f%%  %s '%s'  %s\n", rows[i].step, rows[i].us,
+                       total > 0 ? 100.0 * rows[i].us / total : 0.0, si.op_type, si.node_name, si.kernel);
+            }
+        }
+    }
+    free(us);
+    free(rows);
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
     return rc;
@@ -901,6 +1034,7 @@ int main(int argc, char** argv) {
     else if (strcmp(o.cmd, "run") == 0) rc = cmd_run(ctx, &o);
     else if (strcmp(o.cmd, "plan") == 0) rc = cmd_plan(ctx, &o);
     else if (strcmp(o.cmd, "bench") == 0) rc = cmd_bench(ctx, &o);
+    else if (strcmp(o.cmd, "profile") == 0) rc = cmd_profile(ctx, &o);
     else if (strcmp(o.cmd, "range") == 0) rc = cmd_range(ctx, &o);
     else rc = usage();
     aicf_context_destroy(ctx);

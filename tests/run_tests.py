@@ -15,7 +15,7 @@
 Test data: $AICF_TEST_DATA (default ../shared/data from the repository root). When it is missing
 the data-driven tests are reported as skipped, loudly, never as passed.
 """
-import argparse, glob, os, re, subprocess, sys, tarfile, time
+import argparse, glob, json, os, re, subprocess, sys, tarfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -176,6 +176,51 @@ def model_tests(backend, precisions):
                 record(tname, "failed", out.strip()[-600:])
 
 
+def cli_tests(backend):
+    """build/aicf bench and profile on mnist: well-formed JSON, one time per plan step, the
+    profile's sum consistent with the benchmark's replay time, the outputs still correct."""
+    aicf = os.path.join(B, "aicf")
+    model = os.path.join(MODELS, "mnist", "model.onnx")
+    ds = os.path.join(MODELS, "mnist", "test_data_set_0")
+    if not os.path.exists(model):
+        record(f"cli {backend}", "skipped", f"{model} not found")
+        return
+    inp = ["--input", os.path.join(ds, "input_0.pb")]
+    name = f"cli profile/bench mnist {backend}"
+    if args.filter and args.filter not in name:
+        return
+    rc1, out1, _ = run([aicf, "profile", model, "--backend", backend, "--iters", "30", "--json"] + inp, 600)
+    rc2, out2, _ = run([aicf, "bench", model, "--backend", backend, "--iters", "30", "--json"] + inp, 600)
+    rc3, out3, _ = run([aicf, "plan", model, "--backend", backend], 600)
+    try:
+        prof = json.loads([l for l in out1.splitlines() if l.startswith("{")][-1])
+        bench = json.loads([l for l in out2.splitlines() if l.startswith("{")][-1])
+        nsteps = len(re.findall(r"^step +\d+ ", out3, re.M))
+        us = [st["us"] for st in prof["steps"]]
+        problems = []
+        if rc1 or rc2 or rc3:
+            problems.append(f"exit status profile {rc1}, bench {rc2}, plan {rc3}")
+        if len(us) != nsteps or nsteps < 5:
+            problems.append(f"{len(us)} step times for {nsteps} plan steps")
+        if any(not (u >= 0.0) for u in us) or abs(sum(us) - prof["total_us"]) > 0.01 * len(us) + 0.05:
+            problems.append(f"step times {us[:5]}... do not add up to total_us {prof['total_us']}")
+        if [st["step"] for st in prof["steps"]] != list(range(len(us))):
+            problems.append("steps not numbered 0..n-1")
+        if bench["io"] != ("device" if backend == "cuda" else "host"):
+            problems.append(f"bench io {bench['io']}")
+        # the profile adds an event node per step; its sum must still be of the replay's order
+        if not (0.2 * bench["median_us"] <= prof["total_us"] <= 3.0 * bench["median_us"] + 30.0 * len(us)):
+            problems.append(f"profile sum {prof['total_us']:.1f} us vs bench median {bench['median_us']:.1f} us")
+    except Exception as ex:  # malformed output is a failure, with what was printed
+        problems = [f"{ex!r}: {out1[-300:]} {out2[-300:]}"]
+    if problems:
+        record(name, "failed", "; ".join(problems))
+    else:
+        record(name, "passed")
+        print(f"  ok      {name}: {len(us)} steps, profile sum {prof['total_us']:.1f} us, bench median "
+              f"{bench['median_us']:.1f} us ({bench['io']} io)", flush=True)
+
+
 def node_tests(backend, extra=()):
     tar = os.path.join(DATA, "onnx-node-1.23.1.tar.gz")
     dest = os.path.join(B, "onnx-node")
@@ -243,11 +288,13 @@ if args.suite == "cpu":
         run_counted("ONNX reader cross-check vs the onnx package", [sys.executable, "tests/onnx_crosscheck.py",
                                                                    "--dump", os.path.join(B, "onnx_dump")], 1800)
     model_tests("cpu", ["fp32"])
+    cli_tests("cpu")
     node_tests("cpu")
     hardening()
 elif args.suite == "gpu":
     unit_tests(sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "tests", "test_gpu*.c"))))
     model_tests("cuda", ["fp32", "tf32", "fp16"])
+    cli_tests("cuda")
     node_tests("cuda", ["--no-fork"])
 else:
     node_tests("cpu")
