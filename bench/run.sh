@@ -11,6 +11,9 @@
 #              batch 1                                                   -> models.jsonl
 #   3. gemm    build/gemm_direct: large GEMMs through aicf and through the same cuBLASLt call made
 #              directly (4096^3 and 8192^3, tf32 and fp16)               -> gemm.jsonl
+#   1b. profiles  build/aicf profile (per-step GPU times) and bench --io host (inputs and outputs
+#              staged through pinned memory by the graph) on peers.py's exports, fp16
+#                                                         -> profiles/WORKLOAD.txt, staged.jsonl
 #   then bench/table.py turns the JSON lines into table.md (targets marked met / not met).
 #
 # Everything goes under $OUT (default bench/results/<date>-<time>): gpu.txt, meta.json,
@@ -102,6 +105,26 @@ if [ "$DO_PEERS" = 1 ]; then
         "$rc" "$(tail -5 "$OUT/peers.log")" >> "$OUT/peers.jsonl"
     fi
   fi
+fi
+
+# 1b. the peers' exports again: per-step profiles (aicf profile) and the time with inputs and
+#     outputs staged through pinned host memory (bench --io host), fp16
+: > "$OUT/staged.jsonl"
+if [ "$DO_PEERS" = 1 ]; then
+  W=${WORKDIR:-/tmp/aicf-bench}
+  mkdir -p "$OUT/profiles"
+  for entry in "mlp_b1 mlp 1" "mlp_b256 mlp 256" "enc_b1_s128 enc 1" "enc_b32_s128 enc 32" \
+               "resnet18_b1 resnet18 1" "resnet18_b32 resnet18 32"; do
+    read -r wl file batch <<< "$entry"
+    [ ${#ONLY[@]} -gt 0 ] && [[ " ${ONLY[*]} " != *" $wl "* ]] && continue
+    [ -f "$W/$file.onnx" ] || continue
+    build/aicf profile "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --top 15 \
+      > "$OUT/profiles/$wl.txt" 2>&1
+    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --io host --json 2>&1 |
+           grep '^{' | tail -1)
+    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/staged.jsonl"
+  done
+  log "profiles: $OUT/profiles; host-staged I/O: $OUT/staged.jsonl"
 fi
 
 # 2. the repository's model set, batch 1
