@@ -363,8 +363,10 @@ typedef struct aicf_onnx_desc {
    says so). */
 typedef enum aicf_conv_algo {
     AICF_CONV_AUTO = 0,
-    AICF_CONV_DIRECT = 1,     /* the generated implicit-GEMM kernel (CUDA cores) */
-    AICF_CONV_IM2COL_GEMM = 2 /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+    AICF_CONV_DIRECT = 1,        /* the generated implicit-GEMM kernel (CUDA cores) */
+    AICF_CONV_IM2COL_GEMM = 2,   /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+    AICF_CONV_IMPLICIT_GEMM_TC = 3 /* float16 storage: the generated implicit GEMM on tensor cores
+                                    with bias, residual Add and ReLU in its epilogue */
 } aicf_conv_algo;
 
 /* Kernel preference for Gemm and MatMul (CUDA backend). */
@@ -11258,7 +11260,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     if ((int)d.policy.precision < 0 || d.policy.precision > AICF_PRECISION_FP16)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.precision %d is not valid",
                          (int)d.policy.precision);
-    if ((int)d.policy.conv_algo < 0 || d.policy.conv_algo > AICF_CONV_IM2COL_GEMM)
+    if ((int)d.policy.conv_algo < 0 || d.policy.conv_algo > AICF_CONV_IMPLICIT_GEMM_TC)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.conv_algo %d is not valid",
                          (int)d.policy.conv_algo);
     if ((int)d.policy.matmul_algo < 0 || d.policy.matmul_algo > AICF_MATMUL_GENERATED)
@@ -12302,7 +12304,7 @@ static aicf_result aicf__io_render(const aicf_plan* p, aicf__io_writer w, char**
 
 /* ---- policy text ---- */
 static const char* const aicf__io_precisions[4] = {"default", "fp32", "tf32", "fp16"};
-static const char* const aicf__io_conv_algos[3] = {"auto", "direct", "im2col_gemm"};
+static const char* const aicf__io_conv_algos[4] = {"auto", "direct", "im2col_gemm", "implicit_gemm_tc"};
 static const char* const aicf__io_matmul_algos[3] = {"auto", "cublaslt", "generated"};
 
 enum {
@@ -12319,7 +12321,7 @@ static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
 
 /* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range. */
 static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, const char* prefix) {
-    if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 2 ||
+    if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 3 ||
         (int)pol->matmul_algo < 0 || (int)pol->matmul_algo > 2)
         return AICF_ERROR_INVALID_ARGUMENT;
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
@@ -12395,12 +12397,12 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             }
         return aicf__err(ctx, code, "%s: line %d: key 'precision': value '%s' is not one of default, fp32, tf32, fp16", fn, line, show2);
     case AICF__POL_CONV:
-        for (i = 0; i < 3; i++)
+        for (i = 0; i < 4; i++)
             if (aicf__io_word(v, vn, aicf__io_conv_algos[i])) {
                 pol->conv_algo = (aicf_conv_algo)i;
                 return AICF_SUCCESS;
             }
-        return aicf__err(ctx, code, "%s: line %d: key 'conv_algo': value '%s' is not one of auto, direct, im2col_gemm", fn, line, show2);
+        return aicf__err(ctx, code, "%s: line %d: key 'conv_algo': value '%s' is not one of auto, direct, im2col_gemm, implicit_gemm_tc", fn, line, show2);
     case AICF__POL_MATMUL:
         for (i = 0; i < 3; i++)
             if (aicf__io_word(v, vn, aicf__io_matmul_algos[i])) {
@@ -13193,7 +13195,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
     aicf__sbuf_printf(&b, "plan: backend %s (requested %s), precision %s, %d nodes, %d steps\n", aicf__io_backend_name(p->target),
                       aicf__io_backend_name(p->requested), aicf__precision_name(p->policy.precision), stats.num_nodes, stats.num_steps);
     aicf__sbuf_printf(&b, "policy: fusion %s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
-                      p->policy.no_fusion ? "off" : "on", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 3u],
+                      p->policy.no_fusion ? "off" : "on", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u],
                       aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                       p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                       p->policy.allow_cpu_fallback ? "allowed" : "not allowed");
@@ -19028,7 +19030,18 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) 
    lowering uses it; only when cuBLASLt then finds no algorithm for the shape does the step fall
    back to the generated kernel and leave its scratch unused (the reason says so).
 
+   Float16 storage has a third lowering, the generated implicit GEMM on tensor cores
+   (templates/conv_tc.cu.j2, aicf_conv2d_tc_f16): the same GEMM with B gathered from x while each
+   tile is loaded (no column buffer), and the Conv's bias, a residual Add of a tensor shaped like
+   Y and a ReLU applied in its epilogue (aicf__step.epi_native counts the fused ops it took).
+   When the output tiles would not fill the device (fewer tiles than SMs), K is split across
+   blocks: each writes float32 partial sums to the step's scratch, and aicf_conv2d_tc_reduce_f16
+   adds them in a fixed order and applies the epilogue (deterministic, no atomics).
+
    Choice (policy.conv_algo): DIRECT always keeps the generated kernels of aicf__cuo_lower_conv;
+   IMPLICIT_GEMM_TC takes the tensor-core kernel wherever it applies (float16 storage, group 1,
+   index limits); AUTO takes it for every float16 group-1 conv too (it needs no buffer, fuses the
+   epilogue and, unlike cuBLASLt's per-image batch, tiles N*OH*OW across images);
    IM2COL_GEMM takes this path wherever it applies (group 1, cuBLASLt loaded, index limits);
    AUTO takes it for every pointwise conv (no copy to pay for) and, for the others, by the cost
    model of aicf__cuc_choose. Grouped and depthwise convs stay on the generated kernels. */
@@ -19042,18 +19055,38 @@ typedef struct aicf__k_im2col {
 } aicf__k_im2col;
 typedef char aicf__k_check_im2col[sizeof(aicf__k_im2col) == 136 ? 1 : -1];
 
+/* templates/conv_tc.cu.j2: aicf_conv2d_tc_args */
+typedef struct aicf__k_conv2d_tc {
+    uint64_t x, w, bias, res, y, ws;
+    int64_t N, C, H, W, M, OH, OW, KH, KW;
+    int64_t pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t relu, splits, k_per_split, vec_w, vec_y;
+} aicf__k_conv2d_tc;
+typedef char aicf__k_check_conv2d_tc[sizeof(aicf__k_conv2d_tc) == 208 ? 1 : -1];
+
+/* the tensor-core kernel's tile (templates/conv_tc.cu.j2) and split-K bounds */
+#define AICF__CUC_TC_BM 64
+#define AICF__CUC_TC_BN 64
+#define AICF__CUC_TC_BK 32
+#define AICF__CUC_TC_MAX_SPLITS 32
+#define AICF__CUC_TC_MIN_KTILES 4 /* K tiles per split at least */
+
 /* AUTO's cost model (aicf__cuc_choose). */
 #define AICF__CUC_AUTO_MIN_K 64                   /* GEMM depth C*KH*KW */
 #define AICF__CUC_AUTO_MIN_M 32                   /* output channels */
 #define AICF__CUC_AUTO_MAX_SCRATCH ((size_t)1 << 30) /* bytes of column buffer */
 
 typedef struct aicf__cuc_choice {
+    int tc;            /* 1: the tensor-core implicit GEMM (aicf_conv2d_tc_f16) */
+    int64_t splits;    /* tc: K splits (1 = none); k_per_split: K per split, a multiple of 32 */
+    int64_t k_per_split;
     int gemm;          /* 1: lower to cuBLASLt (the caller still needs an algorithm) */
     int im2col;        /* 1: through the column buffer; 0: B is x itself (pointwise) */
     int64_t M, N, K;   /* the GEMM per image: M = Cout, N = P = OH*OW, K = C*KH*KW */
     int64_t batch;     /* images */
     size_t scratch;    /* bytes of the column buffer (0 without im2col) */
     char why[160];     /* the rule that decided */
+    int sm_count;      /* tc: the SMs the split-K rule assumed */
     char est[64];      /* AUTO: what the generated kernel would do instead */
 } aicf__cuc_choice;
 
@@ -19074,6 +19107,60 @@ static int aicf__cuc_have_lt(const aicf__cuo* c) {
     AICF__UNUSED(c);
     return 0;
 #endif
+}
+
+/* Whether the tensor-core implicit GEMM takes this (group 1) conv: NULL and *ch filled (tc, M/N/K,
+   splits, scratch, why) if so, else why not. Split-K: with T = ceil(M/64) * ceil(N*OH*OW/64)
+   output tiles fewer than the device's SMs, K is cut into ceil(SMs / T) splits (at most 32, each
+   at least 4 K-tiles of 32), so that about one block per SM runs; the float32 partial sums take
+   splits * M * N*OH*OW * 4 bytes of scratch (at most 1 GiB, else no split). The SM count is the
+   context's device's (aicf_device_info.sm_count); a plan is made for one device. */
+static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, aicf__cuc_choice* ch) {
+    const int64_t lim = (int64_t)1 << 31, sp = (int64_t)1 << 28;
+    int64_t K = w->C * w->KH * w->KW, P = w->OH * w->OW, NP = w->N * P, tiles, ktiles, splits = 1, kt = 0, sm = 132;
+    size_t ws = 0;
+    if (c->es != 2) return "not for fp32 storage";
+    if (aicf__cuda_kernel_find("aicf_conv2d_tc_f16") < 0 || aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0)
+        return "aicf_conv2d_tc_f16 not in the kernel table";
+    if (M <= 0 || K <= 0 || NP <= 0) return "empty GEMM";
+    if (w->C * w->H * w->W >= lim || K >= lim || M >= lim || P >= lim || (NP + 63) / 64 >= lim || (M + 63) / 64 > 65535 ||
+        w->H >= sp || w->W >= sp || w->OH >= sp || w->OW >= sp || (w->KH - 1) * w->dh >= sp || (w->KW - 1) * w->dw >= sp ||
+        w->C * w->H * w->W + (w->KH - 1) * w->dh * w->W + (w->KW - 1) * w->dw >= lim)
+        return "sizes beyond the kernel's 32-bit offsets";
+#if !defined(AICF_NO_CUDA)
+    if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
+#endif
+    tiles = ((M + AICF__CUC_TC_BM - 1) / AICF__CUC_TC_BM) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+    ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
+    if (tiles < sm && ktiles >= 2 * AICF__CUC_TC_MIN_KTILES) {
+        splits = (sm + tiles - 1) / tiles;
+        if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
+        if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
+    }
+    if (splits > 1) {
+        kt = (ktiles + splits - 1) / splits;
+        splits = (ktiles + kt - 1) / kt; /* no empty split */
+        if (!aicf__mul_size((size_t)splits, (size_t)M, &ws) || !aicf__mul_size(ws, (size_t)NP, &ws) ||
+            !aicf__mul_size(ws, 4, &ws) || ws > AICF__CUC_AUTO_MAX_SCRATCH)
+            splits = 1;
+    }
+    if (splits <= 1) {
+        splits = 1;
+        kt = ktiles;
+        ws = 0;
+    }
+    ch->tc = 1;
+    ch->M = M;
+    ch->N = NP;
+    ch->K = K;
+    ch->batch = w->N;
+    ch->splits = splits;
+    ch->k_per_split = kt * AICF__CUC_TC_BK;
+    ch->scratch = ws;
+    ch->sm_count = (int)sm;
+    snprintf(ch->why, sizeof ch->why, "%s", c->p->policy.conv_algo == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
+                                                                                                   : "AUTO: float16, group 1");
+    return NULL;
 }
 
 /* Decides between the GEMM lowering and the generated kernels for the window w (from
@@ -19109,8 +19196,17 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
         return;
     }
     if (group != 1) {
-        snprintf(ch->why, sizeof ch->why, "%sgrouped (group %lld): no GEMM lowering", forced, (long long)group);
+        snprintf(ch->why, sizeof ch->why, "%sgrouped (group %lld): no GEMM lowering",
+                 algo == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC does not apply: " : forced, (long long)group);
         return;
+    }
+    if (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC) {
+        const char* no = aicf__cuc_tc_fit(c, w, M, ch);
+        if (!no) return;
+        if (algo == AICF_CONV_IMPLICIT_GEMM_TC) {
+            snprintf(ch->why, sizeof ch->why, "IMPLICIT_GEMM_TC: %s", no);
+            return;
+        }
     }
     if (!aicf__cuc_have_lt(c)) {
         snprintf(ch->why, sizeof ch->why, "%scuBLASLt not loaded", forced);
@@ -19223,6 +19319,89 @@ static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X)
     return AICF_SUCCESS;
 }
 
+/* The tensor-core implicit GEMM (ch from aicf__cuc_tc_fit): absorbs the leading epilogue ops it
+   can (one Add of a float16 tensor shaped like Y, then a Relu; aicf__step.epi_native), then one
+   launch, plus the split-K reduction when ch->splits > 1. */
+static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, const aicf__cuc_choice* ch) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), res = -1, relu = 0,
+        k = 0;
+    const aicf__shape* ys = aicf__cuo_shape(c, Y);
+    aicf__k_conv2d_tc a;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    char b1[32], split[96];
+    aicf_result r;
+    while (k < c->st->n_epi && !relu) {
+        const aicf__epi* e = &c->st->epi[k];
+        if (e->op == AICF__OP_Add && e->operand >= 0 && res < 0 && aicf__same_shape(aicf__cuo_shape(c, e->operand), ys) &&
+            c->p->loc[e->operand].sdtype == AICF_DTYPE_FLOAT16) {
+            res = e->operand;
+            k++;
+            continue;
+        }
+        if (e->op == AICF__OP_Relu) {
+            relu = 1;
+            k++;
+            continue;
+        }
+        break;
+    }
+    if (ch->splits > 1 && c->st->scratch_bytes < ch->scratch)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE,
+                              "the memory plan reserved %llu bytes of scratch; split-K needs %llu (the planner did not ask "
+                              "aicf__cuda_step_scratch)",
+                              (unsigned long long)c->st->scratch_bytes, (unsigned long long)ch->scratch);
+    memset(&a, 0, sizeof a);
+    a.N = w->N;
+    a.C = w->C;
+    a.H = w->H;
+    a.W = w->W;
+    a.M = ch->M;
+    a.OH = w->OH;
+    a.OW = w->OW;
+    a.KH = w->KH;
+    a.KW = w->KW;
+    a.pad_h = w->ph;
+    a.pad_w = w->pw;
+    a.stride_h = w->sh;
+    a.stride_w = w->sw;
+    a.dil_h = w->dh;
+    a.dil_w = w->dw;
+    a.relu = relu;
+    a.splits = ch->splits;
+    a.k_per_split = ch->k_per_split;
+    a.vec_w = ch->K % 8 == 0 && aicf__cuo_align(c, Wt, 0) >= 16;
+    a.vec_y = (w->OH * w->OW) % 2 == 0 && aicf__cuo_align(c, Y, 0) >= 4 && (res < 0 || aicf__cuo_align(c, res, 0) >= 4);
+    grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+    grid[1] = (unsigned)((ch->M + AICF__CUC_TC_BM - 1) / AICF__CUC_TC_BM);
+    grid[2] = (unsigned)ch->splits;
+    block[0] = 128;
+    block[1] = block[2] = 1;
+    if ((r = aicf__cuo_kernel(c, "aicf_conv2d_tc_f16", &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, x), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, w), Wt, 0);
+    if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, bias), Bi, 0);
+    if (res >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, res), res, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
+    split[0] = 0;
+    if (ch->splits > 1) {
+        aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, 0);
+        aicf__cuo_dims1(ch->M * ch->N, grid, block);
+        if ((r = aicf__cuo_kernel(c, "aicf_conv2d_tc_reduce_f16", &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, bias), Bi, 0);
+        if (res >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, res), res, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
+        aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, 0);
+        snprintf(split, sizeof split, "; split-K %lld x %lld (%d SMs), partials %s, reduce", (long long)ch->splits,
+                 (long long)ch->k_per_split, ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
+    }
+    c->st->epi_native = k;
+    aicf__cuo_reason(c, "implicit GEMM on fp16 tensor cores 64x64x32: M=%lld N=%lld K=%lld (%s)%s; epilogue: %s%s%s%s",
+                     (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split, Bi >= 0 ? "bias" : "-",
+                     res >= 0 ? " + residual" : "", relu ? ", relu" : "", a.vec_y ? "" : " (16-bit stores)");
+    return AICF_SUCCESS;
+}
+
 static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, char* why,
                                         size_t cap, int* done) {
     int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
@@ -19234,6 +19413,11 @@ static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, in
     aicf_result r;
     *done = 0;
     aicf__cuc_choose(c, w, M, group, &ch);
+    if (ch.tc) {
+        if ((r = aicf__cuc_lower_tc(c, w, &ch)) != AICF_SUCCESS) return r;
+        *done = 1;
+        return AICF_SUCCESS;
+    }
     if (!ch.gemm) {
         snprintf(why, cap, "%s", ch.why);
         return AICF_SUCCESS;
@@ -19326,7 +19510,7 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
         return AICF_SUCCESS;
     }
     aicf__cuc_choose(&c, &w, ws->d[0], group, &ch);
-    if (ch.gemm && ch.im2col) *bytes = ch.scratch;
+    if ((ch.gemm && ch.im2col) || (ch.tc && ch.splits > 1)) *bytes = ch.scratch;
     return AICF_SUCCESS;
 }
 #endif /* AICF_IMPLEMENTATION */

@@ -74,6 +74,13 @@ def _conv():
     return ks
 
 
+def _conv_tc():
+    # Conv as an implicit GEMM on float16 tensor cores (src/82_cuda_conv.c), and its split-K
+    # reduction; float16 storage only (mma.sync.m16n8k16, sm_80 and later)
+    return [_k("aicf_conv2d_tc_f16", "conv2d_tc", "f16", {"variant": "tc", "tile": "64x64x32"}, block=128),
+            _k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"})]
+
+
 def _im2col():
     # Conv as im2col + cuBLASLt GEMM (src/82_cuda_conv.c): the column buffer, copied as stored
     return [_k("aicf_im2col_%s" % dt, "im2col", dt, {"layout": "NKP"}) for dt in DTYPES]
@@ -153,6 +160,7 @@ MODULES += [
     {"name": "conv", "template": "conv.cu.j2", "context": {}, "kernels": _conv()},
     {"name": "gemm", "template": "gemm.cu.j2", "context": {}, "kernels": _gemm()},
     {"name": "im2col", "template": "im2col.cu.j2", "context": {}, "kernels": _im2col()},
+    {"name": "conv_tc", "template": "conv_tc.cu.j2", "context": {}, "kernels": _conv_tc()},
     {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
     {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
     {"name": "layout", "template": "layout.cu.j2", "context": {}, "kernels": _layout()},

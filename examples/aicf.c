@@ -14,7 +14,7 @@
      aicf info
 
    Policy options (run, plan, bench, range): --policy FILE (a policy text file, see
-   aicf_policy_parse), then --precision, --no-fusion, --conv-algo auto|direct|im2col_gemm and
+   aicf_policy_parse), then --precision, --no-fusion, --conv-algo auto|direct|im2col_gemm|implicit_gemm_tc and
    --matmul-algo auto|cublaslt|generated override its keys.
    --plan FILE.plan (run, plan, bench) loads a saved plan instead of planning: the model, dim
    bindings, kernel table, device and cuBLASLt must be those it was made with (else the error
@@ -110,7 +110,7 @@ static int usage(void) {
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
             "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion]\n"
-            "                [--conv-algo auto|direct|im2col_gemm] [--matmul-algo auto|cublaslt|generated]\n"
+            "                [--conv-algo auto|direct|im2col_gemm|implicit_gemm_tc] [--matmul-algo auto|cublaslt|generated]\n"
             "  --plan FILE.plan     (run, plan, bench) load a saved plan instead of planning; refused, with the\n"
             "                       reason, when the model, bindings, kernel table, device or cuBLASLt differ\n"
             "  --bind NAME=FILE.pb  graph input NAME becomes a constant with the tensor in FILE.pb, fixed at plan\n"
@@ -238,8 +238,9 @@ static int parse(int argc, char** argv, opts* o) {
             if (strcmp(v, "auto") == 0) o->conv_algo = AICF_CONV_AUTO;
             else if (strcmp(v, "direct") == 0) o->conv_algo = AICF_CONV_DIRECT;
             else if (strcmp(v, "im2col_gemm") == 0) o->conv_algo = AICF_CONV_IM2COL_GEMM;
+            else if (strcmp(v, "implicit_gemm_tc") == 0) o->conv_algo = AICF_CONV_IMPLICIT_GEMM_TC;
             else {
-                fprintf(stderr, "aicf: --conv-algo must be auto, direct or im2col_gemm, not '%s'\n", v);
+                fprintf(stderr, "aicf: --conv-algo must be auto, direct, im2col_gemm or implicit_gemm_tc, not '%s'\n", v);
                 return 0;
             }
         } else if (strcmp(a, "--matmul-algo") == 0) {

@@ -216,8 +216,10 @@ typedef struct aicf_onnx_desc {
    says so). */
 typedef enum aicf_conv_algo {
     AICF_CONV_AUTO = 0,
-    AICF_CONV_DIRECT = 1,     /* the generated implicit-GEMM kernel (CUDA cores) */
-    AICF_CONV_IM2COL_GEMM = 2 /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+    AICF_CONV_DIRECT = 1,        /* the generated implicit-GEMM kernel (CUDA cores) */
+    AICF_CONV_IM2COL_GEMM = 2,   /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+    AICF_CONV_IMPLICIT_GEMM_TC = 3 /* float16 storage: the generated implicit GEMM on tensor cores
+                                    with bias, residual Add and ReLU in its epilogue */
 } aicf_conv_algo;
 
 /* Kernel preference for Gemm and MatMul (CUDA backend). */

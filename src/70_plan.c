@@ -894,7 +894,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     if ((int)d.policy.precision < 0 || d.policy.precision > AICF_PRECISION_FP16)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.precision %d is not valid",
                          (int)d.policy.precision);
-    if ((int)d.policy.conv_algo < 0 || d.policy.conv_algo > AICF_CONV_IM2COL_GEMM)
+    if ((int)d.policy.conv_algo < 0 || d.policy.conv_algo > AICF_CONV_IMPLICIT_GEMM_TC)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.conv_algo %d is not valid",
                          (int)d.policy.conv_algo);
     if ((int)d.policy.matmul_algo < 0 || d.policy.matmul_algo > AICF_MATMUL_GENERATED)

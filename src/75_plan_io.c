@@ -388,7 +388,7 @@ static aicf_result aicf__io_render(const aicf_plan* p, aicf__io_writer w, char**
 
 /* ---- policy text ---- */
 static const char* const aicf__io_precisions[4] = {"default", "fp32", "tf32", "fp16"};
-static const char* const aicf__io_conv_algos[3] = {"auto", "direct", "im2col_gemm"};
+static const char* const aicf__io_conv_algos[4] = {"auto", "direct", "im2col_gemm", "implicit_gemm_tc"};
 static const char* const aicf__io_matmul_algos[3] = {"auto", "cublaslt", "generated"};
 
 enum {
@@ -405,7 +405,7 @@ static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
 
 /* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range. */
 static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, const char* prefix) {
-    if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 2 ||
+    if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 3 ||
         (int)pol->matmul_algo < 0 || (int)pol->matmul_algo > 2)
         return AICF_ERROR_INVALID_ARGUMENT;
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
@@ -481,12 +481,12 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             }
         return aicf__err(ctx, code, "%s: line %d: key 'precision': value '%s' is not one of default, fp32, tf32, fp16", fn, line, show2);
     case AICF__POL_CONV:
-        for (i = 0; i < 3; i++)
+        for (i = 0; i < 4; i++)
             if (aicf__io_word(v, vn, aicf__io_conv_algos[i])) {
                 pol->conv_algo = (aicf_conv_algo)i;
                 return AICF_SUCCESS;
             }
-        return aicf__err(ctx, code, "%s: line %d: key 'conv_algo': value '%s' is not one of auto, direct, im2col_gemm", fn, line, show2);
+        return aicf__err(ctx, code, "%s: line %d: key 'conv_algo': value '%s' is not one of auto, direct, im2col_gemm, implicit_gemm_tc", fn, line, show2);
     case AICF__POL_MATMUL:
         for (i = 0; i < 3; i++)
             if (aicf__io_word(v, vn, aicf__io_matmul_algos[i])) {
@@ -1279,7 +1279,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
     aicf__sbuf_printf(&b, "plan: backend %s (requested %s), precision %s, %d nodes, %d steps\n", aicf__io_backend_name(p->target),
                       aicf__io_backend_name(p->requested), aicf__precision_name(p->policy.precision), stats.num_nodes, stats.num_steps);
     aicf__sbuf_printf(&b, "policy: fusion %s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
-                      p->policy.no_fusion ? "off" : "on", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 3u],
+                      p->policy.no_fusion ? "off" : "on", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u],
                       aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                       p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                       p->policy.allow_cpu_fallback ? "allowed" : "not allowed");

@@ -372,7 +372,7 @@ static int conv_step(const aicf_plan* p) {
 }
 
 static const char* algo_name(aicf_conv_algo a) {
-    return a == AICF_CONV_DIRECT ? "DIRECT" : a == AICF_CONV_IM2COL_GEMM ? "IM2COL_GEMM" : "AUTO";
+    return a == AICF_CONV_DIRECT ? "DIRECT" : a == AICF_CONV_IM2COL_GEMM ? "IM2COL_GEMM" : a == AICF_CONV_IMPLICIT_GEMM_TC ? "IMPLICIT_GEMM_TC" : "AUTO";
 }
 static const char* prec_name(aicf_precision p) {
     return p == AICF_PRECISION_FP16 ? "fp16" : p == AICF_PRECISION_TF32 ? "tf32" : "fp32";
@@ -599,6 +599,52 @@ static float* emulate(const aicf_plan* p, int si, const float* x, char* msg, siz
     return y;
 }
 
+/* The tensor-core conv program (templates/conv_tc.cu.j2) from its launches' argument structs:
+   every split of gridDim.z sums K in [z*k_per_split, min(K, (z+1)*k_per_split)) of
+   w[m,k] * B[k,col] (float16-rounded operands, float32 sums, B gathered from x by the
+   kernel's index rule), the splits are added in order, then bias, ReLU; float16 result.
+   x, w, b: the case's float32 data (rounded to float16 here, as the plan stores them).
+   Checks that the split ranges cover [0, K) exactly once. Returns Y (malloc'd) or NULL. */
+static float* emulate_tc(const aicf__k_conv2d_tc* a, const unsigned grid[3], const float* x, const float* w, const float* b,
+                         char* msg, size_t cap) {
+    int64_t K = a->C * a->KH * a->KW, P = a->OH * a->OW, NP = a->N * P, m, col, k, z, covered = 0;
+    float* y = (float*)malloc(sizeof(float) * (size_t)(a->M * NP) + 1);
+    msg[0] = 0;
+    for (z = 0; z < (int64_t)grid[2]; z++) {
+        int64_t kb = z * a->k_per_split, ke = kb + a->k_per_split < K ? kb + a->k_per_split : K;
+        if (ke > kb) covered += ke - kb;
+    }
+    if (covered != K || (int64_t)grid[2] != a->splits || a->k_per_split % 32 || (int64_t)grid[2] * a->k_per_split < K ||
+        ((int64_t)grid[2] - 1) * a->k_per_split >= K) {
+        snprintf(msg, cap, "splits %lld x %lld over grid.z %u cover %lld of K=%lld", (long long)a->splits, (long long)a->k_per_split,
+                 grid[2], (long long)covered, (long long)K);
+        free(y);
+        return NULL;
+    }
+    for (m = 0; m < a->M; m++)
+        for (col = 0; col < NP; col++) {
+            int64_t img = col / P, pp = col % P, oh = pp / a->OW, ow = pp % a->OW;
+            float v = 0.0f;
+            for (z = 0; z < a->splits; z++) {
+                int64_t kb = z * a->k_per_split, ke = kb + a->k_per_split < K ? kb + a->k_per_split : K;
+                float part = 0.0f;
+                for (k = kb; k < ke; k++) {
+                    int64_t c = k / (a->KH * a->KW), r = k % (a->KH * a->KW), kh = r / a->KW, kw = r % a->KW;
+                    int64_t ih = oh * a->stride_h - a->pad_h + kh * a->dil_h, iw = ow * a->stride_w - a->pad_w + kw * a->dil_w;
+                    float xv = 0.0f;
+                    if (ih >= 0 && ih < a->H && iw >= 0 && iw < a->W)
+                        xv = aicf__f16_to_f32(aicf__f32_to_f16(x[((img * a->C + c) * a->H + ih) * a->W + iw]));
+                    part += aicf__f16_to_f32(aicf__f32_to_f16(w[m * K + k])) * xv;
+                }
+                v += part;
+            }
+            if (b) v += aicf__f16_to_f32(aicf__f32_to_f16(b[m]));
+            if (a->relu && !(v > 0.0f)) v = 0.0f;
+            y[(img * a->M + m) * P + pp] = aicf__f16_to_f32(aicf__f32_to_f16(v));
+        }
+    return y;
+}
+
 /* The CPU reference: the same graph on AICF_BACKEND_CPU. */
 static float* cpu_ref(aicf_graph* g, const float* x, size_t* n) {
     aicf_plan* p = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
@@ -628,7 +674,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     cgeo ge;
     aicf_plan* p = NULL;
     char tag[256], want[200];
-    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col;
+    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc;
     size_t es = f16 ? 2 : 4;
     const aicf__step* st;
     geo_of(c, &ge);
@@ -638,8 +684,10 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         cgraph_free(&cg);
         return;
     }
-    /* the documented rule (src/82_cuda_conv.c), read independently */
-    expect_gemm = have_lt && c->group == 1 && algo != AICF_CONV_DIRECT &&
+    /* the documented rule (src/82_cuda_conv.c), read independently: float16 group-1 convs on the
+       tensor-core implicit GEMM under AUTO and IMPLICIT_GEMM_TC (no cuBLASLt needed) */
+    expect_tc = f16 && c->group == 1 && (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC);
+    expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
                   (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
     expect_im2col = expect_gemm && !ge.pointwise;
     FLT.n_results = 1;
@@ -655,7 +703,77 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     if (si < 0) goto done;
     st = &p->steps[si];
     CHECK(check_scratch(p, tag) == 0, "%s: scratch placement (see above)", tag);
-    if (expect_im2col) {
+    if (expect_tc) {
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+        aicf__k_conv2d_tc a;
+        int64_t NP = c->N * ge.P, tiles = ((c->M + 63) / 64) * ((NP + 63) / 64), kt = (ge.K + 31) / 32, want_splits = 1;
+        CHECK(strcmp(st->kernel, "aicf_conv2d_tc_f16") == 0, "%s: kernel %s", tag, st->kernel);
+        CHECK(strstr(st->reason, algo == AICF_CONV_AUTO ? "AUTO: float16, group 1" : "conv_algo IMPLICIT_GEMM_TC") != NULL,
+              "%s: reason \"%s\" does not name the rule", tag, st->reason);
+        CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
+        /* split-K as documented: ceil(132 SMs / tiles) when tiles < 132 and K has >= 8 tiles of 32,
+           at most K-tiles / 4 and 32, then no empty split */
+        if (tiles < 132 && kt >= 8) {
+            want_splits = (132 + tiles - 1) / tiles;
+            if (want_splits > kt / 4) want_splits = kt / 4;
+            if (want_splits > 32) want_splits = 32;
+            if (want_splits > 1) want_splits = (kt + (kt + want_splits - 1) / want_splits - 1) / ((kt + want_splits - 1) / want_splits);
+        }
+        CHECK(pr && ops && ops[0].kind == AICF__CUO_KERNEL && pr->n_ops == (want_splits > 1 ? 2 : 1),
+              "%s: %d launches, expected %d", tag, pr ? pr->n_ops : 0, want_splits > 1 ? 2 : 1);
+        if (pr && ops && ops[0].kind == AICF__CUO_KERNEL) {
+            char msg[200];
+            size_t n = 0, i;
+            float *ref, *got;
+            double num = 0, den = 0, e;
+            int j, px = -1, pw = -1, pb = -1, py = -1, pws = -1;
+            memcpy(&a, ops[0].args, sizeof a);
+            CHECK(a.N == c->N && a.C == c->C && a.H == c->H && a.W == c->W && a.M == c->M && a.OH == ge.OH && a.OW == ge.OW &&
+                      a.KH == c->KH && a.KW == c->KW && a.pad_h == c->pt && a.pad_w == c->pl && a.stride_h == c->sh &&
+                      a.stride_w == c->sw && a.dil_h == c->dh && a.dil_w == c->dw && a.relu == c->relu && a.splits == want_splits &&
+                      a.vec_w == (ge.K % 8 == 0) && a.vec_y == (ge.P % 2 == 0),
+                  "%s: tc arguments (splits %lld, want %lld; vec_w %lld vec_y %lld)", tag, (long long)a.splits, (long long)want_splits,
+                  (long long)a.vec_w, (long long)a.vec_y);
+            CHECK(ops[0].block[0] == 128 && ops[0].grid[0] == (unsigned)((NP + 63) / 64) && ops[0].grid[1] == (unsigned)((c->M + 63) / 64) &&
+                      ops[0].grid[2] == (unsigned)a.splits,
+                  "%s: tc launch grid(%u,%u,%u) block %u", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2], ops[0].block[0]);
+            for (j = 0; j < ops[0].n_patch; j++) {
+                size_t f = ops[0].patch[j].field;
+                int tt = ops[0].patch[j].tensor;
+                if (f == offsetof(aicf__k_conv2d_tc, x)) px = tt;
+                if (f == offsetof(aicf__k_conv2d_tc, w)) pw = tt;
+                if (f == offsetof(aicf__k_conv2d_tc, bias)) pb = tt;
+                if (f == offsetof(aicf__k_conv2d_tc, y)) py = tt;
+                if (f == offsetof(aicf__k_conv2d_tc, ws)) pws = tt;
+            }
+            CHECK(px == st->in[0] && pw == st->in[1] && pb == (c->bias ? st->in[2] : -1) && py == st->out[0] &&
+                      pws == (a.splits > 1 ? AICF__CUO_SCRATCH : -1),
+                  "%s: tc patches x %d w %d bias %d y %d ws %d", tag, px, pw, pb, py, pws);
+            CHECK(st->scratch_bytes == (a.splits > 1 ? (size_t)(a.splits * c->M * NP * 4) : 0), "%s: scratch %zu bytes for %lld splits",
+                  tag, st->scratch_bytes, (long long)a.splits);
+            if (pr->n_ops == 2)
+                CHECK(ops[1].kind == AICF__CUO_KERNEL && !strcmp(aicf__kt_kernels[ops[1].kernel_index].name, "aicf_conv2d_tc_reduce_f16") &&
+                          !memcmp(ops[1].args, ops[0].args, sizeof a),
+                      "%s: launch 1 is not the split-K reduction with the same arguments", tag);
+            /* the program's arithmetic on the host against the CPU reference (float32) */
+            ref = cpu_ref(cg.g, cg.x, &n);
+            got = emulate_tc(&a, ops[0].grid, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
+            CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
+            CHECK(got != NULL, "%s: emulation: %s", tag, msg);
+            if (ref && got) {
+                for (i = 0; i < n; i++) {
+                    num += ((double)got[i] - ref[i]) * ((double)got[i] - ref[i]);
+                    den += (double)ref[i] * ref[i];
+                }
+                e = sqrt(num / (den > 0 ? den : 1));
+                CHECK(e <= 2e-3, "%s: the tc program on the host differs from the CPU reference: rel err %.3g", tag, e);
+                if (g_verbose && e <= 2e-3) printf("ok   %s: tc program emulated, rel err %.2g vs CPU float32\n", tag, e);
+            }
+            free(ref);
+            free(got);
+        }
+    } else if (expect_im2col) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         size_t need = (size_t)(c->N * ge.K * ge.P) * es;
@@ -754,6 +872,10 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         CHECK(!strncmp(st->kernel, "aicf_conv2d_", 12), "%s: kernel %s, expected a generated conv kernel", tag, st->kernel);
         CHECK(st->scratch_bytes == 0, "%s: scratch %zu bytes on the generated kernel", tag, st->scratch_bytes);
         if (algo == AICF_CONV_DIRECT) CHECK(strstr(st->reason, "conv_algo DIRECT") != NULL, "%s: reason \"%s\"", tag, st->reason);
+        else if (algo == AICF_CONV_IMPLICIT_GEMM_TC)
+            CHECK(strstr(st->reason, "IMPLICIT_GEMM_TC") != NULL &&
+                      strstr(st->reason, c->group != 1 ? "grouped (group" : "not for fp32 storage") != NULL,
+                  "%s: reason \"%s\"", tag, st->reason);
         else if (c->group != 1)
             CHECK(strstr(st->reason, "grouped (group") != NULL &&
                       (algo != AICF_CONV_IM2COL_GEMM || strstr(st->reason, "conv_algo IM2COL_GEMM does not apply") != NULL),
@@ -1208,7 +1330,7 @@ int main(int argc, char** argv) {
     aicf_device_info di;
     ccase cs[64];
     int n, i, a, pr;
-    static const aicf_conv_algo ALGOS[3] = {AICF_CONV_AUTO, AICF_CONV_DIRECT, AICF_CONV_IM2COL_GEMM};
+    static const aicf_conv_algo ALGOS[4] = {AICF_CONV_AUTO, AICF_CONV_DIRECT, AICF_CONV_IM2COL_GEMM, AICF_CONV_IMPLICIT_GEMM_TC};
     static const aicf_precision PRECS[3] = {AICF_PRECISION_FP32, AICF_PRECISION_TF32, AICF_PRECISION_FP16};
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) g_verbose = 1;
@@ -1237,7 +1359,7 @@ int main(int argc, char** argv) {
     CHECK(aicf_context_device_info(ctx_nolt, &di) == AICF_SUCCESS && !di.cublaslt_available, "context without cuBLASLt");
     n = make_cases(cs, (int)(sizeof cs / sizeof cs[0]));
     for (i = 0; i < n; i++)
-        for (a = 0; a < 3; a++)
+        for (a = 0; a < 4; a++)
             for (pr = 0; pr < 3; pr++) run_case(ctx, &cs[i], ALGOS[a], PRECS[pr], 1);
     /* without cuBLASLt every conv stays on the generated kernels, with no scratch */
     for (i = 0; i < n; i += 3) {

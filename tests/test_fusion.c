@@ -231,6 +231,30 @@ static void c_conv_residual_relu(fb* b) {
     fb_output(b, "y");
 }
 
+/* The same tail at sizes where the fp16 tensor-core conv splits K (src/82_cuda_conv.c): 64
+   channels on 7x7 (one output tile, 49 columns: 16-bit stores, 4 splits) and, batch 2, 32
+   channels on 8x8 (paired stores, 2 splits); the residual and Relu are applied after the
+   split-K reduction */
+static void c_conv_residual_relu_splitk(fb* b) {
+    static const int64_t x[4] = {1, 64, 7, 7}, w[4] = {64, 64, 3, 3}, c[1] = {64}, pads[4] = {1, 1, 1, 1};
+    static const int64_t x2[4] = {2, 32, 8, 8}, w2[4] = {32, 32, 3, 3};
+    aicf_attr a[1];
+    a[0] = attr_ints("pads", 4, pads);
+    fb_input(b, "x", 4, x, -1, 1);
+    fb_const(b, "W", 4, w, -0.1f, 0.1f);
+    fb_const(b, "B", 1, c, -0.3f, 0.3f);
+    fb_node(b, "conv", "Conv", "x,W,B", "c", a, 1);
+    fb_node(b, "res", "Add", "c,x", "s", NULL, 0);
+    fb_node(b, "relu", "Relu", "s", "y", NULL, 0);
+    fb_output(b, "y");
+    fb_input(b, "x2", 4, x2, -1, 1);
+    fb_const(b, "W2", 4, w2, -0.1f, 0.1f);
+    fb_node(b, "conv2", "Conv", "x2,W2", "c2", a, 1);
+    fb_node(b, "res2", "Add", "x2,c2", "s2", NULL, 0);
+    fb_node(b, "relu2", "Relu", "s2", "y2", NULL, 0);
+    fb_output(b, "y2");
+}
+
 /* Conv without bias + PRelu(slope per channel) + per-channel scale and shift */
 static void c_conv_prelu_affine(fb* b) {
     static const int64_t x[4] = {1, 3, 7, 5}, w[4] = {6, 3, 1, 1}, pc[3] = {6, 1, 1};
@@ -460,6 +484,7 @@ static const fcase CASES[] = {
     {"gemm_bias_relu", c_gemm_bias_relu, 3, 1},
     {"linear_residual_gelu", c_linear_residual_gelu, 8, 2},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1},
+    {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2},
     {"conv_prelu_affine", c_conv_prelu_affine, 4, 1},
     {"broadcast_chain", c_broadcast_chain, 7, 1},
     {"long_chain", c_long_chain, 10, 2},
@@ -679,8 +704,14 @@ static void test_fake_cuda_plans(void) {
                 text = (char*)malloc(need);
                 aicf_plan_format(plan, text, need, NULL);
                 if (CASES[i].fused < CASES[i].unfused)
-                    CHECK(strstr(text, "fused chain of") != NULL || strstr(text, "fused elementwise ops") != NULL,
-                          "fake CUDA %s: fused steps use the chain kernel:\n%s", CASES[i].name, text);
+                    CHECK(strstr(text, "fused chain of") != NULL || strstr(text, "fused elementwise ops") != NULL ||
+                              strstr(text, "inside the main kernel") != NULL,
+                          "fake CUDA %s: fused steps use the chain kernel or the main kernel's epilogue:\n%s", CASES[i].name, text);
+                /* fp16 Conv + residual Add + Relu: all in the tensor-core conv's epilogue */
+                if (pr && !strncmp(CASES[i].name, "conv_residual_relu", 18))
+                    CHECK(strstr(text, "aicf_conv2d_tc_f16") != NULL && strstr(text, "[first 2 inside the main kernel]") != NULL &&
+                              !strstr(text, "aicf_ewchain"),
+                          "fake CUDA %s fp16: residual and Relu inside the tensor-core conv:\n%s", CASES[i].name, text);
                 free(text);
                 aicf_plan_destroy(plan);
             }

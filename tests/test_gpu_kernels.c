@@ -658,8 +658,8 @@ static void cases_conv(void) {
         snprintf(expect, sizeof expect, "aicf_conv2d_direct_%s", dt);
         tc.expect = expect;
         run_case(&tc);
-        /* 3x3 with 16 -> 32 channels, batch 2: im2col + cuBLASLt (conv_algo AUTO: K = 144 >= 64,
-           M = 32 >= 32), the implicit GEMM without cuBLASLt */
+        /* 3x3 with 16 -> 32 channels, batch 2: fp32 im2col + cuBLASLt (conv_algo AUTO: K = 144 >= 64,
+           M = 32 >= 32), the implicit GEMM without cuBLASLt; fp16 the tensor-core implicit GEMM */
         tc_new(&tc, "Conv", PRECS[p], "Conv [2,16,12,12] w[32,16,3,3] p1 bias");
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(16), I64(12), I64(12)), 0, -1, 1);
         tc_in(&tc, "w", 4, DIMS(4, I64(32), I64(16), I64(3), I64(3)), 1, -0.3f, 0.3f);
@@ -667,9 +667,9 @@ static void cases_conv(void) {
         tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
         {
             char im2col[96];
-            snprintf(im2col, sizeof im2col, "aicf_im2col_%s cublasLt:matmul", dt);
+            snprintf(im2col, sizeof im2col, p ? "aicf_conv2d_tc_f16" : "aicf_im2col_%s cublasLt:matmul", dt);
             tc.expect = im2col;
-            snprintf(expect, sizeof expect, "aicf_conv2d_igemm_%s", dt);
+            snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16" : "aicf_conv2d_igemm_%s", dt);
             run_case_both(&tc, expect);
         }
         /* grouped, dilated, SAME_UPPER, asymmetric stride: implicit GEMM over 2 groups */
@@ -689,7 +689,7 @@ static void cases_conv(void) {
         tc_in(&tc, "w", 3, DIMS(3, I64(6), I64(4), I64(3)), 1, -1, 1);
         tc_attr_ints(&tc, "dilations", 1, DIMS(1, I64(2)));
         tc_attr_ints(&tc, "pads", 2, DIMS(2, I64(1), I64(2)));
-        snprintf(expect, sizeof expect, "aicf_conv2d_direct_%s", dt);
+        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16" : "aicf_conv2d_direct_%s", dt);
         tc.expect = expect;
         run_case(&tc);
         /* pointwise 1x1 with bias: cuBLASLt + bias kernel, or the implicit GEMM without it */
@@ -697,8 +697,8 @@ static void cases_conv(void) {
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(16), I64(7), I64(7)), 0, -1, 1);
         tc_in(&tc, "w", 4, DIMS(4, I64(24), I64(16), I64(1), I64(1)), 1, -0.5f, 0.5f);
         tc_in(&tc, "b", 1, DIMS(1, I64(24)), 1, -1, 1);
-        tc.expect = "cublasLt:matmul";
-        snprintf(expect, sizeof expect, "aicf_conv2d_igemm_%s", dt);
+        tc.expect = p ? "aicf_conv2d_tc_f16" : "cublasLt:matmul";
+        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16" : "aicf_conv2d_igemm_%s", dt);
         run_case_both(&tc, expect);
         /* BatchNormalization standalone */
         tc_new(&tc, "BatchNormalization", PRECS[p], "BatchNormalization [2,6,5,5]");
@@ -1546,7 +1546,9 @@ static void add_n(aicf_graph* g, const char* name, const char* op, const char** 
 }
 
 /* ==== Conv: im2col + cuBLASLt vs direct (src/82_cuda_conv.c) ====================================
-   Every shape runs with policy.conv_algo = DIRECT (the generated kernels) and IM2COL_GEMM (im2col
+   Every shape runs with policy.conv_algo = DIRECT (the generated kernels), IMPLICIT_GEMM_TC (fp16:
+   the tensor-core implicit GEMM, with split-K where the tiles do not fill the GPU; fp32 falls
+   back to the generated kernels) and IM2COL_GEMM (im2col
    into the arena scratch + one strided-batched cuBLASLt GEMM + the bias add; 1x1 stride-1
    unpadded convs without the im2col), at fp32 and fp16 (and tf32 for some), each against the
    CPU reference with the harness's tolerances; the plan must launch what the policy asks for
@@ -1589,7 +1591,7 @@ static void ca_run(const ca_shape* c, aicf_conv_algo algo, aicf_precision prec) 
     int pointwise = c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb && !c->pr;
     tc_new(&tc, "Conv", prec,
            "Conv %s x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] s(%lld,%lld) d(%lld,%lld) %s(%lld,%lld,%lld,%lld)%s",
-           algo == AICF_CONV_DIRECT ? "DIRECT" : "IM2COL_GEMM", (long long)c->N, (long long)c->C, (long long)c->H,
+           algo == AICF_CONV_DIRECT ? "DIRECT" : algo == AICF_CONV_IM2COL_GEMM ? "IM2COL_GEMM" : "IMPLICIT_GEMM_TC", (long long)c->N, (long long)c->C, (long long)c->H,
            (long long)c->W, (long long)c->M, (long long)c->C, (long long)c->KH, (long long)c->KW, (long long)c->sh,
            (long long)c->sw, (long long)c->dh, (long long)c->dw, c->auto_pad ? c->auto_pad : "p", (long long)c->pt,
            (long long)c->pl, (long long)c->pb, (long long)c->pr, c->bias ? " bias" : "");
@@ -1611,7 +1613,8 @@ static void ca_run(const ca_shape* c, aicf_conv_algo algo, aicf_precision prec) 
         tc_attr_ints(&tc, "dilations", 1, DIMS(1, c->dw));
         tc_attr_ints(&tc, "pads", 2, DIMS(2, c->pl, c->pr));
     }
-    if (algo == AICF_CONV_DIRECT || !g_have_lt) snprintf(expect, sizeof expect, "aicf_conv2d_");
+    if (algo == AICF_CONV_IMPLICIT_GEMM_TC) snprintf(expect, sizeof expect, prec == AICF_PRECISION_FP16 ? "aicf_conv2d_tc_f16" : "aicf_conv2d_");
+    else if (algo == AICF_CONV_DIRECT || !g_have_lt) snprintf(expect, sizeof expect, "aicf_conv2d_");
     else if (pointwise) snprintf(expect, sizeof expect, "cublasLt:matmul");
     else snprintf(expect, sizeof expect, "aicf_im2col_%s cublasLt:matmul%s", dt, c->bias ? " aicf_binary_add_" : "");
     tc.expect = expect;
@@ -1623,7 +1626,7 @@ static void ca_run(const ca_shape* c, aicf_conv_algo algo, aicf_precision prec) 
 static void cases_conv_algo(void) {
     ca_shape cs[32];
     int n = 0, i, a, p;
-    static const aicf_conv_algo ALGOS[2] = {AICF_CONV_DIRECT, AICF_CONV_IM2COL_GEMM};
+    static const aicf_conv_algo ALGOS[3] = {AICF_CONV_DIRECT, AICF_CONV_IM2COL_GEMM, AICF_CONV_IMPLICIT_GEMM_TC};
     cs[n++] = ca_mk(4, 1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1);  /* resnet-style 3x3 */
     cs[n++] = ca_mk(4, 3, 32, 17, 15, 48, 3, 3, 2, 1, 1, 0);  /* stride 2, batch 3 */
     cs[n++] = ca_mk(4, 2, 16, 13, 13, 40, 3, 3, 1, 2, 2, 1);  /* dilation 2 */
@@ -1648,6 +1651,11 @@ static void cases_conv_algo(void) {
     cs[n].pb = 2;
     cs[n++].pr = 2;
     cs[0].tf32 = cs[3].tf32 = 1;
+    /* the tensor-core kernel's split-K (fewer output tiles than SMs): resnet layer4 at batch 1
+       (49 columns: 16-bit stores), M not a multiple of 64 with K not a multiple of 8 */
+    cs[n++] = ca_mk(4, 1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1);
+    cs[n++] = ca_mk(4, 2, 33, 8, 8, 72, 3, 3, 1, 1, 1, 1);
+    cs[n++] = ca_mk(4, 1, 512, 14, 14, 128, 3, 3, 2, 1, 1, 0);
     for (i = 0; i < 6; i++) { /* random shapes */
         int64_t k = 1 + 2 * (int64_t)(rnd_u64() % 4), pad = (int64_t)(rnd_u64() % 3), dil = 1 + (int64_t)(rnd_u64() % 2);
         ca_shape c = ca_mk(rnd_u64() % 5 ? 4 : 3, 1 + (int64_t)(rnd_u64() % 3), 1 + (int64_t)(rnd_u64() % 48),
@@ -1659,7 +1667,7 @@ static void cases_conv_algo(void) {
         cs[n++] = c;
     }
     for (i = 0; i < n; i++)
-        for (a = 0; a < 2; a++) {
+        for (a = 0; a < 3; a++) {
             for (p = 0; p < 2; p++) ca_run(&cs[i], ALGOS[a], PRECS[p]);
             if (cs[i].tf32 && ALGOS[a] == AICF_CONV_IM2COL_GEMM) ca_run(&cs[i], ALGOS[a], AICF_PRECISION_TF32);
         }
@@ -1910,11 +1918,14 @@ int main(int argc, char** argv) {
         CHECK(r == AICF_SUCCESS && !i2.cublaslt_available, "context without cuBLASLt: %s, cublaslt_available %d",
               aicf_last_error(g_ctx_nolt), i2.cublaslt_available);
     }
-    /* every op kernel was written for 256 threads per block (81_cuda_ops.c launches that) */
+    /* every op kernel was written for 256 threads per block (81_cuda_ops.c launches that), but the
+       tensor-core conv, written for 128 (82_cuda_conv.c launches that) */
     for (i = 0; i < AICF__KT_NUM_KERNELS; i++)
-        if (strcmp(aicf__kt_kernels[i].op, "axpy") != 0)
-            CHECK(aicf__kt_kernels[i].block == AICF__CUO_BLOCK, "kernel %s: block %u, the lowering launches %u",
-                  aicf__kt_kernels[i].name, aicf__kt_kernels[i].block, AICF__CUO_BLOCK);
+        if (strcmp(aicf__kt_kernels[i].op, "axpy") != 0) {
+            unsigned want = strcmp(aicf__kt_kernels[i].name, "aicf_conv2d_tc_f16") == 0 ? 128u : AICF__CUO_BLOCK;
+            CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
+                  aicf__kt_kernels[i].block, want);
+        }
     cases_unary();
     cases_binary();
     cases_conv();
