@@ -16528,19 +16528,26 @@ static aicf_result aicf__cuo_permute(aicf__cuo* c, int x, uint64_t add_x, int y,
     }
     {
         aicf__k_permute a;
+        int64_t vw = 16 / (int64_t)c->es; /* elements per 16-byte group */
+        int vec = sx[rank - 1] == 1 && shape[rank - 1] % vw == 0 && aicf__cuo_align(c, x, add_x) >= 16 &&
+                  aicf__cuo_align(c, y, add_y) >= 16;
+        for (i = 0; i < rank - 1 && vec; i++)
+            if (sx[i] % vw != 0) vec = 0;
         memset(&a, 0, sizeof a);
-        a.n = n;
+        a.n = vec ? n / vw : n;
         a.rank = rank;
         for (i = 0; i < rank; i++) {
-            a.shape[i] = shape[i];
-            a.sx[i] = sx[i];
+            a.shape[i] = shape[i] / (vec && i == rank - 1 ? vw : 1);
+            a.sx[i] = vec && i < rank - 1 ? sx[i] / vw : sx[i];
         }
-        snprintf(name, sizeof name, "aicf_permute_%s", aicf__cuo_dtn(c));
-        aicf__cuo_dims1(n, grid, block);
+        if (vec) snprintf(name, sizeof name, "aicf_permute_%s_v%lld", aicf__cuo_dtn(c), (long long)vw);
+        else snprintf(name, sizeof name, "aicf_permute_%s", aicf__cuo_dtn(c));
+        aicf__cuo_dims1(a.n, grid, block);
         if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
         aicf__cuo_patch(op, offsetof(aicf__k_permute, x), x, add_x);
         aicf__cuo_patch(op, offsetof(aicf__k_permute, y), y, add_y);
-        aicf__cuo_reason(c, "strided gather: %lld elements over %d collapsed dims", (long long)n, rank);
+        aicf__cuo_reason(c, "strided gather: %lld elements over %d collapsed dims%s", (long long)n, rank,
+                         vec ? ", 16-byte groups (innermost dim contiguous)" : "");
     }
     return AICF_SUCCESS;
 }
@@ -18504,24 +18511,63 @@ static int aicf__cuo_ew_code(aicf__op op, float* alpha, float* beta) {
 
 static const char* const aicf__cuo_ew_mode_names[5] = {"full", "scalar", "inner", "middle", "strided"};
 
+/* Whether tensor t is a float32 scalar constant within 1e-6 (relative) of want. */
+static int aicf__cuo_is_scalar(const aicf__cuo* c, int t, double want) {
+    const aicf__tensor* tt;
+    float v;
+    if (t < 0) return 0;
+    tt = &c->g->tensors[t];
+    if (!(tt->flags & AICF__T_CONST) || !tt->data || tt->dtype != AICF_DTYPE_FLOAT32 || tt->data_bytes != sizeof(float)) return 0;
+    memcpy(&v, tt->data, sizeof v);
+    return fabs((double)v - want) <= 1e-6 * fabs(want);
+}
+
+/* GELU as ONNX exporters write it before opset 20 (torch.nn.functional.gelu):
+       Div(x, sqrt 2) or Mul(x, 1/sqrt 2) -> Erf -> Add 1 -> Mul by x -> Mul 0.5 (the two Muls in
+       either order, x on either side)
+   at the head of a chain whose input is x: replaced in ops by one Gelu (AICF_FN_GELU,
+   0.5 x (1 + erf(x / sqrt 2)), the same function; Hendrycks & Gimpel, arXiv:1606.08415).
+   Returns the new op count (n_ops when nothing matched). */
+static int aicf__cuo_fold_gelu(const aicf__cuo* c, int x, aicf__cuo_ewop* ops, int n_ops) {
+    int k, mx, mh;
+    if (n_ops < 5 || x < 0) return n_ops;
+    if (!((ops[0].op == AICF__OP_Div && !ops[0].left && aicf__cuo_is_scalar(c, ops[0].operand, 1.4142135623730951)) ||
+          (ops[0].op == AICF__OP_Mul && aicf__cuo_is_scalar(c, ops[0].operand, 0.7071067811865476))))
+        return n_ops;
+    if (ops[1].op != AICF__OP_Erf || ops[2].op != AICF__OP_Add || !aicf__cuo_is_scalar(c, ops[2].operand, 1.0)) return n_ops;
+    mx = ops[3].op == AICF__OP_Mul && ops[3].operand == x ? 3 : (ops[4].op == AICF__OP_Mul && ops[4].operand == x ? 4 : -1);
+    mh = mx == 3 ? 4 : 3;
+    if (mx < 0 || ops[mh].op != AICF__OP_Mul || !aicf__cuo_is_scalar(c, ops[mh].operand, 0.5)) return n_ops;
+    ops[0].op = AICF__OP_Gelu;
+    ops[0].operand = -1;
+    ops[0].left = 0;
+    ops[0].alpha = 0.0f; /* approximate = "none" */
+    ops[0].beta = 0.0f;
+    for (k = 5; k < n_ops; k++) ops[k - 4] = ops[k];
+    return n_ops - 4;
+}
+
 /* Adds one ewchain launch: y = ops[n-1](... ops[0](x)) over y's shape, x and the operands read
    through broadcast descriptors (x may be y: in place). AICF_ERROR_UNSUPPORTED without adding
    anything when the broadcasts do not fold to 4 dimensions. */
-static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops, int n_ops) {
+static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops_in, int n_in) {
     aicf__k_ewchain a;
     const aicf__shape* ys = aicf__cuo_shape(c, y);
     int64_t shape[AICF_MAX_RANK], stv[AICF__EW_MAX_OPS + 1][AICF_MAX_RANK], cst[4];
     int64_t* st[AICF__EW_MAX_OPS + 1];
     int src_t[AICF__EW_MAX_OPS + 1];
     aicf__k_ew_src* src_d[AICF__EW_MAX_OPS + 1];
-    int n_src = 0, rank, k, j;
+    int n_src = 0, rank, k, j, vec, n_ops = n_in;
     unsigned grid[3], block[3];
     aicf__cuo_op* op = NULL;
     char name[96], modes[64];
     size_t ml = 0;
     aicf_result r;
     int64_t n = aicf__cuo_numel(c, y);
-    if (n_ops < 1 || n_ops > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
+    if (n_in < 1 || n_in > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    memcpy(ops, ops_in, sizeof(aicf__cuo_ewop) * (size_t)n_in);
+    n_ops = aicf__cuo_fold_gelu(c, x, ops, n_in);
     memset(&a, 0, sizeof a);
     a.n = n;
     a.n_ops = n_ops;
@@ -18595,8 +18641,16 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
                                aicf__cuo_ew_mode_names[d->mode]);
         if (ml >= sizeof modes) ml = sizeof modes - 1;
     }
-    snprintf(name, sizeof name, "aicf_ewchain_%s", aicf__cuo_dtn(c));
-    aicf__cuo_dims1(n, grid, block);
+    /* 4 elements per thread where every source allows it (templates/ewchain.cu.j2 aicf_ew_readv) */
+    vec = n % 4 == 0 && aicf__cuo_align(c, y, 0) >= 4 * c->es;
+    for (j = 0; j < n_src && vec; j++) {
+        const aicf__k_ew_src* d = src_d[j];
+        uint64_t al = aicf__cuo_align(c, src_t[j], 0);
+        if ((d->mode == 0 && al < 4 * c->es) || (d->mode == 2 && (d->a % 4 != 0 || al < 4 * c->es)) || (d->mode == 3 && d->b % 4 != 0))
+            vec = 0;
+    }
+    snprintf(name, sizeof name, "aicf_ewchain_%s%s", aicf__cuo_dtn(c), vec ? "_v4" : "");
+    aicf__cuo_dims1(vec ? n / 4 : n, grid, block);
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_ewchain, y), y, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_ewchain, x), x, 0);
@@ -18606,8 +18660,8 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
                             ops[k].operand, 0);
             j++;
         }
-    aicf__cuo_reason(c, "fused chain of %d elementwise ops in one pass over %lld elements (sources: %s)", n_ops,
-                     (long long)n, modes);
+    aicf__cuo_reason(c, "fused chain of %d elementwise ops in one pass over %lld elements%s%s (sources: %s)", n_in,
+                     (long long)n, vec ? ", 4 per thread" : "", n_ops < n_in ? "; Div Erf Add Mul Mul as one Gelu" : "", modes);
     return AICF_SUCCESS;
 }
 
@@ -18676,7 +18730,7 @@ static aicf_result aicf__cuo_lower_epilogue(aicf__cuo* c) {
         return AICF_SUCCESS;
     }
     if (r != AICF_SUCCESS) return r;
-    snprintf(c->reason, sizeof c->reason, "%.110s; then %d fused elementwise ops in one in-place pass", why, n);
+    snprintf(c->reason, sizeof c->reason, "%.125s; then %d fused elementwise ops in one in-place pass", why, n);
     return AICF_SUCCESS;
 }
 
@@ -19064,12 +19118,17 @@ typedef struct aicf__k_conv2d_tc {
 } aicf__k_conv2d_tc;
 typedef char aicf__k_check_conv2d_tc[sizeof(aicf__k_conv2d_tc) == 208 ? 1 : -1];
 
-/* the tensor-core kernel's tile (templates/conv_tc.cu.j2) and split-K bounds */
-#define AICF__CUC_TC_BM 64
+/* the tensor-core kernel's tile (templates/conv_tc.cu.j2: BM = 64 or 128 output channels by 64
+   columns by 32 of K) and split-K bounds */
 #define AICF__CUC_TC_BN 64
 #define AICF__CUC_TC_BK 32
 #define AICF__CUC_TC_MAX_SPLITS 32
-#define AICF__CUC_TC_MIN_KTILES 4 /* K tiles per split at least */
+#ifndef AICF__CUC_TC_MIN_KTILES
+#  define AICF__CUC_TC_MIN_KTILES 4 /* K tiles per split at least */
+#endif
+#ifndef AICF__CUC_TC_WAVES
+#  define AICF__CUC_TC_WAVES 2 /* split K while the tiles are fewer than this many blocks per SM */
+#endif
 
 /* AUTO's cost model (aicf__cuc_choose). */
 #define AICF__CUC_AUTO_MIN_K 64                   /* GEMM depth C*KH*KW */
@@ -19080,6 +19139,7 @@ typedef struct aicf__cuc_choice {
     int tc;            /* 1: the tensor-core implicit GEMM (aicf_conv2d_tc_f16) */
     int64_t splits;    /* tc: K splits (1 = none); k_per_split: K per split, a multiple of 32 */
     int64_t k_per_split;
+    int64_t bm;        /* tc: output channels per block (64 or 128) */
     int gemm;          /* 1: lower to cuBLASLt (the caller still needs an algorithm) */
     int im2col;        /* 1: through the column buffer; 0: B is x itself (pointwise) */
     int64_t M, N, K;   /* the GEMM per image: M = Cout, N = P = OH*OW, K = C*KH*KW */
@@ -19110,18 +19170,24 @@ static int aicf__cuc_have_lt(const aicf__cuo* c) {
 }
 
 /* Whether the tensor-core implicit GEMM takes this (group 1) conv: NULL and *ch filled (tc, M/N/K,
-   splits, scratch, why) if so, else why not. Split-K: with T = ceil(M/64) * ceil(N*OH*OW/64)
-   output tiles fewer than the device's SMs, K is cut into ceil(SMs / T) splits (at most 32, each
-   at least 4 K-tiles of 32), so that about one block per SM runs; the float32 partial sums take
+   bm, splits, scratch, why) if so, else why not. Tile: BM = 128 output channels per block when
+   M >= 128 (each gathered element of x then feeds twice the MMAs), else 64. Split-K: with
+   T = ceil(M/BM) * ceil(N*OH*OW/64) output tiles fewer than 2 blocks per SM (AICF__CUC_TC_WAVES;
+   measured on resnet18 at batch 1, 8 and 32: 2 and 4 beat 1 by 8-20%, 2 and 4 alike), K is
+   cut into ceil(2 * SMs / T) splits (at most 32, each at least 4 K-tiles of 32); the float32
+   partial sums take
    splits * M * N*OH*OW * 4 bytes of scratch (at most 1 GiB, else no split). The SM count is the
    context's device's (aicf_device_info.sm_count); a plan is made for one device. */
 static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, aicf__cuc_choice* ch) {
     const int64_t lim = (int64_t)1 << 31, sp = (int64_t)1 << 28;
     int64_t K = w->C * w->KH * w->KW, P = w->OH * w->OW, NP = w->N * P, tiles, ktiles, splits = 1, kt = 0, sm = 132;
     size_t ws = 0;
+    int64_t bm = M >= 128 ? 128 : 64;
     if (c->es != 2) return "not for fp32 storage";
-    if (aicf__cuda_kernel_find("aicf_conv2d_tc_f16") < 0 || aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0)
-        return "aicf_conv2d_tc_f16 not in the kernel table";
+    if (aicf__cuda_kernel_find(bm == 128 ? "aicf_conv2d_tc_f16_m128_vw" : "aicf_conv2d_tc_f16_m64_vw") < 0 ||
+        aicf__cuda_kernel_find(bm == 128 ? "aicf_conv2d_tc_f16_m128" : "aicf_conv2d_tc_f16_m64") < 0 ||
+        aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0)
+        return "aicf_conv2d_tc_f16_* not in the kernel table";
     if (M <= 0 || K <= 0 || NP <= 0) return "empty GEMM";
     if (w->C * w->H * w->W >= lim || K >= lim || M >= lim || P >= lim || (NP + 63) / 64 >= lim || (M + 63) / 64 > 65535 ||
         w->H >= sp || w->W >= sp || w->OH >= sp || w->OW >= sp || (w->KH - 1) * w->dh >= sp || (w->KW - 1) * w->dw >= sp ||
@@ -19130,10 +19196,10 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
 #if !defined(AICF_NO_CUDA)
     if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
 #endif
-    tiles = ((M + AICF__CUC_TC_BM - 1) / AICF__CUC_TC_BM) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+    tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
     ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
-    if (tiles < sm && ktiles >= 2 * AICF__CUC_TC_MIN_KTILES) {
-        splits = (sm + tiles - 1) / tiles;
+    if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * AICF__CUC_TC_MIN_KTILES) {
+        splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
         if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
         if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
     }
@@ -19150,6 +19216,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         ws = 0;
     }
     ch->tc = 1;
+    ch->bm = bm;
     ch->M = M;
     ch->N = NP;
     ch->K = K;
@@ -19329,7 +19396,7 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
     aicf__k_conv2d_tc a;
     aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
-    char b1[32], split[96];
+    char b1[32], split[96], kname[48];
     aicf_result r;
     while (k < c->st->n_epi && !relu) {
         const aicf__epi* e = &c->st->epi[k];
@@ -19373,11 +19440,12 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
     a.vec_w = ch->K % 8 == 0 && aicf__cuo_align(c, Wt, 0) >= 16;
     a.vec_y = (w->OH * w->OW) % 2 == 0 && aicf__cuo_align(c, Y, 0) >= 4 && (res < 0 || aicf__cuo_align(c, res, 0) >= 4);
     grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
-    grid[1] = (unsigned)((ch->M + AICF__CUC_TC_BM - 1) / AICF__CUC_TC_BM);
+    grid[1] = (unsigned)((ch->M + ch->bm - 1) / ch->bm);
     grid[2] = (unsigned)ch->splits;
-    block[0] = 128;
+    block[0] = (unsigned)(2 * ch->bm);
     block[1] = block[2] = 1;
-    if ((r = aicf__cuo_kernel(c, "aicf_conv2d_tc_f16", &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    snprintf(kname, sizeof kname, "aicf_conv2d_tc_f16_m%d%s", (int)ch->bm, a.vec_w ? "_vw" : "");
+    if ((r = aicf__cuo_kernel(c, kname, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, x), X, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, w), Wt, 0);
     if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, bias), Bi, 0);
@@ -19392,13 +19460,13 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
         if (res >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, res), res, 0);
         aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
         aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, 0);
-        snprintf(split, sizeof split, "; split-K %lld x %lld (%d SMs), partials %s, reduce", (long long)ch->splits,
-                 (long long)ch->k_per_split, ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
+        snprintf(split, sizeof split, "; split-K %lldx%lld (%d SMs, %s)", (long long)ch->splits, (long long)ch->k_per_split,
+                 ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
     }
     c->st->epi_native = k;
-    aicf__cuo_reason(c, "implicit GEMM on fp16 tensor cores 64x64x32: M=%lld N=%lld K=%lld (%s)%s; epilogue: %s%s%s%s",
-                     (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split, Bi >= 0 ? "bias" : "-",
-                     res >= 0 ? " + residual" : "", relu ? ", relu" : "", a.vec_y ? "" : " (16-bit stores)");
+    aicf__cuo_reason(c, "tensor-core implicit GEMM %dx64x32 M=%lld N=%lld K=%lld (%s)%s; epilogue %s%s%s%s",
+                     (int)ch->bm, (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split, Bi >= 0 ? "bias" : "-",
+                     res >= 0 ? "+res" : "", relu ? "+relu" : "", a.vec_y ? "" : "; 2-byte stores");
     return AICF_SUCCESS;
 }
 

@@ -77,8 +77,11 @@ def _conv():
 def _conv_tc():
     # Conv as an implicit GEMM on float16 tensor cores (src/82_cuda_conv.c), and its split-K
     # reduction; float16 storage only (mma.sync.m16n8k16, sm_80 and later)
-    return [_k("aicf_conv2d_tc_f16", "conv2d_tc", "f16", {"variant": "tc", "tile": "64x64x32"}, block=128),
-            _k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"})]
+    # BM output channels per block (2 x BM threads), vw: 16-byte weight loads (K % 8 == 0)
+    ks = [_k("aicf_conv2d_tc_f16_m%d%s" % (bm, "_vw" if vw else ""), "conv2d_tc", "f16",
+             {"variant": "tc", "bm": bm, "vw": vw, "tile": "%dx64x32" % bm}, block=2 * bm)
+          for bm in (64, 128) for vw in (0, 1)]
+    return ks + [_k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"})]
 
 
 def _im2col():
@@ -117,6 +120,9 @@ def _layout():
     ks = []
     for dt in DTYPES:
         ks.append(_k("aicf_permute_%s" % dt, "permute", dt, {}))
+        # 16-byte elements: the innermost dimension kept contiguous (src/81_cuda_ops.c aicf__cuo_permute)
+        vw = 4 if dt == "f32" else 8
+        ks.append(_k("aicf_permute_%s_v%d" % (dt, vw), "permute", dt, {"vec": vw}))
         ks.append(_k("aicf_transpose2d_%s" % dt, "transpose2d", dt, {"tile": "32x32"}))
         for vec in (1, 4):
             ks.append(_k("aicf_copy2d_%s_v%d" % (dt, vec), "copy2d", dt, {"vec": vec}))
@@ -170,5 +176,6 @@ MODULES += [
     {"name": "resize", "template": "resize.cu.j2", "context": {}, "kernels": _resize()},
     # fused elementwise chains: the epilogues of fused steps (src/81_cuda_ops.c aicf__cuo_ewchain)
     {"name": "ewchain", "template": "ewchain.cu.j2", "context": {},
-     "kernels": [_k("aicf_ewchain_%s" % dt, "ewchain", dt, {"max_ops": 9}) for dt in DTYPES]},
+     "kernels": [_k("aicf_ewchain_%s%s" % (dt, "_v4" if vec == 4 else ""), "ewchain", dt, {"max_ops": 9, "vec": vec})
+                 for dt in DTYPES for vec in (1, 4)]},
 ]

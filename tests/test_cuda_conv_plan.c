@@ -707,15 +707,18 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tc a;
-        int64_t NP = c->N * ge.P, tiles = ((c->M + 63) / 64) * ((NP + 63) / 64), kt = (ge.K + 31) / 32, want_splits = 1;
-        CHECK(strcmp(st->kernel, "aicf_conv2d_tc_f16") == 0, "%s: kernel %s", tag, st->kernel);
+        int64_t bm = c->M >= 128 ? 128 : 64, NP = c->N * ge.P, tiles = ((c->M + bm - 1) / bm) * ((NP + 63) / 64),
+                kt = (ge.K + 31) / 32, want_splits = 1;
+        char kname[48];
+        snprintf(kname, sizeof kname, "aicf_conv2d_tc_f16_m%d%s", (int)bm, ge.K % 8 == 0 ? "_vw" : "");
+        CHECK(strcmp(st->kernel, kname) == 0, "%s: kernel %s, expected %s", tag, st->kernel, kname);
         CHECK(strstr(st->reason, algo == AICF_CONV_AUTO ? "AUTO: float16, group 1" : "conv_algo IMPLICIT_GEMM_TC") != NULL,
               "%s: reason \"%s\" does not name the rule", tag, st->reason);
         CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
-        /* split-K as documented: ceil(132 SMs / tiles) when tiles < 132 and K has >= 8 tiles of 32,
-           at most K-tiles / 4 and 32, then no empty split */
-        if (tiles < 132 && kt >= 8) {
-            want_splits = (132 + tiles - 1) / tiles;
+        /* split-K as documented: ceil(2 x 132 SMs / tiles) when tiles < 2 x 132 and K has >= 8 tiles
+           of 32, at most K-tiles / 4 and 32, then no empty split */
+        if (tiles < 264 && kt >= 8) {
+            want_splits = (264 + tiles - 1) / tiles;
             if (want_splits > kt / 4) want_splits = kt / 4;
             if (want_splits > 32) want_splits = 32;
             if (want_splits > 1) want_splits = (kt + (kt + want_splits - 1) / want_splits - 1) / ((kt + want_splits - 1) / want_splits);
@@ -735,7 +738,8 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
                       a.vec_w == (ge.K % 8 == 0) && a.vec_y == (ge.P % 2 == 0),
                   "%s: tc arguments (splits %lld, want %lld; vec_w %lld vec_y %lld)", tag, (long long)a.splits, (long long)want_splits,
                   (long long)a.vec_w, (long long)a.vec_y);
-            CHECK(ops[0].block[0] == 128 && ops[0].grid[0] == (unsigned)((NP + 63) / 64) && ops[0].grid[1] == (unsigned)((c->M + 63) / 64) &&
+            CHECK(ops[0].block[0] == (unsigned)(2 * bm) && ops[0].grid[0] == (unsigned)((NP + 63) / 64) &&
+                      ops[0].grid[1] == (unsigned)((c->M + bm - 1) / bm) &&
                       ops[0].grid[2] == (unsigned)a.splits,
                   "%s: tc launch grid(%u,%u,%u) block %u", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2], ops[0].block[0]);
             for (j = 0; j < ops[0].n_patch; j++) {
@@ -964,6 +968,8 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("M=16 (AUTO stays direct)", 4, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1, 0);
     cs[n++] = mk("1-D k5 s2 p2 d1", 3, 3, 20, 1, 40, 36, 1, 5, 2, 2, 1, 1);
     cs[n++] = mk("1-D k3 d3 p3", 3, 1, 32, 1, 30, 64, 1, 3, 1, 3, 3, 0);
+    cs[n++] = mk("3x3 M=160 (fp16: 128-row tiles, split-K)", 4, 1, 64, 9, 9, 160, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("5x5 M=128 C=3 (fp16: 128-row tiles, 2-byte weights)", 4, 2, 3, 12, 12, 128, 5, 5, 1, 2, 1, 0);
     {
         ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
         c.sw = 2;

@@ -255,6 +255,32 @@ static void c_conv_residual_relu_splitk(fb* b) {
     fb_output(b, "y2");
 }
 
+/* GELU as exporters write it before opset 20: Div(x, sqrt 2) Erf Add(1) Mul(x) Mul(0.5), then a
+   Tanh; and the other spelling, Mul(x, 1/sqrt 2) ... Mul(0.5) then Mul(x on the left). The
+   CUDA chain kernel runs each as one Gelu op (src/81_cuda_ops.c aicf__cuo_fold_gelu); the CPU
+   reference runs the ops as written. */
+static void c_gelu_exported(fb* b) {
+    static const int64_t x[2] = {4, 96};
+    fb_input(b, "x", 2, x, -3, 3);
+    fb_scalar(b, "sqrt2", 1.41421356f);
+    fb_scalar(b, "rsqrt2", 0.70710678f);
+    fb_scalar(b, "one", 1.0f);
+    fb_scalar(b, "half", 0.5f);
+    fb_node(b, "div", "Div", "x,sqrt2", "d", NULL, 0);
+    fb_node(b, "erf", "Erf", "d", "e", NULL, 0);
+    fb_node(b, "add", "Add", "e,one", "a", NULL, 0);
+    fb_node(b, "mulx", "Mul", "x,a", "m", NULL, 0);
+    fb_node(b, "mulh", "Mul", "m,half", "g", NULL, 0);
+    fb_node(b, "tanh", "Tanh", "g", "y", NULL, 0);
+    fb_output(b, "y");
+    fb_node(b, "mul2", "Mul", "x,rsqrt2", "d2", NULL, 0);
+    fb_node(b, "erf2", "Erf", "d2", "e2", NULL, 0);
+    fb_node(b, "add2", "Add", "one,e2", "a2", NULL, 0);
+    fb_node(b, "mulh2", "Mul", "a2,half", "m2", NULL, 0);
+    fb_node(b, "mulx2", "Mul", "m2,x", "y2", NULL, 0);
+    fb_output(b, "y2");
+}
+
 /* Conv without bias + PRelu(slope per channel) + per-channel scale and shift */
 static void c_conv_prelu_affine(fb* b) {
     static const int64_t x[4] = {1, 3, 7, 5}, w[4] = {6, 3, 1, 1}, pc[3] = {6, 1, 1};
@@ -485,6 +511,7 @@ static const fcase CASES[] = {
     {"linear_residual_gelu", c_linear_residual_gelu, 8, 2},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2},
+    {"gelu_exported", c_gelu_exported, 11, 2},
     {"conv_prelu_affine", c_conv_prelu_affine, 4, 1},
     {"broadcast_chain", c_broadcast_chain, 7, 1},
     {"long_chain", c_long_chain, 10, 2},
@@ -707,6 +734,15 @@ static void test_fake_cuda_plans(void) {
                     CHECK(strstr(text, "fused chain of") != NULL || strstr(text, "fused elementwise ops") != NULL ||
                               strstr(text, "inside the main kernel") != NULL,
                           "fake CUDA %s: fused steps use the chain kernel or the main kernel's epilogue:\n%s", CASES[i].name, text);
+                /* the chain kernel's 4-wide variant: broadcast_chain (24 elements; INNER, MIDDLE, GENERAL
+                   and SCALAR operands) takes it, long_chain (99 elements) cannot */
+                if (!strcmp(CASES[i].name, "broadcast_chain") || !strcmp(CASES[i].name, "long_chain"))
+                    CHECK(!strstr(text, "4 per thread") == !strcmp(CASES[i].name, "long_chain"),
+                          "fake CUDA %s: chain kernel width:\n%s", CASES[i].name, text);
+                if (!strcmp(CASES[i].name, "gelu_exported")) {
+                    const char* g1 = strstr(text, "as one Gelu");
+                    CHECK(g1 && strstr(g1 + 1, "as one Gelu"), "fake CUDA gelu_exported: both spellings as one Gelu op:\n%s", text);
+                }
                 /* fp16 Conv + residual Add + Relu: all in the tensor-core conv's epilogue */
                 if (pr && !strncmp(CASES[i].name, "conv_residual_relu", 18))
                     CHECK(strstr(text, "aicf_conv2d_tc_f16") != NULL && strstr(text, "[first 2 inside the main kernel]") != NULL &&

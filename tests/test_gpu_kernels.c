@@ -907,6 +907,13 @@ static void cases_softmax_layout(void) {
         tc_attr_ints(&tc, "perm", 3, DIMS(3, I64(0), I64(2), I64(1)));
         tc.expect = expect;
         run_case(&tc);
+        /* the innermost dimension kept (attention's head split): 16-byte groups */
+        snprintf(expect, sizeof expect, "aicf_permute_%s_v%d", dt, p ? 8 : 4);
+        tc_new(&tc, "Transpose", PRECS[p], "Transpose [2,8,3,16] perm (2,0,1,3)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(8), I64(3), I64(16)), 0, -2, 2);
+        tc_attr_ints(&tc, "perm", 4, DIMS(4, I64(2), I64(0), I64(1), I64(3)));
+        tc.expect = expect;
+        run_case(&tc);
         tc_new(&tc, "Transpose", PRECS[p], "Transpose [2,1,33,1,70] default perm");
         tc_in(&tc, "x", 5, DIMS(5, I64(2), I64(1), I64(33), I64(1), I64(70)), 0, -2, 2);
         tc.expect = NULL;
@@ -1656,6 +1663,7 @@ static void cases_conv_algo(void) {
     cs[n++] = ca_mk(4, 1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1);
     cs[n++] = ca_mk(4, 2, 33, 8, 8, 72, 3, 3, 1, 1, 1, 1);
     cs[n++] = ca_mk(4, 1, 512, 14, 14, 128, 3, 3, 2, 1, 1, 0);
+    cs[n++] = ca_mk(4, 2, 3, 32, 30, 128, 7, 7, 2, 3, 1, 1); /* K = 147, M = 128: 128-row tiles, 2-byte weights */
     for (i = 0; i < 6; i++) { /* random shapes */
         int64_t k = 1 + 2 * (int64_t)(rnd_u64() % 4), pad = (int64_t)(rnd_u64() % 3), dil = 1 + (int64_t)(rnd_u64() % 2);
         ca_shape c = ca_mk(rnd_u64() % 5 ? 4 : 3, 1 + (int64_t)(rnd_u64() % 3), 1 + (int64_t)(rnd_u64() % 48),
@@ -1919,10 +1927,11 @@ int main(int argc, char** argv) {
               aicf_last_error(g_ctx_nolt), i2.cublaslt_available);
     }
     /* every op kernel was written for 256 threads per block (81_cuda_ops.c launches that), but the
-       tensor-core conv, written for 128 (82_cuda_conv.c launches that) */
+       tensor-core convs, written for 2 x their rows per block (82_cuda_conv.c launches that) */
     for (i = 0; i < AICF__KT_NUM_KERNELS; i++)
         if (strcmp(aicf__kt_kernels[i].op, "axpy") != 0) {
-            unsigned want = strcmp(aicf__kt_kernels[i].name, "aicf_conv2d_tc_f16") == 0 ? 128u : AICF__CUO_BLOCK;
+            const char* nm = aicf__kt_kernels[i].name;
+            unsigned want = !strncmp(nm, "aicf_conv2d_tc_f16_m", 20) ? 2u * (unsigned)atoi(nm + 20) : AICF__CUO_BLOCK;
             CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
                   aicf__kt_kernels[i].block, want);
         }
