@@ -2233,7 +2233,13 @@ static aicf_result aicf__op_run_cos(const aicf__opc* c, void* const* out) {
     size_t n = aicf__op_numel(&y->shape), esz, i;
     AICF__OP_TRY(aicf__op_cos_value(c, &dt, &val));
     esz = aicf_dtype_size(dt);
-    for (i = 0; i < n; i++) memcpy((unsigned char*)out[0] + i * esz, val, esz);
+    if (esz == 4 && (uintptr_t)out[0] % 4 == 0) { /* float32 and int32 fills: one store per element */
+        uint32_t v, *o = (uint32_t*)out[0];
+        memcpy(&v, val, 4);
+        for (i = 0; i < n; i++) o[i] = v;
+    } else {
+        for (i = 0; i < n; i++) memcpy((unsigned char*)out[0] + i * esz, val, esz);
+    }
     return AICF_SUCCESS;
 }
 
