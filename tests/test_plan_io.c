@@ -458,7 +458,7 @@ static void test_policy_roundtrip(aicf_context* ctx) {
     for (pr = 0; pr < 4; pr++)
         for (fb = 0; fb < 2; fb++)
             for (nf = 0; nf < 2; nf++)
-                for (cv = 0; cv < 3; cv++)
+                for (cv = 0; cv < 4; cv++)
                     for (mm = 0; mm < 3; mm++)
                         for (li = 0; li < 6; li++) {
                             aicf_policy p, q;
@@ -1411,6 +1411,8 @@ static void test_fake_cuda(void) {
                           "%s: cuBLASLt algorithm records:\n%s", name, s);
                 if (lt && v >= 4 && MODELS[i].build == build_cnn)
                     CHECK(strstr(s, ":scratch+0") != NULL && has_scratch(s), "%s: im2col scratch", name);
+                if (v >= 2 && v < 4 && MODELS[i].build == build_cnn) /* fp16 convs: the tensor-core kernel, saved and loaded */
+                    CHECK(strstr(s, "kernel name=\"aicf_conv2d_tc_f16_m64") != NULL, "%s: tensor-core conv op lines:\n%s", name, s);
                 if (!lt) CHECK(strstr(s, " matmul ") == NULL, "%s: no cuBLASLt, no matmul ops", name);
                 if (aicf_plan_load_memory(g, s, strlen(s), &q) == AICF_SUCCESS) s2 = serialize(q);
                 CHECK(s2 && strcmp(s, s2) == 0, "%s: save -> load not identical: %s", name, aicf_last_error(ctx));
