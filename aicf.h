@@ -19197,6 +19197,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     if (M <= 0 || K <= 0 || NP <= 0) return "empty GEMM";
     if (w->C * w->H * w->W >= lim || K >= lim || M >= lim || P >= lim || (NP + 63) / 64 >= lim || (M + 63) / 64 > 65535 ||
         w->H >= sp || w->W >= sp || w->OH >= sp || w->OW >= sp || (w->KH - 1) * w->dh >= sp || (w->KW - 1) * w->dw >= sp ||
+        w->OH * w->sh >= sp || w->OW * w->sw >= sp || w->ph >= sp || w->pw >= sp ||
         w->C * w->H * w->W + (w->KH - 1) * w->dh * w->W + (w->KW - 1) * w->dw >= lim)
         return "sizes beyond the kernel's 32-bit offsets";
 #if !defined(AICF_NO_CUDA)
