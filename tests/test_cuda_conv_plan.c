@@ -645,6 +645,17 @@ static float* emulate_tc(const aicf__k_conv2d_tc* a, const unsigned grid[3], con
     return y;
 }
 
+/* ||got - ref||_2 / ||ref||_2 over n floats */
+static double rel_l2(const float* got, const float* ref, size_t n) {
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        num += ((double)got[i] - ref[i]) * ((double)got[i] - ref[i]);
+        den += (double)ref[i] * ref[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
 /* The CPU reference: the same graph on AICF_BACKEND_CPU. */
 static float* cpu_ref(aicf_graph* g, const float* x, size_t* n) {
     aicf_plan* p = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
@@ -727,9 +738,9 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
               "%s: %d launches, expected %d", tag, pr ? pr->n_ops : 0, want_splits > 1 ? 2 : 1);
         if (pr && ops && ops[0].kind == AICF__CUO_KERNEL) {
             char msg[200];
-            size_t n = 0, i;
+            size_t n = 0;
             float *ref, *got;
-            double num = 0, den = 0, e;
+            double e;
             int j, px = -1, pw = -1, pb = -1, py = -1, pws = -1;
             memcpy(&a, ops[0].args, sizeof a);
             CHECK(a.N == c->N && a.C == c->C && a.H == c->H && a.W == c->W && a.M == c->M && a.OH == ge.OH && a.OW == ge.OW &&
@@ -766,11 +777,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
             CHECK(got != NULL, "%s: emulation: %s", tag, msg);
             if (ref && got) {
-                for (i = 0; i < n; i++) {
-                    num += ((double)got[i] - ref[i]) * ((double)got[i] - ref[i]);
-                    den += (double)ref[i] * ref[i];
-                }
-                e = sqrt(num / (den > 0 ? den : 1));
+                e = rel_l2(got, ref, n);
                 CHECK(e <= 2e-3, "%s: the tc program on the host differs from the CPU reference: rel err %.3g", tag, e);
                 if (g_verbose && e <= 2e-3) printf("ok   %s: tc program emulated, rel err %.2g vs CPU float32\n", tag, e);
             }
@@ -895,18 +902,14 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     /* the program, run on the host, against the CPU reference */
     if (expect_gemm && prec == AICF_PRECISION_FP32 && !c->relu) {
         char msg[200];
-        size_t n = 0, i;
+        size_t n = 0;
         float* ref = cpu_ref(cg.g, cg.x, &n);
         float* got = emulate(p, si, cg.x, msg, sizeof msg);
-        double num = 0, den = 0, e;
+        double e;
         CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
         CHECK(got != NULL, "%s: emulation: %s", tag, msg);
         if (ref && got) {
-            for (i = 0; i < n; i++) {
-                num += ((double)got[i] - ref[i]) * ((double)got[i] - ref[i]);
-                den += (double)ref[i] * ref[i];
-            }
-            e = sqrt(num / (den > 0 ? den : 1));
+            e = rel_l2(got, ref, n);
             CHECK(e <= 1e-5, "%s: the program on the host differs from the CPU reference: rel err %.3g", tag, e);
             if (e <= 1e-5) printf("ok   %s: program emulated on the host, rel err %.2g vs CPU; %s\n", tag, e, st->reason);
         }
