@@ -358,7 +358,7 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        workspace_limit = BYTES             (cuBLASLt workspace; 0 = 32 MiB; a unit B, KiB, MiB,
                                             GiB or K, M, G may follow the digits)
        no_fusion = 0 | 1
-       conv_algo = auto | direct | im2col_gemm
+       conv_algo = auto | direct | im2col_gemm | implicit_gemm_tc
        matmul_algo = auto | cublaslt | generated
    aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
    line, so parse(format(p)) == p for every valid policy. Writes into buf (NUL-terminated when
@@ -408,8 +408,8 @@ AICF_API aicf_result aicf_plan_load_memory(aicf_graph* graph, const void* data, 
    on CUDA every launch of the step (kernels, copies, cuBLASLt matmuls with M/N/K, the
    algorithm's rank among the heuristic's results, workspace and alignments), and the decision
    with its reason (which names the alternatives the lowering weighed: vec4 or scalar, cuBLASLt
-   or the generated GEMM, direct or im2col convolution, ...); then the memory totals (arena
-   against its lower bound, weights, scratch, cuBLASLt workspace).
+   or the generated GEMM, direct, im2col or tensor-core implicit-GEMM convolution, ...); then
+   the memory totals (arena against its lower bound, weights, scratch, cuBLASLt workspace).
    aicf_plan_dot: the plan as a Graphviz digraph: one box per step (op, node name, kernel),
    inputs and outputs as ellipses, an edge per arena tensor from the step writing it to each
    step reading it (labelled name and shape; weights are not drawn), and every fused step as a
