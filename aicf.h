@@ -856,7 +856,8 @@ typedef struct aicf__loc {
     size_t offset; /* bytes from the start of the space */
     size_t bytes;  /* in the storage dtype */
     aicf_dtype sdtype; /* storage dtype on the backend (FLOAT16 for float tensors under fp16) */
-    int alias_of;  /* tensor whose storage this one shares (aliasing ops), or -1 */
+    int alias_of;  /* tensor whose storage this one shares (aliasing ops, Split views), or -1 */
+    size_t alias_add; /* bytes into alias_of's storage where this one starts (Split views), else 0 */
 } aicf__loc;
 
 typedef enum aicf__step_kind {
@@ -11092,9 +11093,17 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             if (iv[i].first <= s && iv[i].last >= s) live += iv[i].bytes;
         if (live > lower) lower = live;
     }
-    /* aliases take their root's offset */
+    /* aliases take their root's offset, plus the view offsets along the way */
     for (i = 0; i < nt; i++)
-        if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) p->loc[i].offset = p->loc[aicf__root(p, i)].offset;
+        if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) {
+            size_t add = 0;
+            int t = i;
+            while (p->loc[t].alias_of >= 0) {
+                add += p->loc[t].alias_add;
+                t = p->loc[t].alias_of;
+            }
+            p->loc[i].offset = p->loc[t].offset + add;
+        }
     p->arena_bytes = arena;
     p->arena_lower_bound = lower;
     aicf__free(p->ctx, first);
@@ -11508,6 +11517,43 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             continue;
         p->loc[dst].alias_of = src;
     }
+    /* Split on the device along an axis with only 1s before it (the outermost non-unit one):
+       each output is a contiguous piece of the input, so it becomes a view into the input's
+       storage (no copy; the input lives as long as any view). The CPU reference keeps its copies. */
+    if (p->target == AICF_BACKEND_CUDA)
+        for (i = 0; i < p->n_steps; i++) {
+            aicf__step* st = &p->steps[i];
+            const aicf__node* n;
+            const aicf__shape* xs;
+            int x, ax, k, ok = 1;
+            size_t pos = 0;
+            /* (a fused epilogue would run in place on output 0, inside the input's storage) */
+            if (st->kind != AICF__STEP_NODE || st->n_in < 1 || st->in[0] < 0 || st->n_epi > 0) continue;
+            n = &g->nodes[st->node];
+            if (n->op != AICF__OP_Split) continue;
+            x = st->in[0];
+            xs = &g->tensors[x].shape;
+            if (p->loc[x].space != AICF__SPACE_ARENA || !g->tensors[x].shape_known || xs->rank < 1) continue;
+            ax = (int)aicf__attr_i(n, "axis", 0);
+            if (ax < 0) ax += xs->rank;
+            if (ax < 0 || ax >= xs->rank) continue;
+            for (k = 0; k < ax; k++)
+                if (xs->d[k] != 1) ok = 0;
+            for (k = 0; k < st->n_out && ok; k++) { /* outputs in order: consecutive pieces, like the input's storage */
+                int y = st->out[k];
+                if (y < 0 || p->loc[y].space != AICF__SPACE_ARENA || p->loc[y].sdtype != p->loc[x].sdtype ||
+                    p->loc[y].alias_of >= 0)
+                    ok = 0;
+                else if ((pos += p->loc[y].bytes) > p->loc[x].bytes)
+                    ok = 0;
+            }
+            if (!ok || pos != p->loc[x].bytes) continue;
+            for (k = 0, pos = 0; k < st->n_out; k++) {
+                p->loc[st->out[k]].alias_of = x;
+                p->loc[st->out[k]].alias_add = pos;
+                pos += p->loc[st->out[k]].bytes;
+            }
+        }
     /* weights */
     {
         size_t off = 0;
@@ -15720,7 +15766,7 @@ aicf_result aicf_exec_profile(aicf_exec* e, int warmup, int iters, float* step_u
 
 #define AICF__CUO_MAX_OPS 64     /* launches (kernels, copies, GEMMs) of one step */
 #define AICF__CUO_MAX_PATCH 12   /* device addresses in one launch */
-#define AICF__CUO_ARGS_WORDS 105 /* 840 bytes: largest argument struct (aicf__k_ewchain) */
+#define AICF__CUO_ARGS_WORDS 113 /* 904 bytes: largest argument struct (aicf__k_gemv) */
 #define AICF__CUO_MAX_ALGO 2     /* cuBLASLt algorithm records of one step */
 #define AICF__CUO_MAX_GRID ((int64_t)1 << 20) /* blocks of a grid-stride launch */
 #define AICF__CUO_BLOCK 256u     /* threads per block of every op kernel (variants.py) */
@@ -15890,6 +15936,17 @@ typedef struct aicf__k_ewchain {
 } aicf__k_ewchain;
 typedef char aicf__k_check_ewchain[sizeof(aicf__k_ewchain) == 840 ? 1 : -1];
 typedef char aicf__k_check_ewchain_fit[sizeof(aicf__k_ewchain) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
+/* templates/ewchain.cu.j2: small-M GEMM with the chain as its epilogue */
+typedef struct aicf__k_gemv {
+    aicf__k_ewchain e; /* e.y = D [M, N]; e.n = M * N; e.dims, e.ops: the epilogue */
+    uint64_t a, b;     /* A [M, K], B [N, K] */
+    int64_t M, N, K, lda, ldb;
+    float alpha;
+    int32_t pad_;
+} aicf__k_gemv;
+typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
+typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
+#define AICF__CUO_GEMV_MAX_M 8 /* rows of A up to which Gemm goes to the GEMV kernels */
 
 /* ---- the per-step program kept in step->backend ---- */
 enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
@@ -16058,7 +16115,10 @@ static aicf_result aicf__cuo_floats(aicf__cuo* c, int n_in) {
 static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) {
     int guard = 0;
     uint64_t a;
-    while (c->p->loc[t].alias_of >= 0 && guard++ < 64) t = c->p->loc[t].alias_of;
+    while (c->p->loc[t].alias_of >= 0 && guard++ < 64) { /* views start alias_add bytes into their root */
+        add += c->p->loc[t].alias_add;
+        t = c->p->loc[t].alias_of;
+    }
     if (c->p->loc[t].space == AICF__SPACE_NONE) return 1;
     a = (uint64_t)c->p->loc[t].offset + add;
     if (a == 0) return 256;
@@ -16872,6 +16932,8 @@ static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, in
     return k;
 }
 
+static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
     int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), C = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
@@ -16909,6 +16971,10 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         else mode = 3;
         if (mode == 1 || mode == 3) md.beta = beta;
         if (mode == 2) md.bias = 1;
+    }
+    if (c->p->policy.matmul_algo != AICF_MATMUL_CUBLASLT) {
+        r = aicf__cuo_lower_gemv(c, &md, A, B, has_c ? C : -1, beta, Y);
+        if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
     {
         aicf__matmul_desc plain = md;
@@ -17645,6 +17711,16 @@ static aicf_result aicf__cuo_lower_split(aicf__cuo* c) {
     if (n < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "has no outputs");
     dim = xs->d[ax];
     if ((r = aicf__cuo_split_sizes(c, dim, n, sizes)) != AICF_SUCCESS) return r;
+    if (aicf__cuo_out(c, 0) >= 0 && c->p->loc[aicf__cuo_out(c, 0)].alias_of == X) { /* the memory plan made views */
+        for (k = 0; k < n; k++)
+            if (aicf__cuo_out(c, k) < 0 || c->p->loc[aicf__cuo_out(c, k)].alias_of != X ||
+                aicf__cuo_numel(c, aicf__cuo_out(c, k)) != sizes[k] * aicf__cuo_prod(xs, ax + 1, xs->rank))
+                return aicf__cuo_fail(c, AICF_ERROR_STATE, "output %d is not the view of the input the memory plan recorded", k);
+        snprintf(c->kernel, sizeof c->kernel, "alias");
+        aicf__cuo_reason(c, "%d outputs are views into the input's storage (split along axis %d, only 1s before it): no copy", n,
+                         ax);
+        return AICF_SUCCESS;
+    }
     outer = aicf__cuo_prod(xs, 0, ax);
     inner = aicf__cuo_prod(xs, ax + 1, xs->rank);
     for (k = 0; k < n; k++) {
@@ -18553,10 +18629,12 @@ static int aicf__cuo_fold_gelu(const aicf__cuo* c, int x, aicf__cuo_ewop* ops, i
     return n_ops - 4;
 }
 
-/* Adds one ewchain launch: y = ops[n-1](... ops[0](x)) over y's shape, x and the operands read
-   through broadcast descriptors (x may be y: in place). AICF_ERROR_UNSUPPORTED without adding
-   anything when the broadcasts do not fold to 4 dimensions. */
-static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops_in, int n_in) {
+/* Fills the chain descriptor *a for y = ops[n-1](... ops[0](x)) over y's shape (everything but
+   the addresses, which the caller patches: y, x, and ops_out[k].operand for each binary op).
+   ops_out receives the ops as folded (GELU), *vec whether 4 elements per thread are allowed.
+   AICF_ERROR_UNSUPPORTED when the broadcasts do not fold to 4 dimensions or an op has no code. */
+static aicf_result aicf__cuo_ewchain_desc(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops_in, int n_in, aicf__k_ewchain* out,
+                                          aicf__cuo_ewop* ops_out, int* vec_out, char* modes, size_t modes_cap) {
     aicf__k_ewchain a;
     const aicf__shape* ys = aicf__cuo_shape(c, y);
     int64_t shape[AICF_MAX_RANK], stv[AICF__EW_MAX_OPS + 1][AICF_MAX_RANK], cst[4];
@@ -18564,14 +18642,10 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
     int src_t[AICF__EW_MAX_OPS + 1];
     aicf__k_ew_src* src_d[AICF__EW_MAX_OPS + 1];
     int n_src = 0, rank, k, j, vec, n_ops = n_in;
-    unsigned grid[3], block[3];
-    aicf__cuo_op* op = NULL;
-    char name[96], modes[64];
     size_t ml = 0;
-    aicf_result r;
     int64_t n = aicf__cuo_numel(c, y);
     aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
-    if (n_in < 1 || n_in > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    if (n_in < 0 || n_in > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
     memcpy(ops, ops_in, sizeof(aicf__cuo_ewop) * (size_t)n_in);
     n_ops = aicf__cuo_fold_gelu(c, x, ops, n_in);
     memset(&a, 0, sizeof a);
@@ -18643,9 +18717,9 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
         } else {
             d->mode = 4;
         }
-        ml += (size_t)snprintf(modes + ml, ml < sizeof modes ? sizeof modes - ml : 0, "%s%s", j ? "," : "",
+        ml += (size_t)snprintf(modes + ml, ml < modes_cap ? modes_cap - ml : 0, "%s%s", j ? "," : "",
                                aicf__cuo_ew_mode_names[d->mode]);
-        if (ml >= sizeof modes) ml = sizeof modes - 1;
+        if (ml >= modes_cap) ml = modes_cap - 1;
     }
     /* 4 elements per thread where every source allows it (templates/ewchain.cu.j2 aicf_ew_readv) */
     vec = n % 4 == 0 && aicf__cuo_align(c, y, 0) >= 4 * c->es;
@@ -18655,17 +18729,37 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
         if ((d->mode == 0 && al < 4 * c->es) || (d->mode == 2 && (d->a % 4 != 0 || al < 4 * c->es)) || (d->mode == 3 && d->b % 4 != 0))
             vec = 0;
     }
+    *out = a;
+    memcpy(ops_out, ops, sizeof(aicf__cuo_ewop) * (size_t)n_ops);
+    *vec_out = vec;
+    return AICF_SUCCESS;
+}
+
+/* Adds one ewchain launch: y = ops[n-1](... ops[0](x)) over y's shape, x and the operands read
+   through broadcast descriptors (x may be y: in place). AICF_ERROR_UNSUPPORTED without adding
+   anything when the broadcasts do not fold to 4 dimensions. */
+static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo_ewop* ops_in, int n_in) {
+    aicf__k_ewchain a;
+    aicf__cuo_ewop ops[AICF__EW_MAX_OPS];
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96], modes[64];
+    int n_ops, vec, k;
+    int64_t n = aicf__cuo_numel(c, y);
+    aicf_result r;
+    modes[0] = 0;
+    if (n_in < 1) return AICF_ERROR_UNSUPPORTED;
+    if ((r = aicf__cuo_ewchain_desc(c, x, y, ops_in, n_in, &a, ops, &vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    n_ops = a.n_ops;
     snprintf(name, sizeof name, "aicf_ewchain_%s%s", aicf__cuo_dtn(c), vec ? "_v4" : "");
     aicf__cuo_dims1(vec ? n / 4 : n, grid, block);
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_ewchain, y), y, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_ewchain, x), x, 0);
-    for (k = 0, j = 1; k < n_ops; k++)
-        if (ops[k].operand >= 0) {
+    for (k = 0; k < n_ops; k++)
+        if (ops[k].operand >= 0)
             aicf__cuo_patch(op, offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) + offsetof(aicf__k_ew_op, src),
                             ops[k].operand, 0);
-            j++;
-        }
     aicf__cuo_reason(c, "fused chain of %d elementwise ops in one pass over %lld elements%s%s (sources: %s)", n_in,
                      (long long)n, vec ? ", 4 per thread" : "", n_ops < n_in ? "; Div Erf Add Mul Mul as one Gelu" : "", modes);
     return AICF_SUCCESS;
@@ -18694,6 +18788,71 @@ static int aicf__cuo_epi_ops(const aicf__cuo* c, int from, aicf__cuo_ewop* ops) 
         ops[n].beta = e->beta;
     }
     return n;
+}
+
+/* Gemm at small M (the batch-1 Linear layer): Y [M, N] = epilogue(alpha A B^T + C) on the
+   generated GEMV kernels (templates/ewchain.cu.j2 aicf_gemv_*), with C (beta = 1) and every
+   fused epilogue op of the step applied in the kernel. Applies when A is not transposed, B is
+   (ONNX transB = 1: the weights [N, K], each output column one contiguous row), M <= 8, and the
+   epilogue fits one chain. At these M a GEMM does 2 M flops per weight read: it is bound by
+   reading B once, which one warp per column in 16-byte pieces does at full width, and the
+   epilogue costs no launch of its own. Returns AICF_ERROR_UNSUPPORTED (nothing added) when it
+   does not apply. */
+static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemv g;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    char name[96], modes[64];
+    int n_in = 0, vec, mt, k, e = (int)(16 / c->es);
+    aicf_result r;
+    if (!md->trans_b || md->trans_a || md->batch != 1 || md->M < 1 || md->M > AICF__CUO_GEMV_MAX_M || md->N < 1 || md->K < 1)
+        return AICF_ERROR_UNSUPPORTED;
+    if (C >= 0) {
+        if (beta != 1.0f) return AICF_ERROR_UNSUPPORTED;
+        in[n_in].op = AICF__OP_Add;
+        in[n_in].operand = C;
+        in[n_in].left = 0;
+        in[n_in].alpha = in[n_in].beta = 0.0f;
+        n_in++;
+    }
+    if (n_in + c->st->n_epi > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
+    n_in += aicf__cuo_epi_ops(c, 0, in + n_in);
+    for (k = 0; k < n_in; k++) /* operands stored like the output (else the general path reports it) */
+        if (in[k].operand >= 0 && c->p->loc[in[k].operand].sdtype != c->p->loc[Y].sdtype) return AICF_ERROR_UNSUPPORTED;
+    memset(&g, 0, sizeof g);
+    modes[0] = 0;
+    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    g.M = md->M;
+    g.N = md->N;
+    g.K = md->K;
+    g.lda = md->lda;
+    g.ldb = md->ldb;
+    g.alpha = md->alpha;
+    for (mt = 1; mt < md->M; mt *= 2) {}
+    vec = md->K % e == 0 && md->lda % e == 0 && md->ldb % e == 0 && aicf__cuo_align(c, A, 0) >= 16 && aicf__cuo_align(c, B, 0) >= 16;
+    snprintf(name, sizeof name, "aicf_gemv_%s_m%d%s", aicf__cuo_dtn(c), mt, vec ? "_v" : "");
+    block[0] = 128; /* 4 warps: 4 output columns per block */
+    block[1] = block[2] = 1;
+    if ((md->N + 3) / 4 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
+    grid[0] = (unsigned)((md->N + 3) / 4);
+    grid[1] = grid[2] = 1;
+    if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y), Y, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
+    for (k = 0; k < g.e.n_ops; k++)
+        if (ops[k].operand >= 0)
+            aicf__cuo_patch(op, offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) +
+                                    offsetof(aicf__k_ew_op, src),
+                            ops[k].operand, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "small-M GEMM M=%lld N=%lld K=%lld (transB, M <= %d): generated GEMV, one warp per output column%s; "
+                        "epilogue inside: %s%d fused ops (sources: %s)",
+                     (long long)md->M, (long long)md->N, (long long)md->K, AICF__CUO_GEMV_MAX_M,
+                     vec ? ", 16-byte weight loads" : ", element loads (K, ld or address not 16-byte aligned)",
+                     C >= 0 ? "C, " : "", c->st->n_epi, modes);
+    return AICF_SUCCESS;
 }
 
 /* The remaining epilogue (after the main kernel wrote output 0): one chain kernel in place on

@@ -177,5 +177,8 @@ MODULES += [
     # fused elementwise chains: the epilogues of fused steps (src/81_cuda_ops.c aicf__cuo_ewchain)
     {"name": "ewchain", "template": "ewchain.cu.j2", "context": {},
      "kernels": [_k("aicf_ewchain_%s%s" % (dt, "_v4" if vec == 4 else ""), "ewchain", dt, {"max_ops": 9, "vec": vec})
-                 for dt in DTYPES for vec in (1, 4)]},
+                 for dt in DTYPES for vec in (1, 4)] +
+                # small-M GEMMs (batch-1 Linear layers) with the chain as epilogue (aicf__cuo_lower_gemv)
+                [_k("aicf_gemv_%s_m%d%s" % (dt, mt, "_v" if vec else ""), "gemv", dt, {"mt": mt, "vec": vec}, block=128)
+                 for dt in DTYPES for mt in (1, 2, 4, 8) for vec in (0, 1)]},
 ]

@@ -227,7 +227,8 @@ typedef struct aicf__loc {
     size_t offset; /* bytes from the start of the space */
     size_t bytes;  /* in the storage dtype */
     aicf_dtype sdtype; /* storage dtype on the backend (FLOAT16 for float tensors under fp16) */
-    int alias_of;  /* tensor whose storage this one shares (aliasing ops), or -1 */
+    int alias_of;  /* tensor whose storage this one shares (aliasing ops, Split views), or -1 */
+    size_t alias_add; /* bytes into alias_of's storage where this one starts (Split views), else 0 */
 } aicf__loc;
 
 typedef enum aicf__step_kind {

@@ -720,9 +720,17 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             if (iv[i].first <= s && iv[i].last >= s) live += iv[i].bytes;
         if (live > lower) lower = live;
     }
-    /* aliases take their root's offset */
+    /* aliases take their root's offset, plus the view offsets along the way */
     for (i = 0; i < nt; i++)
-        if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) p->loc[i].offset = p->loc[aicf__root(p, i)].offset;
+        if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) {
+            size_t add = 0;
+            int t = i;
+            while (p->loc[t].alias_of >= 0) {
+                add += p->loc[t].alias_add;
+                t = p->loc[t].alias_of;
+            }
+            p->loc[i].offset = p->loc[t].offset + add;
+        }
     p->arena_bytes = arena;
     p->arena_lower_bound = lower;
     aicf__free(p->ctx, first);
@@ -1136,6 +1144,43 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             continue;
         p->loc[dst].alias_of = src;
     }
+    /* Split on the device along an axis with only 1s before it (the outermost non-unit one):
+       each output is a contiguous piece of the input, so it becomes a view into the input's
+       storage (no copy; the input lives as long as any view). The CPU reference keeps its copies. */
+    if (p->target == AICF_BACKEND_CUDA)
+        for (i = 0; i < p->n_steps; i++) {
+            aicf__step* st = &p->steps[i];
+            const aicf__node* n;
+            const aicf__shape* xs;
+            int x, ax, k, ok = 1;
+            size_t pos = 0;
+            /* (a fused epilogue would run in place on output 0, inside the input's storage) */
+            if (st->kind != AICF__STEP_NODE || st->n_in < 1 || st->in[0] < 0 || st->n_epi > 0) continue;
+            n = &g->nodes[st->node];
+            if (n->op != AICF__OP_Split) continue;
+            x = st->in[0];
+            xs = &g->tensors[x].shape;
+            if (p->loc[x].space != AICF__SPACE_ARENA || !g->tensors[x].shape_known || xs->rank < 1) continue;
+            ax = (int)aicf__attr_i(n, "axis", 0);
+            if (ax < 0) ax += xs->rank;
+            if (ax < 0 || ax >= xs->rank) continue;
+            for (k = 0; k < ax; k++)
+                if (xs->d[k] != 1) ok = 0;
+            for (k = 0; k < st->n_out && ok; k++) { /* outputs in order: consecutive pieces, like the input's storage */
+                int y = st->out[k];
+                if (y < 0 || p->loc[y].space != AICF__SPACE_ARENA || p->loc[y].sdtype != p->loc[x].sdtype ||
+                    p->loc[y].alias_of >= 0)
+                    ok = 0;
+                else if ((pos += p->loc[y].bytes) > p->loc[x].bytes)
+                    ok = 0;
+            }
+            if (!ok || pos != p->loc[x].bytes) continue;
+            for (k = 0, pos = 0; k < st->n_out; k++) {
+                p->loc[st->out[k]].alias_of = x;
+                p->loc[st->out[k]].alias_add = pos;
+                pos += p->loc[st->out[k]].bytes;
+            }
+        }
     /* weights */
     {
         size_t off = 0;

@@ -195,6 +195,47 @@ static void c_gemm_bias_relu(fb* b) {
     fb_output(b, "y");
 }
 
+/* Batch-1 Linear (Gemm transB = 1, M = 1: the GEMV kernel on CUDA) + residual Add + Tanh: the
+   bias C, the residual and the activation all inside the GEMV's epilogue */
+static void c_linear_b1_residual_tanh(fb* b) {
+    static const int64_t x[2] = {1, 64}, w[2] = {48, 64}, c[1] = {48}, r[2] = {1, 48};
+    aicf_attr a[1];
+    memset(a, 0, sizeof a);
+    a[0].name = "transB";
+    a[0].type = AICF_ATTR_INT;
+    a[0].i = 1;
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_input(b, "res", 2, r, -1, 1);
+    fb_const(b, "W", 2, w, -0.5f, 0.5f);
+    fb_const(b, "C", 1, c, -0.5f, 0.5f);
+    fb_node(b, "gemm", "Gemm", "x,W,C", "h", a, 1);
+    fb_node(b, "add", "Add", "h,res", "h2", NULL, 0);
+    fb_node(b, "tanh", "Tanh", "h2", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* Gemm transB at M = 3 with alpha, a full C [M, N] and K = 37 (element loads on the GEMV path),
+   then Relu and a scale by a constant vector over N */
+static void c_linear_m3_relu_scale(fb* b) {
+    static const int64_t x[2] = {3, 37}, w[2] = {20, 37}, c[2] = {3, 20}, s[1] = {20};
+    aicf_attr a[2];
+    memset(a, 0, sizeof a);
+    a[0].name = "transB";
+    a[0].type = AICF_ATTR_INT;
+    a[0].i = 1;
+    a[1].name = "alpha";
+    a[1].type = AICF_ATTR_FLOAT;
+    a[1].f = 0.75f;
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.5f, 0.5f);
+    fb_const(b, "C", 2, c, -0.5f, 0.5f);
+    fb_const(b, "s", 1, s, 0.5f, 1.5f);
+    fb_node(b, "gemm", "Gemm", "x,W,C", "h", a, 2);
+    fb_node(b, "relu", "Relu", "h", "r", NULL, 0);
+    fb_node(b, "scale", "Mul", "r,s", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 /* MatMul + bias + residual, then GELU written out as ONNX exporters do (Div Erf Add Mul Mul):
    the MatMul step absorbs the bias and the residual (its result feeds two nodes, so the chain
    stops there); the Div step absorbs the rest, reading the MatMul step's output as an operand. */
@@ -508,6 +549,8 @@ typedef struct fcase {
 
 static const fcase CASES[] = {
     {"gemm_bias_relu", c_gemm_bias_relu, 3, 1},
+    {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1},
+    {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1},
     {"linear_residual_gelu", c_linear_residual_gelu, 8, 2},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2},
@@ -742,6 +785,16 @@ static void test_fake_cuda_plans(void) {
                 if (!strcmp(CASES[i].name, "gelu_exported")) {
                     const char* g1 = strstr(text, "as one Gelu");
                     CHECK(g1 && strstr(g1 + 1, "as one Gelu"), "fake CUDA gelu_exported: both spellings as one Gelu op:\n%s", text);
+                }
+                /* small-M Gemm (transB): the GEMV kernel with C and the whole epilogue inside, no chain
+                   kernel; K = 37 takes the element-load variant */
+                if (!strcmp(CASES[i].name, "linear_b1_residual_tanh") || !strcmp(CASES[i].name, "linear_m3_relu_scale")) {
+                    char want[64];
+                    int m3 = !strcmp(CASES[i].name, "linear_m3_relu_scale");
+                    snprintf(want, sizeof want, "aicf_gemv_%s_m%d%s ", pr ? "f16" : "f32", m3 ? 4 : 1, m3 ? "" : "_v");
+                    CHECK(strstr(text, want) != NULL && strstr(text, "[first 2 inside the main kernel]") != NULL &&
+                              !strstr(text, "aicf_ewchain"),
+                          "fake CUDA %s: %s with the epilogue inside:\n%s", CASES[i].name, want, text);
                 }
                 /* fp16 Conv + residual Add + Relu: all in the tensor-core conv's epilogue */
                 if (pr && !strncmp(CASES[i].name, "conv_residual_relu", 18))

@@ -215,7 +215,7 @@ static void plan_kernels(const aicf_plan* p, char* buf, size_t cap) {
                 }
                 if (len + 80 < cap) len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "", nm);
             }
-        } else if (len + 40 < cap && strcmp(st->kernel, "alias") != 0) { /* empty */
+        } else if (len + 40 < cap) { /* alias (views, nothing launched) or empty */
             len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "", st->kernel);
         }
     }
@@ -752,6 +752,40 @@ static void cases_gemm(void) {
         tc_attr_f(&tc, "beta", -1.3f);
         tc.expect = "cublasLt:matmul";
         run_case_both(&tc, e16);
+        /* small M with transB (batch-1 Linear layers): the generated GEMV kernels, with and without
+           cuBLASLt; 16-byte loads where K and the strides allow, element loads otherwise */
+        {
+            static const struct { int64_t M, N, K; int c; float alpha; } GV[] = {
+                {1, 1024, 1024, 1, 1.0f}, /* mlp_b1's hidden layers */
+                {1, 40, 99, 1, 1.0f},     /* K odd: element loads */
+                {2, 33, 64, 2, 0.5f},     /* C [M, N] */
+                {2, 17, 30, 0, 1.0f},     /* no C, K % 4 != 0 */
+                {3, 19, 37, 3, 1.0f},     /* C scalar [1] */
+                {4, 24, 256, 1, 1.0f},
+                {5, 130, 1000, 0, -1.5f},
+                {8, 7, 4098, 1, 1.0f},
+            };
+            size_t q;
+            for (q = 0; q < sizeof GV / sizeof GV[0]; q++) {
+                char nm[128], ex[64];
+                int vec = GV[q].K % (p == 1 ? 8 : 4) == 0, mt = 1;
+                while (mt < GV[q].M) mt *= 2;
+                snprintf(nm, sizeof nm, "Gemm transB M=%lld N=%lld K=%lld%s alpha=%g (GEMV)", (long long)GV[q].M,
+                         (long long)GV[q].N, (long long)GV[q].K,
+                         GV[q].c == 1 ? " +C[N]" : GV[q].c == 2 ? " +C[M,N]" : GV[q].c == 3 ? " +C[1]" : "", GV[q].alpha);
+                tc_new(&tc, "Gemm", pr, nm);
+                tc_in(&tc, "a", 2, DIMS(2, GV[q].M, GV[q].K), 0, -1, 1);
+                tc_in(&tc, "b", 2, DIMS(2, GV[q].N, GV[q].K), 1, -1, 1);
+                if (GV[q].c == 1) tc_in(&tc, "c", 1, DIMS(1, GV[q].N), 1, -1, 1);
+                if (GV[q].c == 2) tc_in(&tc, "c", 2, DIMS(2, GV[q].M, GV[q].N), 0, -1, 1);
+                if (GV[q].c == 3) tc_in(&tc, "c", 1, DIMS(1, I64(1)), 1, -1, 1);
+                tc_attr_i(&tc, "transB", 1);
+                if (GV[q].alpha != 1.0f) tc_attr_f(&tc, "alpha", GV[q].alpha);
+                snprintf(ex, sizeof ex, "aicf_gemv_%s_m%d%s", dt, mt, vec ? "_v" : "");
+                tc.expect = ex;
+                run_case_both(&tc, ex);
+            }
+        }
         /* full C [M,N], beta 0.5, large enough for the 64x64 tiles (16 x 8 = 128 tiles) */
         tc_new(&tc, "Gemm", pr, "Gemm [1024,64]x[64,512]+0.5*C[1024,512]");
         tc_in(&tc, "a", 2, DIMS(2, I64(1024), I64(64)), 0, -1, 1);
@@ -1065,10 +1099,19 @@ static void cases_index(void) {
         tc_attr_i(&tc, "axis", 1);
         tc.expect = expect;
         run_case(&tc);
-        tc_new(&tc, "Split", PRECS[p], "Split [3,2,4,8] axis 0, 3 equal parts (encoder qkv)");
+        /* along the outermost axis: the outputs are views into the input (no launch) */
+        tc_new(&tc, "Split", PRECS[p], "Split [3,2,4,8] axis 0, 3 equal parts (encoder qkv): views");
         tc.n_out = 3;
         tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(2), I64(4), I64(8)), 0, -2, 2);
-        tc.expect = "memcpy";
+        tc.expect = "alias";
+        run_case(&tc);
+        /* views at offsets of 1 and 3 rows of 5: the consumers' alignment follows the view */
+        tc_new(&tc, "Split", PRECS[p], "Split [1,9,5] axis 1 split (1,2,6): views at unaligned offsets");
+        tc.n_out = 3;
+        tc_in(&tc, "x", 3, DIMS(3, I64(1), I64(9), I64(5)), 0, -2, 2);
+        tc_in_int(&tc, "sp", AICF_DTYPE_INT64, 1, DIMS(1, I64(3)), 1, 3, DIMS(3, I64(1), I64(2), I64(6)), 0, 0);
+        tc_attr_i(&tc, "axis", 1);
+        tc.expect = "alias";
         run_case(&tc);
         snprintf(expect, sizeof expect, "aicf_copy2d_%s_v4", dt);
         tc_new(&tc, "Split", PRECS[p], "Split opset 18 [2,16] axis 1 num_outputs 4");
@@ -1927,11 +1970,14 @@ int main(int argc, char** argv) {
               aicf_last_error(g_ctx_nolt), i2.cublaslt_available);
     }
     /* every op kernel was written for 256 threads per block (81_cuda_ops.c launches that), but the
-       tensor-core convs, written for 2 x their rows per block (82_cuda_conv.c launches that) */
+       tensor-core convs, written for 2 x their rows per block (82_cuda_conv.c launches that), and
+       the GEMV kernels (128) */
     for (i = 0; i < AICF__KT_NUM_KERNELS; i++)
         if (strcmp(aicf__kt_kernels[i].op, "axpy") != 0) {
             const char* nm = aicf__kt_kernels[i].name;
-            unsigned want = !strncmp(nm, "aicf_conv2d_tc_f16_m", 20) ? 2u * (unsigned)atoi(nm + 20) : AICF__CUO_BLOCK;
+            unsigned want = !strncmp(nm, "aicf_conv2d_tc_f16_m", 20) ? 2u * (unsigned)atoi(nm + 20)
+                            : !strncmp(nm, "aicf_gemv_", 10)         ? 128u /* aicf__cuo_lower_gemv: 4 warps */
+                                                                     : AICF__CUO_BLOCK;
             CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
                   aicf__kt_kernels[i].block, want);
         }
