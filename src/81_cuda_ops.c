@@ -1629,7 +1629,8 @@ static aicf_result aicf__cuo_lower_gap(aicf__cuo* c) {
     a.rows = xs->d[0] * xs->d[1];
     a.n = aicf__cuo_prod(xs, 2, xs->rank);
     if (a.n == 0) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "empty spatial extent (the mean is NaN)");
-    grid[0] = (unsigned)AICF__MIN(a.rows, AICF__CUO_MAX_GRID);
+    /* rows of <= 1024: a warp per row, 8 per block (templates/pool.cu.j2 decides by the same n) */
+    grid[0] = (unsigned)AICF__MIN(a.n <= 1024 ? (a.rows + 7) / 8 : a.rows, AICF__CUO_MAX_GRID);
     grid[1] = grid[2] = 1;
     block[0] = AICF__CUO_BLOCK;
     block[1] = block[2] = 1;
@@ -1637,7 +1638,9 @@ static aicf_result aicf__cuo_lower_gap(aicf__cuo* c) {
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_rowmean, x), X, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_rowmean, y), Y, 0);
-    aicf__cuo_reason(c, "one block per (n,c): %lld rows of %lld, fixed tree reduction", (long long)a.rows, (long long)a.n);
+    aicf__cuo_reason(c, a.n <= 1024 ? "one warp per (n,c): %lld rows of %lld, fixed butterfly reduction"
+                                    : "one block per (n,c): %lld rows of %lld, fixed tree reduction",
+                     (long long)a.rows, (long long)a.n);
     return AICF_SUCCESS;
 }
 

@@ -885,8 +885,16 @@ static void cases_pool(void) {
         tc.expect = expect;
         run_case(&tc);
         snprintf(expect, sizeof expect, "aicf_rowmean_%s", dt);
-        tc_new(&tc, "GlobalAveragePool", PRECS[p], "GlobalAveragePool [2,5,23,23]");
+        tc_new(&tc, "GlobalAveragePool", PRECS[p], "GlobalAveragePool [2,5,23,23] (a warp per row)");
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(5), I64(23), I64(23)), 0, -2, 2);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "GlobalAveragePool", PRECS[p], "GlobalAveragePool [3,7,7,7] (21 rows: a partial block of warps)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(7), I64(7), I64(7)), 0, -2, 2);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "GlobalAveragePool", PRECS[p], "GlobalAveragePool [1,3,40,41] (rows of 1640: a block per row)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(3), I64(40), I64(41)), 0, -2, 2);
         tc.expect = expect;
         run_case(&tc);
         snprintf(expect, sizeof expect, "aicf_lrn_%s", dt);
