@@ -222,11 +222,13 @@ typedef enum aicf_conv_algo {
                                     with bias, residual Add and ReLU in its epilogue */
 } aicf_conv_algo;
 
-/* Kernel preference for Gemm and MatMul (CUDA backend). */
+/* Kernel preference for Gemm and MatMul (CUDA backend). AUTO: a Gemm with transB = 1 and
+   M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
+   with its epilogue inside, everything else on cuBLASLt (the generated tiled GEMM without it). */
 typedef enum aicf_matmul_algo {
     AICF_MATMUL_AUTO = 0,
-    AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt (heuristic algorithm, recorded in the plan) */
-    AICF_MATMUL_GENERATED = 2 /* the generated tiled GEMM kernel */
+    AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt for every GEMM (heuristic algorithm, recorded in the plan) */
+    AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tiled GEMM */
 } aicf_matmul_algo;
 
 typedef struct aicf_policy {
