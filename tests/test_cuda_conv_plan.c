@@ -17,6 +17,9 @@
        written exactly once, nothing outside the scratch), the GEMM from the matmul descriptor,
        the bias from the broadcast add's arguments, with every address resolved from the patches
        as aicf__cuda_emit_step does; compared with the CPU reference (<= 1e-5 relative);
+     - the GEMV lowering of small-M Gemm (transB): kernel variant, arguments, launch, patches,
+       and its argument struct run on the host (dot products, then the chain's ops through the
+       broadcast descriptors) against the CPU reference (<= 1e-5 relative);
      - fallbacks: grouped convs, no cuBLASLt, no cuBLASLt algorithm (scratch left unused);
        aicf__cuda_scratch_ptr on a hand-made emitter.
    What this cannot check: the CUDA kernels themselves and cuBLASLt's results (the GPU suite,
@@ -1331,6 +1334,182 @@ static void test_scratch_ptr(void) {
     CHECK(aicf__cuda_scratch_ptr(NULL) == 0, "scratch ptr: NULL emitter");
 }
 
+/* ---- the GEMV lowering (src/81_cuda_ops.c aicf__cuo_lower_gemv), emulated on the host ----
+   Gemm (transB = 1, alpha, C [M, N]) -> Relu -> Mul by a vector over N, M = 1..8, K odd or a
+   multiple of 8: the plan must launch one aicf_gemv kernel with the whole epilogue inside; its
+   argument struct is run here as templates/ewchain.cu.j2 aicf_gemv_body does (every output
+   column by its warp, the chain through the broadcast descriptors, addresses resolved from the
+   patches) and compared with the CPU reference. */
+static float gv_src(const aicf__k_ew_src* d, const int64_t* dims, int64_t i, const float* base) {
+    int64_t o;
+    switch (d->mode) {
+    case 0: o = i; break;
+    case 1: o = 0; break;
+    case 2: o = i % d->a; break;
+    case 3: o = (i / d->b) % d->a; break;
+    default: {
+        int64_t r = i, c3 = r % dims[3], c2, c1;
+        r /= dims[3];
+        c2 = r % dims[2];
+        r /= dims[2];
+        c1 = r % dims[1];
+        r /= dims[1];
+        o = r * d->st[0] + c1 * d->st[1] + c2 * d->st[2] + c3 * d->st[3];
+    }
+    }
+    return base[o];
+}
+
+static void test_gemv(aicf_context* ctx) {
+    int q;
+    for (q = 0; q < 6; q++) {
+        int64_t M = 1 + (q * 3) % 8, K = q % 2 ? 37 + 2 * q : 64 * (q + 1), N = 5 + 7 * q, xd[2], wd[2], cd[2], sd[1];
+        float alpha = 0.5f + 0.25f * (float)q;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_plan_desc pd;
+        aicf_tensor_desc td;
+        aicf_node_desc nd;
+        aicf_attr at[2];
+        const char *gin[3] = {"x", "W", "C"}, *gout[1] = {"h"}, *rin[1] = {"h"}, *rout[1] = {"r"}, *min[2] = {"r", "s"},
+                   *mout[1] = {"y"};
+        float *x, *w, *c, *sv, *ref = NULL, *got;
+        size_t nref = 0;
+        int si, gemv_steps = 0, i;
+        char name[64];
+        x = (float*)malloc(sizeof(float) * (size_t)(M * K));
+        w = (float*)malloc(sizeof(float) * (size_t)(N * K));
+        c = (float*)malloc(sizeof(float) * (size_t)(M * N));
+        sv = (float*)malloc(sizeof(float) * (size_t)N);
+        got = (float*)calloc((size_t)(M * N), sizeof(float));
+        for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
+        for (i = 0; i < N * K; i++) w[i] = rndf(-0.5f, 0.5f);
+        for (i = 0; i < M * N; i++) c[i] = rndf(-0.5f, 0.5f);
+        for (i = 0; i < N; i++) sv[i] = rndf(0.5f, 1.5f);
+        snprintf(name, sizeof name, "GEMV M=%lld N=%lld K=%lld", (long long)M, (long long)N, (long long)K);
+        xd[0] = M, xd[1] = K, wd[0] = N, wd[1] = K, cd[0] = M, cd[1] = N, sd[0] = N;
+        CHECK(aicf_graph_create(ctx, &g) == AICF_SUCCESS, "%s: graph", name);
+        aicf_graph_set_opset(g, "", 17);
+        memset(&td, 0, sizeof td);
+        td.dtype = AICF_DTYPE_FLOAT32;
+        td.name = "x", td.rank = 2, td.dims = xd;
+        aicf_graph_add_input(g, &td);
+        td.name = "W", td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(N * K);
+        aicf_graph_add_constant(g, &td);
+        td.name = "C", td.dims = cd, td.data = c, td.data_bytes = sizeof(float) * (size_t)(M * N);
+        aicf_graph_add_constant(g, &td);
+        td.name = "s", td.rank = 1, td.dims = sd, td.data = sv, td.data_bytes = sizeof(float) * (size_t)N;
+        aicf_graph_add_constant(g, &td);
+        memset(at, 0, sizeof at);
+        at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
+        at[1].name = "alpha", at[1].type = AICF_ATTR_FLOAT, at[1].f = alpha;
+        memset(&nd, 0, sizeof nd);
+        nd.name = "gemm", nd.op_type = "Gemm", nd.inputs = gin, nd.num_inputs = 3, nd.outputs = gout, nd.num_outputs = 1;
+        nd.attrs = at, nd.num_attrs = 2;
+        aicf_graph_add_node(g, &nd);
+        memset(&nd, 0, sizeof nd);
+        nd.name = "relu", nd.op_type = "Relu", nd.inputs = rin, nd.num_inputs = 1, nd.outputs = rout, nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+        memset(&nd, 0, sizeof nd);
+        nd.name = "scale", nd.op_type = "Mul", nd.inputs = min, nd.num_inputs = 2, nd.outputs = mout, nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+        CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph builds: %s", name, aicf_last_error(ctx));
+        {
+            const void* ins[1];
+            aicf_plan* cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
+            aicf_exec* ce = NULL;
+            ins[0] = x;
+            if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS && aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * K)) == AICF_SUCCESS &&
+                aicf_exec_run(ce) == AICF_SUCCESS) {
+                nref = (size_t)(M * N);
+                ref = (float*)malloc(sizeof(float) * nref);
+                if (aicf_exec_get_output(ce, 0, ref, sizeof(float) * nref) != AICF_SUCCESS) nref = 0;
+            }
+            (void)ins;
+            aicf_exec_destroy(ce);
+            aicf_plan_destroy(cp);
+        }
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = AICF_PRECISION_FP32;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        for (si = 0; p && si < p->n_steps; si++) {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op;
+            aicf__k_gemv a;
+            const float *A = NULL, *B = NULL, *src[AICF__EW_MAX_OPS];
+            float* Y = NULL;
+            unsigned char *arena, *weights;
+            int k, mt = 1, e, bad = 0;
+            if (strncmp(st->kernel, "aicf_gemv_f32_m", 15) != 0) continue;
+            gemv_steps++;
+            while (mt < M) mt *= 2;
+            CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && st->n_epi == 2, "%s: one launch, the epilogue inside", name);
+            if (!pr || pr->n_ops != 1) continue;
+            op = aicf__cuo_prog_ops(pr);
+            memcpy(&a, op->args, sizeof a);
+            CHECK(atoi(st->kernel + 15) == mt && (strstr(st->kernel, "_v") != NULL) == (K % 4 == 0), "%s: kernel %s", name,
+                  st->kernel);
+            CHECK(a.M == M && a.N == N && a.K == K && a.lda == K && a.ldb == K && a.alpha == alpha && a.e.n == M * N &&
+                      a.e.n_ops == 3 && op->grid[0] == (unsigned)((N + 3) / 4) && op->block[0] == 128,
+                  "%s: arguments M %lld N %lld K %lld lda %lld ldb %lld alpha %g ops %d grid %u", name, (long long)a.M,
+                  (long long)a.N, (long long)a.K, (long long)a.lda, (long long)a.ldb, a.alpha, a.e.n_ops, op->grid[0]);
+            /* host memory standing for the arena and the weights; addresses from the patches */
+            arena = (unsigned char*)calloc(p->arena_bytes + 16, 1);
+            weights = (unsigned char*)calloc(p->weights_bytes + 16, 1);
+            for (i = 0; i < p->g->n_tensors; i++)
+                if (p->loc[i].space == AICF__SPACE_WEIGHTS && p->g->tensors[i].data)
+                    memcpy(weights + p->loc[i].offset, p->g->tensors[i].data, p->loc[i].bytes);
+            memcpy(arena + p->loc[st->in[0]].offset, x, sizeof(float) * (size_t)(M * K));
+            for (k = 0; k < AICF__EW_MAX_OPS; k++) src[k] = NULL;
+            for (k = 0; k < op->n_patch; k++) {
+                const aicf__cuo_fix* f = &op->patch[k];
+                const unsigned char* hp = (p->loc[f->tensor].space == AICF__SPACE_WEIGHTS ? weights : arena) + p->loc[f->tensor].offset + f->add;
+                size_t so = offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops);
+                if (f->field == offsetof(aicf__k_gemv, a)) A = (const float*)hp;
+                else if (f->field == offsetof(aicf__k_gemv, b)) B = (const float*)hp;
+                else if (f->field == offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) Y = (float*)hp;
+                else if (f->field >= so && (f->field - so) % sizeof(aicf__k_ew_op) == offsetof(aicf__k_ew_op, src) &&
+                         (f->field - so) / sizeof(aicf__k_ew_op) < AICF__EW_MAX_OPS)
+                    src[(f->field - so) / sizeof(aicf__k_ew_op)] = (const float*)hp;
+                else bad++;
+            }
+            CHECK(A && B && Y && !bad, "%s: patches for A, B, D and the operands", name);
+            if (A && B && Y && !bad && nref) {
+                int64_t m, n;
+                for (n = 0; n < N; n++)
+                    for (m = 0; m < M; m++) {
+                        float v = 0.0f;
+                        int64_t kk, i2 = m * N + n;
+                        for (kk = 0; kk < K; kk++) v += A[m * a.lda + kk] * B[n * a.ldb + kk];
+                        v *= a.alpha;
+                        for (e = 0; e < a.e.n_ops; e++) {
+                            const aicf__k_ew_op* o = &a.e.ops[e];
+                            if (o->code < 100) v = o->code == 1 ? (v > 0.0f ? v : 0.0f) : NAN; /* Relu only here */
+                            else if (src[e]) {
+                                float u = gv_src(&o->src, a.e.dims, i2, src[e]);
+                                v = o->code == 101 ? (o->left ? u + v : v + u) : o->code == 103 ? v * u : NAN;
+                            } else {
+                                v = NAN;
+                            }
+                        }
+                        got[i2] = v;
+                    }
+                CHECK(rel_l2(got, ref, nref) <= 1e-5, "%s: emulated GEMV vs CPU reference rel err %.3g", name,
+                      rel_l2(got, ref, nref));
+                (void)Y;
+            }
+            free(arena);
+            free(weights);
+        }
+        CHECK(gemv_steps == 1, "%s: the plan has %d GEMV steps, expected 1", name, gemv_steps);
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+        free(x), free(w), free(c), free(sv), free(got), free(ref);
+    }
+}
+
 int main(int argc, char** argv) {
     const char* seed_env = getenv("AICF_SEED");
     const char* path = getenv("AICF_FAKE_CUDA");
@@ -1376,6 +1555,7 @@ int main(int argc, char** argv) {
         run_case(ctx_nolt, &cs[i], AICF_CONV_AUTO, AICF_PRECISION_FP16, 0);
     }
     test_chain(ctx);
+    test_gemv(ctx);
     test_no_algorithm(ctx);
     test_exec_scratch(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
