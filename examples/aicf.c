@@ -6,9 +6,9 @@
      aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
               [--explain] [--dot FILE.dot] [--save FILE.plan]
      aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
-              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host] [--json]
+              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host] [--serial] [--json]
      aicf profile MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
-              [--iters N] [--warmup N] [--input FILE.pb]... [--top N] [--json]
+              [--iters N] [--warmup N] [--input FILE.pb]... [--top N] [--serial] [--json]
      aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]
               [--input-arange]
      aicf info
@@ -35,6 +35,8 @@
    the timed replay is the network's work on a device-resident input, as PyTorch's peers are
    timed; --io host stages them through pinned host memory with copy nodes inside the graph
    (what aicf_exec_set_input / get_output users pay per replay).
+   bench and profile --serial create the exec with AICF_EXEC_SERIAL: no programmatic dependent
+   launch between kernels (every node waits for its predecessor to finish before it launches).
    profile times every step of the plan (aicf_exec_profile: CUDA events between steps) and prints
    them in plan order with their share, then the --top N (default 10) steps by time.
    --check DIR compares with an ONNX test_data_set folder (input_K.pb, output_K.pb) and prints
@@ -85,6 +87,7 @@ typedef struct opts {
     const char* dot_file;    /* plan --dot */
     int explain;             /* plan --explain */
     int io_host;             /* bench --io host: staged through pinned memory */
+    int serial;              /* bench, profile --serial: AICF_EXEC_SERIAL (no programmatic launch) */
     int top;                 /* profile --top N */
 } opts;
 
@@ -103,9 +106,9 @@ static int usage(void) {
             "                [--explain] [--dot FILE.dot] [--save FILE.plan]\n"
             "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...\n"
             "                [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host]\n"
-            "                [--json]\n"
+            "                [--serial] [--json]\n"
             "       aicf profile MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--iters N]\n"
-            "                [--warmup N] [--input FILE.pb]... [--top N] [--json]\n"
+            "                [--warmup N] [--input FILE.pb]... [--top N] [--serial] [--json]\n"
             "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]\n"
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
@@ -271,6 +274,8 @@ static int parse(int argc, char** argv, opts* o) {
                 fprintf(stderr, "aicf: --io takes device or host, not '%s'\n", v);
                 return 0;
             }
+        } else if (strcmp(a, "--serial") == 0) {
+            o->serial = 1;
         } else if (strcmp(a, "--top") == 0) {
             NEED_VALUE
             o->top = atoi(v);
@@ -780,6 +785,7 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
     aicf_plan_stats_get(p, &ps);
     cuda = ps.backend == AICF_BACKEND_CUDA;
     if (cuda && !o->io_host) ed.flags |= AICF_EXEC_DEVICE_IO;
+    if (o->serial) ed.flags |= AICF_EXEC_SERIAL;
     r = aicf_exec_create(p, &ed, &e);
     if (r != AICF_SUCCESS) {
         aicf_plan_destroy(p);
@@ -828,20 +834,21 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
             printf("{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", \"iters\": %d, \"timing\": \"%s\", \"io\": \"%s\", "
                    "\"median_us\": %.2f, \"p99_us\": %.2f, \"host_us\": %.2f, \"host_p99_us\": %.2f, "
                    "\"wall_median_us\": %.2f, \"wall_p99_us\": %.2f, \"wall_host_us\": %.2f, "
-                   "\"nodes\": %d, \"kernel_nodes\": %d, \"steps\": %d, \"arena_bytes\": %zu, \"plan_ms\": %.1f, "
-                   "\"device_init_ms\": %.1f}\n",
+                   "\"nodes\": %d, \"kernel_nodes\": %d, \"programmatic_edges\": %d, \"steps\": %d, \"arena_bytes\": %zu, "
+                   "\"plan_ms\": %.1f, \"device_init_ms\": %.1f}\n",
                    o->model, cuda ? "cuda" : "cpu",
                    ps.precision == AICF_PRECISION_FP16 ? "fp16" : ps.precision == AICF_PRECISION_TF32 ? "tf32" : "fp32",
                    o->iters, cuda ? "cuda_events" : "wall_clock", !cuda ? "host" : o->io_host ? "host" : "device", gmed, gp99, ghmed, ghp99, med, p99, hmed, es.graph_nodes,
-                   es.kernel_nodes, ps.num_steps, ps.arena_bytes, plan_ms, g_device_init_ms > 0 ? g_device_init_ms : 0.0);
+                   es.kernel_nodes, es.programmatic_edges, ps.num_steps, ps.arena_bytes, plan_ms,
+                   g_device_init_ms > 0 ? g_device_init_ms : 0.0);
         else if (cuda)
             printf("%s: median %.2f us, p99 %.2f us per replay (GPU, CUDA events, %s); wall clock %.2f us median, %.2f p99 "
                    "(launch + wait); host %.2f us per launch (context current), %.2f (context pushed and popped); "
-                   "%d graph nodes (%d kernels), %d steps; plan %.1f ms\n",
+                   "%d graph nodes (%d kernels, %d programmatic edges), %d steps; plan %.1f ms\n",
                    o->model, gmed, gp99,
                    o->io_host ? "inputs and outputs staged through pinned host memory by the graph"
                               : "inputs and outputs in device memory",
-                   med, p99, ghmed, hmed, es.graph_nodes, es.kernel_nodes, ps.num_steps, plan_ms);
+                   med, p99, ghmed, hmed, es.graph_nodes, es.kernel_nodes, es.programmatic_edges, ps.num_steps, plan_ms);
         else
             printf("%s: median %.2f us, p99 %.2f us per run (CPU, wall clock); %d steps; plan %.1f ms\n", o->model, gmed, gp99,
                    ps.num_steps, plan_ms);
@@ -891,6 +898,7 @@ static int cmd_profile(aicf_context* ctx, const opts* o) {
     cuda = ps.backend == AICF_BACKEND_CUDA;
     memset(&ed, 0, sizeof ed);
     if (cuda) ed.flags = AICF_EXEC_DEVICE_IO | AICF_EXEC_PROFILE;
+    if (o->serial) ed.flags |= AICF_EXEC_SERIAL;
     if ((r = aicf_exec_create(p, &ed, &e)) != AICF_SUCCESS) {
         aicf_plan_destroy(p);
         return fail(ctx, r, "exec");

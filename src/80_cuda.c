@@ -293,6 +293,17 @@ typedef struct aicf__CUDA_MEMCPY3D { /* CUDA_MEMCPY3D_v2 */
     X(cuGraphExecDestroy, 10000, (aicf__CUgraphExec))                                             \
     X(cuGraphLaunch, 10000, (aicf__CUgraphExec, aicf__CUstream))
 
+/* CUgraphEdgeData (cuda.h 12.3+) and the optional cuGraphAddDependencies of ABI 12030 (with edge
+   data), resolved when the driver has it: programmatic dependent launch between kernel nodes. */
+typedef struct aicf__CUgraphEdgeData {
+    unsigned char from_port, to_port, type, reserved[5];
+} aicf__CUgraphEdgeData;
+#define AICF__CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC 1
+#define AICF__CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER 2
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGraphAddDependencies_v12030)(aicf__CUgraph, const aicf__CUgraphNode*,
+                                                                               const aicf__CUgraphNode*,
+                                                                               const aicf__CUgraphEdgeData*, size_t);
+
 typedef struct aicf__cuda_api {
 #define AICF__CUDA_API_FIELD(name, version, params) aicf__CUresult(AICF__CUDAAPI* name) params;
     AICF__CUDA_API(AICF__CUDA_API_FIELD)
@@ -407,6 +418,10 @@ struct aicf__cuda {
     int cc_major, cc_minor;
     int sm_count;
     int max_smem_optin;    /* bytes of shared memory per block with opt-in */
+    /* programmatic dependent launch: the driver's cuGraphAddDependencies with edge data (NULL
+       before CUDA 12.3) and a device whose images carry griddepcontrol.wait (cc >= 9.0) */
+    aicf__PFN_cuGraphAddDependencies_v12030 add_deps_v12030;
+    int pdl;
     char name[256];
     size_t total_memory;
     /* cuBLASLt (optional) */
@@ -450,6 +465,7 @@ typedef struct aicf__cuda_exec {
     aicf__CUgraph graph;
     aicf__CUgraphExec graph_exec;
     int graph_nodes, kernel_nodes;
+    int programmatic_edges; /* kernel -> kernel edges of type PROGRAMMATIC */
     int in_flight;                 /* launched and not yet waited for */
     aicf__CUevent* prof_ev;        /* AICF_EXEC_PROFILE: n_steps + 1 events, before step 0 and after each */
     int n_prof_ev;
@@ -463,6 +479,8 @@ struct aicf__cuda_emitter {
     aicf__CUgraph graph;
     aicf__CUgraphNode last; /* the previous node: every new node depends on it */
     int has_last;
+    int last_is_kernel;     /* last is a generated kernel's node (aicf__cuda_emit_kernel) */
+    int pdl;                /* join consecutive generated kernels with programmatic edges */
     int step;               /* step being emitted, -1 outside steps (for messages) */
 };
 
@@ -763,6 +781,14 @@ static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
     }
     AICF__CUDA_API(AICF__CUDA_RESOLVE)
 #undef AICF__CUDA_RESOLVE
+    { /* optional: edges with data (programmatic dependent launch) */
+        void* p_ = NULL;
+        aicf__CUdriverProcAddressQueryResult q_ = 0;
+        r = gpa2 ? gpa2("cuGraphAddDependencies", &p_, 12030, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q_)
+                 : gpa1("cuGraphAddDependencies", &p_, 12030, AICF__CU_GET_PROC_ADDRESS_DEFAULT);
+        if (r == AICF__CUDA_SUCCESS && p_) memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
+        else cu->add_deps_v12030 = NULL;
+    }
     r = cu->api.cuInit(0);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
     r = cu->api.cuDriverGetVersion(&v);
@@ -785,6 +811,7 @@ static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
         r = cu->api.cuDeviceGetAttribute(&cu->max_smem_optin, AICF__CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                          cu->device);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceGetAttribute", NULL);
+    cu->pdl = cu->add_deps_v12030 != NULL && cu->cc_major >= 9;
     r = cu->api.cuDeviceGetName(cu->name, (int)sizeof cu->name, cu->device);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_CUDA, r, "cuDeviceGetName", NULL);
     cu->name[sizeof cu->name - 1] = '\0';
@@ -1203,6 +1230,7 @@ done:
 static aicf_result aicf__em_chain(aicf__cuda_emitter* em, aicf__CUgraphNode node) {
     em->last = node;
     em->has_last = 1;
+    em->last_is_kernel = 0; /* aicf__cuda_emit_kernel sets it after this */
     em->x->graph_nodes++;
     return AICF_SUCCESS;
 }
@@ -1373,14 +1401,37 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
     kp.sharedMemBytes = shared_bytes;
     kp.kernelParams = args_size ? params : NULL;
     kp.extra = NULL;
-    r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, &kp);
+    /* After another generated kernel: a programmatic edge from its launch-order port. This node
+       may then be launched as soon as every block of the previous one has begun; its kernel
+       waits (griddepcontrol.wait, templates/pdl.inc.j2) for that grid to complete before it
+       touches memory, so only the launch latency overlaps. Otherwise a full dependency. */
+    if (em->pdl && em->has_last && em->last_is_kernel) {
+        aicf__CUgraphEdgeData ed;
+        r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, NULL, 0u, &kp);
+        if (r == AICF__CUDA_SUCCESS) {
+            memset(&ed, 0, sizeof ed);
+            ed.from_port = AICF__CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER;
+            ed.type = AICF__CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+            r = em->cu->add_deps_v12030(em->graph, &em->last, &node, &ed, 1u);
+            if (r != AICF__CUDA_SUCCESS) {
+                aicf__cu_fmt(what, sizeof what, "%s: programmatic edge into kernel '%s'", aicf__em_where(em, where, sizeof where),
+                             aicf__kt_kernels[kernel_index].name);
+                return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuGraphAddDependencies", what);
+            }
+            em->x->programmatic_edges++;
+        }
+    } else {
+        r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, em->has_last ? &em->last : NULL, em->has_last ? 1u : 0u, &kp);
+    }
     if (r != AICF__CUDA_SUCCESS) {
         aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' grid [%u,%u,%u] block [%u,%u,%u] shared %u B", aicf__em_where(em, where, sizeof where),
                  aicf__kt_kernels[kernel_index].name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes);
         return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuGraphAddKernelNode", what);
     }
     em->x->kernel_nodes++;
-    return aicf__em_chain(em, node);
+    aicf__em_chain(em, node);
+    em->last_is_kernel = 1;
+    return AICF_SUCCESS;
 }
 
 /* A 1-D memcpy node; src_host/dst_host non-NULL select host memory. */
@@ -1747,6 +1798,7 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     em.x = x;
     em.graph = x->graph;
     em.step = -1;
+    em.pdl = cu->pdl && !(e->desc.flags & AICF_EXEC_SERIAL);
     if (!device_io) {
         for (i = 0; i < p->n_in; ++i) {
             size_t bytes = 0;
@@ -2041,6 +2093,7 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     if (!x) return AICF_ERROR_STATE;
     out->graph_nodes = x->graph_nodes;
     out->kernel_nodes = x->kernel_nodes;
+    out->programmatic_edges = x->programmatic_edges;
     out->device_bytes = x->arena_bytes + x->weights_bytes + x->workspace_bytes + x->staging_bytes;
     return AICF_SUCCESS;
 }

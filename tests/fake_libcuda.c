@@ -22,6 +22,10 @@
      fakecuda_last_module()                the image given to the last successful
                                            cuModuleLoadDataEx
      fakecuda_kernels_run()                emulated/counted kernel nodes executed
+     fakecuda_programmatic_edges()         edges added by cuGraphAddDependencies (ABI 12030) with
+                                           type PROGRAMMATIC since the reset (each checked: both
+                                           ends kernel nodes of the graph, from_port
+                                           PROGRAMMATIC or LAUNCH_ORDER, to_port and reserved 0)
      fakecuda_set_current(on)              on: the primary context is current on the thread
                                            before any push (as the CUDA runtime leaves it)
      fakecuda_set_node_us(us)              device time per executed graph node: cuGraphLaunch
@@ -95,12 +99,13 @@ static struct {
     int ctx_depth;
     const void* last_module;
     long kernels_run;
+    long pdl_edges;
     struct {
         char name[48];
         long calls;
     } fn[FK_MAX_FN];
     int n_fn;
-} F = {1, 9, 0, "", 0, 0, "", 0, 0, NULL, 0, {{"", 0}}, 0};
+} F = {1, 9, 0, "", 0, 0, "", 0, 0, NULL, 0, 0, {{"", 0}}, 0};
 
 static int fk(const char* name) {
     int i;
@@ -128,6 +133,7 @@ FK_EXPORT void fakecuda_reset(void) {
     F.missing[0] = '\0';
     F.n_fn = 0;
     F.kernels_run = 0;
+    F.pdl_edges = 0;
 }
 FK_EXPORT void fakecuda_fail(const char* fn, int code, int nth) {
     snprintf(F.fail_fn, sizeof F.fail_fn, "%s", fn ? fn : "");
@@ -150,6 +156,7 @@ FK_EXPORT long fakecuda_calls(const char* name) {
 }
 FK_EXPORT const void* fakecuda_last_module(void) { return F.last_module; }
 FK_EXPORT long fakecuda_kernels_run(void) { return F.kernels_run; }
+FK_EXPORT long fakecuda_programmatic_edges(void) { return F.pdl_edges; }
 
 /* the current-context and device-clock state (kept apart from F, whose initializer is fixed) */
 static struct {
@@ -620,6 +627,33 @@ static CUresult cuGraphAddEventRecordNode(void** out, void* g, void* const* deps
     if (r) free(node);
     return r;
 }
+/* cuGraphAddDependencies of ABI 12030 (CUgraphEdgeData: from_port, to_port, type, reserved[5]).
+   Nodes run in insertion order here, so an edge only has to be valid. */
+static CUresult cuGraphAddDependencies(void* g, void* const* from, void* const* to, const unsigned char* edata, size_t n) {
+    fk_graph* gr = (fk_graph*)g;
+    size_t i;
+    int j, k;
+    FK("cuGraphAddDependencies");
+    for (i = 0; i < n; ++i) {
+        const unsigned char* e = edata ? edata + 8 * i : NULL;
+        fk_node *a = NULL, *b = NULL;
+        for (j = 0; j < gr->n; ++j) {
+            if ((void*)gr->nodes[j] == from[i]) a = gr->nodes[j];
+            if ((void*)gr->nodes[j] == to[i]) b = gr->nodes[j];
+        }
+        if (!a || !b || a == b) return 1;
+        if (e) {
+            if (e[1] != 0 || e[2] > 1 || e[0] > 2) return 1;
+            for (k = 3; k < 8; ++k)
+                if (e[k]) return 1;
+            if (e[2] == 1) { /* programmatic: kernel to kernel, from a programmatic or launch-order port */
+                if (a->type != 0 || b->type != 0 || e[0] == 0) return 1;
+                F.pdl_edges++;
+            }
+        }
+    }
+    return 0;
+}
 static CUresult cuGraphGetNodes(void* g, void** nodes, size_t* n) {
     fk_graph* gr = (fk_graph*)g;
     int i;
@@ -709,7 +743,7 @@ static CUresult cuStreamEndCapture(void* s, void** g) {
     X(cuGraphAddMemcpyNode) X(cuGraphAddChildGraphNode) X(cuGraphAddEmptyNode) X(cuGraphGetNodes) \
     X(cuGraphNodeGetType) X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch)   \
     X(cuCtxGetCurrent) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                    \
-    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGraphAddEventRecordNode)
+    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGraphAddEventRecordNode) X(cuGraphAddDependencies)
 
 FK_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, unsigned long long flags, int* status) {
     (void)version;

@@ -187,6 +187,7 @@ static struct {
     long (*calls)(const char*);
     const void* (*last_module)(void);
     long (*kernels_run)(void);
+    long (*programmatic_edges)(void);
 } FK;
 static const char* g_fake_path;
 
@@ -207,6 +208,7 @@ static int fake_load(const char* path) {
     FK_SYM(calls, "fakecuda_calls")
     FK_SYM(last_module, "fakecuda_last_module")
     FK_SYM(kernels_run, "fakecuda_kernels_run")
+    FK_SYM(programmatic_edges, "fakecuda_programmatic_edges")
 #undef FK_SYM
     return 1;
 }
@@ -511,6 +513,10 @@ static aicf_result test_emit(aicf__cuda_emitter* em, aicf_plan* p, int si) {
     if (tp->mode == 7) k = 57;
     r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, tp->mode == 5 ? (size_t)8192 : sizeof a);
     if (r != AICF_SUCCESS) return r;
+    if (tp->mode == 9) { /* the same kernel again right after: a kernel -> kernel edge */
+        r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, sizeof a);
+        if (r != AICF_SUCCESS) return r;
+    }
     return aicf__cuda_emit_copy(em, aicf__cuda_tensor_ptr(em, TZ), a.out, (size_t)tp->n * 4);
 }
 
@@ -1213,6 +1219,62 @@ static void test_fake_scratch(void) {
     CHECK(FK.live() == live0, "scratch: everything released (%ld vs %ld)", FK.live(), live0);
 }
 
+/* Programmatic dependent launch: consecutive generated kernels are joined by a programmatic
+   edge (launch-order port) on compute capability >= 9.0 when the driver has the 12.3 edge API;
+   not after a copy node, not with AICF_EXEC_SERIAL, not on 8.x, not without the entry point;
+   a failing edge call fails the exec cleanly. The outputs are the same in every case. */
+static void test_fake_pdl(void) {
+    static const struct { int major, minor; uint32_t flags; int missing, fail, want; const char* what; } C[] = {
+        {9, 0, 0, 0, 0, 1, "sm_90: kernel -> kernel edge is programmatic"},
+        {9, 0, AICF_EXEC_SERIAL, 0, 0, 0, "sm_90, AICF_EXEC_SERIAL: full dependencies"},
+        {8, 6, 0, 0, 0, 0, "sm_86: no griddepcontrol in the images, full dependencies"},
+        {9, 0, 0, 1, 0, 0, "driver without cuGraphAddDependencies 12.3: full dependencies"},
+        {9, 0, 0, 0, 1, -1, "cuGraphAddDependencies fails: the exec is not created"},
+    };
+    size_t c;
+    for (c = 0; c < sizeof C / sizeof C[0]; c++) {
+        aicf_context* ctx;
+        tplan tp;
+        aicf_exec e;
+        aicf_exec_stats st;
+        aicf_result r;
+        long live0;
+        FK.reset();
+        FK.set_device(1, C[c].major, C[c].minor);
+        if (C[c].missing) FK.missing("cuGraphAddDependencies");
+        live0 = FK.live();
+        ctx = fake_ctx();
+        if (!ctx || !tplan_make(ctx, &tp, 100 + (int64_t)((frand() + 1.0f) * 200.0f), 0)) {
+            CHECK(0, "pdl %s: context and plan", C[c].what);
+            aicf_context_destroy(ctx);
+            continue;
+        }
+        tp.mode = 9;
+        if (C[c].fail) FK.fail("cuGraphAddDependencies", 999, 0);
+        exec_init(&e, &tp, C[c].flags);
+        r = aicf__cuda_exec_create_with(&e, test_emit);
+        if (C[c].want < 0) {
+            CHECK_ERR(ctx, r, AICF_ERROR_CUDA, "cuGraphAddDependencies");
+            CHECK(e.backend == NULL, "pdl %s: nothing left behind", C[c].what);
+        } else {
+            CHECK(r == AICF_SUCCESS, "pdl %s: exec create: %s", C[c].what, aicf_last_error(ctx));
+            if (r == AICF_SUCCESS) {
+                memset(&st, 0, sizeof st);
+                aicf__cuda_exec_stats(&e, &st);
+                CHECK(st.programmatic_edges == C[c].want && FK.programmatic_edges() == C[c].want && st.kernel_nodes == 2,
+                      "pdl %s: %d programmatic edges in the stats, %ld added, %d kernel nodes (want %d)", C[c].what,
+                      st.programmatic_edges, FK.programmatic_edges(), st.kernel_nodes, C[c].want);
+                run_and_check(&e, &tp, C[c].what);
+                aicf__cuda_exec_destroy(&e);
+            }
+        }
+        tplan_free(&tp);
+        aicf_context_destroy(ctx);
+        CHECK(FK.live() == live0, "pdl %s: everything released (%ld vs %ld)", C[c].what, FK.live(), live0);
+    }
+    FK.reset();
+}
+
 int main(int argc, char** argv) {
     const char* seed_env = getenv("AICF_SEED");
     g_rng = seed_env ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + 12345u;
@@ -1242,6 +1304,7 @@ int main(int argc, char** argv) {
         test_fake_benchmark();
         test_fake_profile();
         test_fake_scratch();
+        test_fake_pdl();
     }
     printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
     return g_fail ? 1 : 0;
