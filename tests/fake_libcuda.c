@@ -26,6 +26,8 @@
                                            type PROGRAMMATIC since the reset (each checked: both
                                            ends kernel nodes of the graph, from_port
                                            PROGRAMMATIC or LAUNCH_ORDER, to_port and reserved 0)
+     fakecuda_programmatic_port()          from_port of the last such edge (1 PROGRAMMATIC, 2
+                                           LAUNCH_ORDER; -1 none since the reset)
      fakecuda_set_current(on)              on: the primary context is current on the thread
                                            before any push (as the CUDA runtime leaves it)
      fakecuda_set_node_us(us)              device time per executed graph node: cuGraphLaunch
@@ -100,12 +102,13 @@ static struct {
     const void* last_module;
     long kernels_run;
     long pdl_edges;
+    int pdl_port; /* from_port of the last programmatic edge */
     struct {
         char name[48];
         long calls;
     } fn[FK_MAX_FN];
     int n_fn;
-} F = {1, 9, 0, "", 0, 0, "", 0, 0, NULL, 0, 0, {{"", 0}}, 0};
+} F = {1, 9, 0, "", 0, 0, "", 0, 0, NULL, 0, 0, 0, {{"", 0}}, 0};
 
 static int fk(const char* name) {
     int i;
@@ -134,6 +137,7 @@ FK_EXPORT void fakecuda_reset(void) {
     F.n_fn = 0;
     F.kernels_run = 0;
     F.pdl_edges = 0;
+    F.pdl_port = -1;
 }
 FK_EXPORT void fakecuda_fail(const char* fn, int code, int nth) {
     snprintf(F.fail_fn, sizeof F.fail_fn, "%s", fn ? fn : "");
@@ -157,6 +161,7 @@ FK_EXPORT long fakecuda_calls(const char* name) {
 FK_EXPORT const void* fakecuda_last_module(void) { return F.last_module; }
 FK_EXPORT long fakecuda_kernels_run(void) { return F.kernels_run; }
 FK_EXPORT long fakecuda_programmatic_edges(void) { return F.pdl_edges; }
+FK_EXPORT int fakecuda_programmatic_port(void) { return F.pdl_port; }
 
 /* the current-context and device-clock state (kept apart from F, whose initializer is fixed) */
 static struct {
@@ -649,6 +654,7 @@ static CUresult cuGraphAddDependencies(void* g, void* const* from, void* const* 
             if (e[2] == 1) { /* programmatic: kernel to kernel, from a programmatic or launch-order port */
                 if (a->type != 0 || b->type != 0 || e[0] == 0) return 1;
                 F.pdl_edges++;
+                F.pdl_port = e[0];
             }
         }
     }

@@ -188,6 +188,7 @@ static struct {
     const void* (*last_module)(void);
     long (*kernels_run)(void);
     long (*programmatic_edges)(void);
+    int (*programmatic_port)(void);
 } FK;
 static const char* g_fake_path;
 
@@ -209,6 +210,7 @@ static int fake_load(const char* path) {
     FK_SYM(last_module, "fakecuda_last_module")
     FK_SYM(kernels_run, "fakecuda_kernels_run")
     FK_SYM(programmatic_edges, "fakecuda_programmatic_edges")
+    FK_SYM(programmatic_port, "fakecuda_programmatic_port")
 #undef FK_SYM
     return 1;
 }
@@ -1220,7 +1222,9 @@ static void test_fake_scratch(void) {
 }
 
 /* Programmatic dependent launch: consecutive generated kernels are joined by a programmatic
-   edge (launch-order port) on compute capability >= 9.0 when the driver has the 12.3 edge API;
+   edge from the programmatic port (fired by each block's griddepcontrol.launch_dependents after
+   its wait; the launch-order port let waiting kernels pile up) on compute capability >= 9.0
+   when the driver has the 12.3 edge API;
    not after a copy node, not with AICF_EXEC_SERIAL, not on 8.x, not without the entry point;
    a failing edge call fails the exec cleanly. The outputs are the same in every case. */
 static void test_fake_pdl(void) {
@@ -1261,6 +1265,8 @@ static void test_fake_pdl(void) {
             if (r == AICF_SUCCESS) {
                 memset(&st, 0, sizeof st);
                 aicf__cuda_exec_stats(&e, &st);
+                CHECK(FK.programmatic_port() == (C[c].want ? 1 : -1), "pdl %s: edge from port %d", C[c].what,
+                      FK.programmatic_port());
                 CHECK(st.programmatic_edges == C[c].want && FK.programmatic_edges() == C[c].want && st.kernel_nodes == 2,
                       "pdl %s: %d programmatic edges in the stats, %ld added, %d kernel nodes (want %d)", C[c].what,
                       st.programmatic_edges, FK.programmatic_edges(), st.kernel_nodes, C[c].want);
