@@ -405,13 +405,15 @@ typedef struct aicf_plan_stats {
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
 #define AICF_EXEC_PROFILE 0x2u   /* CUDA: one timing event after every step, for aicf_exec_profile
                                     (adds an event-record node per step to every replay) */
-#define AICF_EXEC_SERIAL 0x4u    /* CUDA: no programmatic dependent launch. By default, on devices
-                                    of compute capability >= 9.0 with a driver of CUDA >= 12.3,
-                                    consecutive generated kernels are joined by programmatic edges
-                                    (the next one is launched while the previous one runs and waits
-                                    for it before touching memory: same results, less launch
-                                    latency); with this flag every node waits for its predecessor
-                                    to finish before it is launched */
+#define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch. On devices of compute
+                                    capability >= 9.0 with a driver of CUDA >= 12.3, consecutive
+                                    generated kernels are joined by programmatic edges: the next
+                                    one is launched while the previous one runs and waits for it
+                                    before touching memory (same results, less launch latency).
+                                    Off by default: measured on the H100 (docs/benchmarks.md) it
+                                    saves 1.6 us on a 6-kernel MLP but costs 58 us on ResNet-18 at
+                                    batch 1 (early-resident convolution blocks). Without it every
+                                    node waits for its predecessor to finish before it launches */
 
 typedef struct aicf_exec_desc {
     uint32_t flags; /* AICF_EXEC_* */
@@ -423,8 +425,8 @@ typedef struct aicf_exec_stats {
     int kernel_nodes;    /* kernel launches per replay, counting those inside the cuBLASLt
                             child graphs (so it can exceed graph_nodes) */
     size_t device_bytes; /* arena + weights + workspace + staging */
-    int programmatic_edges; /* kernel-to-kernel edges with programmatic dependent launch (0 with
-                               AICF_EXEC_SERIAL, before compute capability 9.0 or CUDA 12.3) */
+    int programmatic_edges; /* kernel-to-kernel edges with programmatic dependent launch (0
+                               without AICF_EXEC_PDL, before compute capability 9.0 or CUDA 12.3) */
 } aicf_exec_stats;
 
 /* --- results and errors --- */
@@ -15269,7 +15271,7 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     em.x = x;
     em.graph = x->graph;
     em.step = -1;
-    em.pdl = cu->pdl && !(e->desc.flags & AICF_EXEC_SERIAL);
+    em.pdl = cu->pdl && (e->desc.flags & AICF_EXEC_PDL) != 0;
     if (!device_io) {
         for (i = 0; i < p->n_in; ++i) {
             size_t bytes = 0;

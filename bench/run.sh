@@ -12,9 +12,9 @@
 #   3. gemm    build/gemm_direct: large GEMMs through aicf and through the same cuBLASLt call made
 #              directly (4096^3 and 8192^3, tf32 and fp16)               -> gemm.jsonl
 #   1b. profiles  build/aicf profile (per-step GPU times), bench --io host (inputs and outputs
-#              staged through pinned memory by the graph) and bench --serial (no programmatic
-#              dependent launch) on peers.py's exports, fp16
-#                                                         -> profiles/WORKLOAD.txt, staged.jsonl, serial.jsonl
+#              staged through pinned memory by the graph) and bench --pdl (programmatic
+#              dependent launch, AICF_EXEC_PDL) on peers.py's exports, fp16
+#                                                         -> profiles/WORKLOAD.txt, staged.jsonl, pdl.jsonl
 #   then bench/table.py turns the JSON lines into table.md (targets marked met / not met).
 #
 # Everything goes under $OUT (default bench/results/<date>-<time>): gpu.txt, meta.json,
@@ -111,7 +111,7 @@ fi
 # 1b. the peers' exports again: per-step profiles (aicf profile) and the time with inputs and
 #     outputs staged through pinned host memory (bench --io host), fp16
 : > "$OUT/staged.jsonl"
-: > "$OUT/serial.jsonl"
+: > "$OUT/pdl.jsonl"
 if [ "$DO_PEERS" = 1 ]; then
   W=${WORKDIR:-/tmp/aicf-bench}
   mkdir -p "$OUT/profiles"
@@ -125,11 +125,11 @@ if [ "$DO_PEERS" = 1 ]; then
     line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --io host --json 2>&1 |
            grep '^{' | tail -1)
     [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/staged.jsonl"
-    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --serial --json 2>&1 |
+    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --pdl --json 2>&1 |
            grep '^{' | tail -1)
-    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/serial.jsonl"
+    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/pdl.jsonl"
   done
-  log "profiles: $OUT/profiles; host-staged I/O: $OUT/staged.jsonl; no programmatic launch: $OUT/serial.jsonl"
+  log "profiles: $OUT/profiles; host-staged I/O: $OUT/staged.jsonl; programmatic dependent launch: $OUT/pdl.jsonl"
 fi
 
 # 2. the repository's model set, batch 1

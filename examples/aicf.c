@@ -6,9 +6,9 @@
      aicf plan MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
               [--explain] [--dot FILE.dot] [--save FILE.plan]
      aicf bench MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
-              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host] [--serial] [--json]
+              [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host] [--pdl] [--json]
      aicf profile MODEL.onnx [--backend cpu|cuda] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...
-              [--iters N] [--warmup N] [--input FILE.pb]... [--top N] [--serial] [--json]
+              [--iters N] [--warmup N] [--input FILE.pb]... [--top N] [--pdl] [--json]
      aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]
               [--input-arange]
      aicf info
@@ -35,8 +35,8 @@
    the timed replay is the network's work on a device-resident input, as PyTorch's peers are
    timed; --io host stages them through pinned host memory with copy nodes inside the graph
    (what aicf_exec_set_input / get_output users pay per replay).
-   bench and profile --serial create the exec with AICF_EXEC_SERIAL: no programmatic dependent
-   launch between kernels (every node waits for its predecessor to finish before it launches).
+   bench and profile --pdl create the exec with AICF_EXEC_PDL: programmatic dependent launch
+   between consecutive generated kernels (sm_90+; off by default, see docs/benchmarks.md).
    profile times every step of the plan (aicf_exec_profile: CUDA events between steps) and prints
    them in plan order with their share, then the --top N (default 10) steps by time.
    --check DIR compares with an ONNX test_data_set folder (input_K.pb, output_K.pb) and prints
@@ -87,7 +87,7 @@ typedef struct opts {
     const char* dot_file;    /* plan --dot */
     int explain;             /* plan --explain */
     int io_host;             /* bench --io host: staged through pinned memory */
-    int serial;              /* bench, profile --serial: AICF_EXEC_SERIAL (no programmatic launch) */
+    int pdl;                 /* bench, profile --pdl: AICF_EXEC_PDL (programmatic dependent launch) */
     int top;                 /* profile --top N */
 } opts;
 
@@ -106,9 +106,9 @@ static int usage(void) {
             "                [--explain] [--dot FILE.dot] [--save FILE.plan]\n"
             "       aicf bench MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--bind NAME=FILE.pb]...\n"
             "                [--iters N] [--warmup N] [--input FILE.pb]... [--output FILE.pb]... [--io device|host]\n"
-            "                [--serial] [--json]\n"
+            "                [--pdl] [--json]\n"
             "       aicf profile MODEL.onnx [--backend ...] [--precision ...] [--dim NAME=VALUE]... [--iters N]\n"
-            "                [--warmup N] [--input FILE.pb]... [--top N] [--serial] [--json]\n"
+            "                [--warmup N] [--input FILE.pb]... [--top N] [--pdl] [--json]\n"
             "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]\n"
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
@@ -274,8 +274,8 @@ static int parse(int argc, char** argv, opts* o) {
                 fprintf(stderr, "aicf: --io takes device or host, not '%s'\n", v);
                 return 0;
             }
-        } else if (strcmp(a, "--serial") == 0) {
-            o->serial = 1;
+        } else if (strcmp(a, "--pdl") == 0) {
+            o->pdl = 1;
         } else if (strcmp(a, "--top") == 0) {
             NEED_VALUE
             o->top = atoi(v);
@@ -785,7 +785,7 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
     aicf_plan_stats_get(p, &ps);
     cuda = ps.backend == AICF_BACKEND_CUDA;
     if (cuda && !o->io_host) ed.flags |= AICF_EXEC_DEVICE_IO;
-    if (o->serial) ed.flags |= AICF_EXEC_SERIAL;
+    if (o->pdl) ed.flags |= AICF_EXEC_PDL;
     r = aicf_exec_create(p, &ed, &e);
     if (r != AICF_SUCCESS) {
         aicf_plan_destroy(p);
@@ -898,7 +898,7 @@ static int cmd_profile(aicf_context* ctx, const opts* o) {
     cuda = ps.backend == AICF_BACKEND_CUDA;
     memset(&ed, 0, sizeof ed);
     if (cuda) ed.flags = AICF_EXEC_DEVICE_IO | AICF_EXEC_PROFILE;
-    if (o->serial) ed.flags |= AICF_EXEC_SERIAL;
+    if (o->pdl) ed.flags |= AICF_EXEC_PDL;
     if ((r = aicf_exec_create(p, &ed, &e)) != AICF_SUCCESS) {
         aicf_plan_destroy(p);
         return fail(ctx, r, "exec");

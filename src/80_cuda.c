@@ -1801,7 +1801,7 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     em.x = x;
     em.graph = x->graph;
     em.step = -1;
-    em.pdl = cu->pdl && !(e->desc.flags & AICF_EXEC_SERIAL);
+    em.pdl = cu->pdl && (e->desc.flags & AICF_EXEC_PDL) != 0;
     if (!device_io) {
         for (i = 0; i < p->n_in; ++i) {
             size_t bytes = 0;

@@ -1224,16 +1224,16 @@ static void test_fake_scratch(void) {
 /* Programmatic dependent launch: consecutive generated kernels are joined by a programmatic
    edge from the programmatic port (fired by each block's griddepcontrol.launch_dependents after
    its wait; the launch-order port let waiting kernels pile up) on compute capability >= 9.0
-   when the driver has the 12.3 edge API;
-   not after a copy node, not with AICF_EXEC_SERIAL, not on 8.x, not without the entry point;
+   when the driver has the 12.3 edge API and the exec asks for it (AICF_EXEC_PDL);
+   not after a copy node, not by default, not on 8.x, not without the entry point;
    a failing edge call fails the exec cleanly. The outputs are the same in every case. */
 static void test_fake_pdl(void) {
     static const struct { int major, minor; uint32_t flags; int missing, fail, want; const char* what; } C[] = {
-        {9, 0, 0, 0, 0, 1, "sm_90: kernel -> kernel edge is programmatic"},
-        {9, 0, AICF_EXEC_SERIAL, 0, 0, 0, "sm_90, AICF_EXEC_SERIAL: full dependencies"},
-        {8, 6, 0, 0, 0, 0, "sm_86: no griddepcontrol in the images, full dependencies"},
-        {9, 0, 0, 1, 0, 0, "driver without cuGraphAddDependencies 12.3: full dependencies"},
-        {9, 0, 0, 0, 1, -1, "cuGraphAddDependencies fails: the exec is not created"},
+        {9, 0, AICF_EXEC_PDL, 0, 0, 1, "sm_90, AICF_EXEC_PDL: kernel -> kernel edge is programmatic"},
+        {9, 0, 0, 0, 0, 0, "sm_90 by default: full dependencies"},
+        {8, 6, AICF_EXEC_PDL, 0, 0, 0, "sm_86: no griddepcontrol in the images, full dependencies"},
+        {9, 0, AICF_EXEC_PDL, 1, 0, 0, "driver without cuGraphAddDependencies 12.3: full dependencies"},
+        {9, 0, AICF_EXEC_PDL, 0, 1, -1, "cuGraphAddDependencies fails: the exec is not created"},
     };
     size_t c;
     for (c = 0; c < sizeof C / sizeof C[0]; c++) {
