@@ -305,6 +305,7 @@ struct aicf_plan {
     aicf__loc* loc;            /* per tensor of g */
     size_t arena_bytes;
     size_t arena_lower_bound;
+    int mem_order;             /* the placement order that gave the arena (AICF__MEM_* of 70_plan.c) */
     size_t weights_bytes;
     int* in_tensor;            /* graph inputs (tensor index in g), plan order */
     int n_in;

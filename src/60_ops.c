@@ -1807,7 +1807,7 @@ static aicf_result aicf__op_run_concat(const aicf__opc* c, const void* const* in
     for (i = 0; i < nin; i++) {
         size_t row = (size_t)(aicf__op_in(c, i)->shape.d[ax] * inner) * esz;
         const unsigned char* X = (const unsigned char*)in[i];
-        if (row)
+        if (row && !(outer == 1 && X == Y + pos)) /* an input the plan placed in the output (a view): nothing to move */
             for (o = 0; o < outer; o++) memcpy(Y + (size_t)o * yrow + pos, X + (size_t)o * row, row);
         pos += row;
     }

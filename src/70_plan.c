@@ -593,6 +593,16 @@ static aicf_result aicf__plan_push_step(aicf_plan* p, int* cap, const aicf__step
     return AICF_SUCCESS;
 }
 
+/* Whether tensor t is an API boundary tensor of the plan (input or output, either side of a cast). */
+static int aicf__is_boundary(const aicf_plan* p, int t) {
+    int i;
+    for (i = 0; i < p->n_in; i++)
+        if (p->in_tensor[i] == t || (p->in_boundary && p->in_boundary[i] == t)) return 1;
+    for (i = 0; i < p->n_out; i++)
+        if (p->out_tensor[i] == t || (p->out_boundary && p->out_boundary[i] == t)) return 1;
+    return 0;
+}
+
 /* Storage root of a tensor (follows aliases). */
 static int aicf__root(const aicf_plan* p, int t) {
     while (p->loc[t].alias_of >= 0) t = p->loc[t].alias_of;
@@ -604,32 +614,114 @@ typedef struct aicf__interval {
     int first, last;
     size_t bytes;
     size_t offset;  /* assigned */
+    size_t breadth; /* the largest total alive at one step of [first, last] (greedy by breadth) */
 } aicf__interval;
 
-static int aicf__interval_cmp(const void* a, const void* b) {
-    const aicf__interval* x = (const aicf__interval*)a;
-    const aicf__interval* y = (const aicf__interval*)b;
+/* The placement orders tried (aicf__plan_memory keeps the smallest arena; ties: the lower number). */
+enum {
+    AICF__MEM_BY_SIZE = 0,
+    AICF__MEM_BY_BREADTH = 1,
+    AICF__MEM_BY_BIRTH = 2,
+    AICF__MEM_BY_DURATION = 3,
+    AICF__MEM_BY_AREA = 4,
+    AICF__MEM_ORDERS = 5
+};
+static const char* const aicf__mem_order_names[AICF__MEM_ORDERS] = {
+    "greedy by size", "greedy by breadth", "first fit in birth order", "longest-lived first", "largest size x lifetime first"};
+
+static int aicf__interval_tie(const aicf__interval* x, const aicf__interval* y) {
     if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
     if (x->first != y->first) return x->first < y->first ? -1 : 1;
     return x->t - y->t;
 }
+/* size descending (Pisarchyk & Lee's greedy by size) */
+static int aicf__interval_cmp_size(const void* a, const void* b) {
+    return aicf__interval_tie((const aicf__interval*)a, (const aicf__interval*)b);
+}
+/* the heaviest step the tensor is alive at first, then size (greedy by breadth, same paper) */
+static int aicf__interval_cmp_breadth(const void* a, const void* b) {
+    const aicf__interval* x = (const aicf__interval*)a;
+    const aicf__interval* y = (const aicf__interval*)b;
+    if (x->breadth != y->breadth) return x->breadth > y->breadth ? -1 : 1;
+    return aicf__interval_tie(x, y);
+}
+/* in the order the tensors come alive, larger first among those born at one step */
+static int aicf__interval_cmp_birth(const void* a, const void* b) {
+    const aicf__interval* x = (const aicf__interval*)a;
+    const aicf__interval* y = (const aicf__interval*)b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return aicf__interval_tie(x, y);
+}
 
-/* Greedy-by-size offset assignment over lifetimes; fills loc[].offset for roots and
-   steps[].scratch_offset for the steps' scratch (an interval [s, s]). */
+/* longest lifetime first (the buffers that constrain every step they span), then size */
+static int aicf__interval_cmp_duration(const void* a, const void* b) {
+    const aicf__interval* x = (const aicf__interval*)a;
+    const aicf__interval* y = (const aicf__interval*)b;
+    if (x->last - x->first != y->last - y->first) return x->last - x->first > y->last - y->first ? -1 : 1;
+    return aicf__interval_tie(x, y);
+}
+/* bytes x steps alive, largest first */
+static int aicf__interval_cmp_area(const void* a, const void* b) {
+    const aicf__interval* x = (const aicf__interval*)a;
+    const aicf__interval* y = (const aicf__interval*)b;
+    double ax = (double)x->bytes * (double)(x->last - x->first + 1), ay = (double)y->bytes * (double)(y->last - y->first + 1);
+    if (ax != ay) return ax > ay ? -1 : 1;
+    return aicf__interval_tie(x, y);
+}
+
+/* Places iv[0..n) in that order, each at the lowest offset where it overlaps (in time) no placed
+   interval; returns the arena size. placed[] is scratch of n pointers. */
+static size_t aicf__place(aicf__interval* iv, int n, aicf__interval** placed) {
+    size_t arena = 0;
+    int i, j;
+    for (i = 0; i < n; i++) {
+        /* collect placed intervals overlapping in time, sorted by offset (insertion) */
+        int np = 0, k;
+        size_t off = 0;
+        for (j = 0; j < i; j++) {
+            aicf__interval* q = &iv[j];
+            if (q->last < iv[i].first || q->first > iv[i].last) continue;
+            k = np++;
+            while (k > 0 && placed[k - 1]->offset > q->offset) {
+                placed[k] = placed[k - 1];
+                k--;
+            }
+            placed[k] = q;
+        }
+        for (k = 0; k < np; k++) {
+            size_t qo = placed[k]->offset, qe = qo + placed[k]->bytes;
+            if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
+            if (qe > off) off = qe;
+        }
+        iv[i].offset = off;
+        if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
+    }
+    return arena;
+}
+
+/* Offset assignment over lifetimes; fills loc[].offset for roots and steps[].scratch_offset for
+   the steps' scratch (an interval [s, s]). The greedy placements of Pisarchyk & Lee ("Efficient
+   Memory Management for Deep Neural Net Inference", 2020) by size and by breadth, and a first fit
+   in birth order, are all tried; the smallest arena wins (deterministic: the same model and
+   policy give the same offsets), and the plan records which order it was. */
 static aicf_result aicf__plan_memory(aicf_plan* p) {
     aicf_graph* g = p->g;
-    int nt = g->n_tensors, i, j, s, nroots = 0;
+    int nt = g->n_tensors, i, j, s, nroots = 0, order, best_order = 0;
     size_t niv = (size_t)nt + (size_t)p->n_steps + 1;
     int* first = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
     int* last = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
     aicf__interval* iv = (aicf__interval*)aicf__calloc(p->ctx, niv, sizeof(aicf__interval));
+    aicf__interval* best = (aicf__interval*)aicf__calloc(p->ctx, niv, sizeof(aicf__interval));
     aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, niv, sizeof(aicf__interval*));
+    size_t* live = (size_t*)aicf__calloc(p->ctx, (size_t)p->n_steps + 2, sizeof(size_t));
     size_t arena = 0, lower = 0;
-    if (!first || !last || !iv || !placed) {
+    if (!first || !last || !iv || !best || !placed || !live) {
         aicf__free(p->ctx, first);
         aicf__free(p->ctx, last);
         aicf__free(p->ctx, iv);
+        aicf__free(p->ctx, best);
         aicf__free(p->ctx, placed);
+        aicf__free(p->ctx, live);
         return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory planning memory");
     }
     for (i = 0; i < nt; i++) {
@@ -689,37 +781,35 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
         iv[nroots].bytes = aicf__align_up(p->steps[s].scratch_bytes);
         nroots++;
     }
-    qsort(iv, (size_t)nroots, sizeof *iv, aicf__interval_cmp);
+    /* live[s + 1]: the total alive at step s (s = -1 .. n_steps); the lower bound is its maximum */
+    for (i = 0; i < nroots; i++)
+        for (s = iv[i].first; s <= iv[i].last; s++) live[s + 1] += iv[i].bytes;
+    for (s = -1; s <= p->n_steps; s++)
+        if (live[s + 1] > lower) lower = live[s + 1];
     for (i = 0; i < nroots; i++) {
-        /* collect placed intervals overlapping in time, sorted by offset (insertion) */
-        int np = 0, k;
-        size_t off = 0;
-        for (j = 0; j < i; j++) {
-            aicf__interval* q = &iv[j];
-            if (q->last < iv[i].first || q->first > iv[i].last) continue;
-            k = np++;
-            while (k > 0 && placed[k - 1]->offset > q->offset) {
-                placed[k] = placed[k - 1];
-                k--;
-            }
-            placed[k] = q;
-        }
-        for (k = 0; k < np; k++) {
-            size_t qo = placed[k]->offset, qe = qo + placed[k]->bytes;
-            if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
-            if (qe > off) off = qe;
-        }
-        iv[i].offset = off;
-        if (iv[i].t < nt) p->loc[iv[i].t].offset = off;
-        else p->steps[iv[i].t - nt].scratch_offset = off;
-        if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
+        iv[i].breadth = 0;
+        for (s = iv[i].first; s <= iv[i].last; s++)
+            if (live[s + 1] > iv[i].breadth) iv[i].breadth = live[s + 1];
     }
-    for (s = -1; s <= p->n_steps; s++) {
-        size_t live = 0;
-        for (i = 0; i < nroots; i++)
-            if (iv[i].first <= s && iv[i].last >= s) live += iv[i].bytes;
-        if (live > lower) lower = live;
+    for (order = 0; order < AICF__MEM_ORDERS; order++) {
+        size_t a;
+        static int (*const cmp[AICF__MEM_ORDERS])(const void*, const void*) = {
+            aicf__interval_cmp_size, aicf__interval_cmp_breadth, aicf__interval_cmp_birth, aicf__interval_cmp_duration,
+            aicf__interval_cmp_area};
+        qsort(iv, (size_t)nroots, sizeof *iv, cmp[order]);
+        a = aicf__place(iv, nroots, placed);
+        if (order == 0 || a < arena) {
+            arena = a;
+            best_order = order;
+            memcpy(best, iv, sizeof(aicf__interval) * (size_t)nroots);
+        }
+        if (arena <= lower) break; /* optimal */
     }
+    for (i = 0; i < nroots; i++) {
+        if (best[i].t < nt) p->loc[best[i].t].offset = best[i].offset;
+        else p->steps[best[i].t - nt].scratch_offset = best[i].offset;
+    }
+    p->mem_order = best_order;
     /* aliases take their root's offset, plus the view offsets along the way */
     for (i = 0; i < nt; i++)
         if (p->loc[i].space == AICF__SPACE_ARENA && p->loc[i].alias_of >= 0) {
@@ -736,7 +826,9 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
     aicf__free(p->ctx, first);
     aicf__free(p->ctx, last);
     aicf__free(p->ctx, iv);
+    aicf__free(p->ctx, best);
     aicf__free(p->ctx, placed);
+    aicf__free(p->ctx, live);
     return AICF_SUCCESS;
 }
 
@@ -1181,6 +1273,49 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
                 pos += p->loc[st->out[k]].bytes;
             }
         }
+    /* Concat along an axis with only 1s before it: each input is a contiguous piece of the
+       output, so its producer writes straight into the output's storage (the inputs become views
+       of it, the Concat copies nothing). DenseNet's chains concat(concat(...), new) then share one
+       buffer per block. An input qualifies once (a tensor is a view of one root), when it is a
+       root written by a step (not a graph input or output, not a constant) and appears once; the
+       Concat must have no fused epilogue (it would run in place over its inputs' storage). */
+    for (i = 0; i < p->n_steps; i++) {
+        aicf__step* st = &p->steps[i];
+        const aicf__node* n;
+        const aicf__shape* ys;
+        int y, ax, k, j, ok = 1;
+        size_t pos = 0;
+        if (st->kind != AICF__STEP_NODE || st->n_out < 1 || st->out[0] < 0 || st->n_epi > 0 || st->n_in < 1) continue;
+        n = &g->nodes[st->node];
+        if (n->op != AICF__OP_Concat) continue;
+        y = st->out[0];
+        ys = &g->tensors[y].shape;
+        if (p->loc[y].space != AICF__SPACE_ARENA || p->loc[y].alias_of >= 0 || !g->tensors[y].shape_known || ys->rank < 1 ||
+            aicf__is_boundary(p, y))
+            continue;
+        ax = (int)aicf__attr_i(n, "axis", 1);
+        if (ax < 0) ax += ys->rank;
+        if (ax < 0 || ax >= ys->rank) continue;
+        for (k = 0; k < ax; k++)
+            if (ys->d[k] != 1) ok = 0;
+        for (k = 0; k < st->n_in && ok; k++) {
+            int t = st->in[k];
+            if (t < 0 || t == y || p->loc[t].space != AICF__SPACE_ARENA || p->loc[t].alias_of >= 0 ||
+                p->loc[t].sdtype != p->loc[y].sdtype || aicf__is_boundary(p, t) || aicf__is_const(g, t)) {
+                ok = 0;
+                break;
+            }
+            for (j = 0; j < k; j++)
+                if (st->in[j] == t) ok = 0;
+            if ((pos += p->loc[t].bytes) > p->loc[y].bytes) ok = 0;
+        }
+        if (!ok || pos != p->loc[y].bytes) continue;
+        for (k = 0, pos = 0; k < st->n_in; k++) {
+            p->loc[st->in[k]].alias_of = y;
+            p->loc[st->in[k]].alias_add = pos;
+            pos += p->loc[st->in[k]].bytes;
+        }
+    }
     /* weights */
     {
         size_t off = 0;

@@ -916,6 +916,16 @@ static aicf_result aicf__cuo_lower_concat(aicf__cuo* c) {
     outer = aicf__cuo_prod(ys, 0, ax);
     inner = aicf__cuo_prod(ys, ax + 1, ys->rank);
     ycols = ys->d[ax] * inner;
+    if (nin > 0 && aicf__cuo_in(c, 0) >= 0 && c->p->loc[aicf__cuo_in(c, 0)].alias_of == y) { /* the memory plan made views */
+        for (i = 0; i < nin; i++)
+            if (aicf__cuo_in(c, i) < 0 || c->p->loc[aicf__cuo_in(c, i)].alias_of != y)
+                return aicf__cuo_fail(c, AICF_ERROR_STATE, "input %d is not the view of the output the memory plan recorded", i);
+        snprintf(c->kernel, sizeof c->kernel, "alias");
+        aicf__cuo_reason(c, "%d inputs are views into the output's storage (concat along axis %d, only 1s before it): their "
+                            "producers wrote in place, no copy",
+                         nin, ax);
+        return AICF_SUCCESS;
+    }
     for (i = 0; i < nin; i++) {
         int x = aicf__cuo_in(c, i);
         int64_t cols;

@@ -176,6 +176,44 @@ def model_tests(backend, precisions):
                 record(tname, "failed", out.strip()[-600:])
 
 
+def memory_tests():
+    """The memory plan's target (issue 4): arena <= 1.05 x its lower bound (the largest total of
+    tensors alive at one step) on every model of the data set, planned for the CPU and for CUDA at
+    fp32 and fp16 (CUDA through the fake driver, build/fakecuda: planning needs no GPU)."""
+    aicf = os.path.join(B, "aicf")
+    fake = os.path.join(B, "fakecuda")
+    if not os.path.isdir(MODELS):
+        record("memory plans", "skipped", f"{MODELS} not found")
+        return
+    cases = []
+    for name, _ in MODEL_SETS:
+        model = os.path.join(MODELS, name, "model.onnx")
+        sets = sorted(glob.glob(os.path.join(MODELS, name, "test_data_set_*")))
+        if os.path.exists(model) and sets:
+            cases.append((name, model, dims_for(model, sets[0])))
+    for f in sorted(glob.glob(os.path.join(MODELS, "onnx_light", "*.onnx"))):
+        cases.append(("onnx_light/" + os.path.basename(f)[:-5], f, []))
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = fake + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    for name, model, dims in cases:
+        for backend, prec in (("cpu", "fp32"), ("cuda", "fp32"), ("cuda", "fp16")):
+            tname = f"memory plan {name} {backend} {prec}"
+            if args.filter and args.filter not in tname:
+                continue
+            rc, out, dt = run([aicf, "plan", model, "--backend", backend, "--precision", prec] + dims, 600, env=env)
+            m = re.search(r"arena: (\d+) bytes \(lower bound (\d+) bytes", out)
+            if rc != 0 and "unsupported" in out.lower():
+                record(tname, "skipped", out.strip().splitlines()[-1][:200])
+            elif rc != 0 or not m:
+                record(tname, "failed", out.strip()[-400:])
+            elif int(m.group(1)) > 1.05 * int(m.group(2)):
+                record(tname, "failed", f"arena {m.group(1)} bytes > 1.05 x lower bound {m.group(2)}")
+            else:
+                record(tname, "passed")
+                print(f"  ok      {tname}: arena {int(m.group(1))} bytes, ratio "
+                      f"{int(m.group(1)) / max(1, int(m.group(2))):.3f} ({dt:.1f}s)", flush=True)
+
+
 def cli_tests(backend):
     """build/aicf bench and profile on mnist: well-formed JSON, one time per plan step, the
     profile's sum consistent with the benchmark's replay time, the outputs still correct."""
@@ -288,6 +326,7 @@ if args.suite == "cpu":
         run_counted("ONNX reader cross-check vs the onnx package", [sys.executable, "tests/onnx_crosscheck.py",
                                                                    "--dump", os.path.join(B, "onnx_dump")], 1800)
     model_tests("cpu", ["fp32"])
+    memory_tests()
     cli_tests("cpu")
     node_tests("cpu")
     hardening()

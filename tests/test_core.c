@@ -331,6 +331,141 @@ out:
     aicf_context_destroy(ctx);
 }
 
+/* DenseNet-like chains: c_l = Concat(c_{l-1}, Tanh(Gather(c_{l-1}, idx_l)), axis 1) over [1, C, S]
+   tensors, some f_l also concatenated a second time (z_l = Concat(Neg(f_l), f_l)), all ending in
+   one output Concat. The memory plan makes Concat inputs views of the output where it may (one
+   root per tensor; not the graph input, not the graph output); checked: the results against a
+   host evaluation, that views were made, and that no two tensors with different storage roots
+   alive at the same step overlap in the arena (lifetimes recomputed here from the steps). */
+static void test_memory_plan_concat_views(int trial) {
+    enum { L = 6, S = 8, G = 3, C0 = 4, MAXC = C0 + L * G };
+    aicf_context* ctx = new_ctx();
+    aicf_graph* g;
+    aicf_plan* p = NULL;
+    aicf_exec* e = NULL;
+    aicf_plan_desc pd;
+    static float cval[L + 1][MAXC * S], zval[L][2 * G * S], yref[(MAXC + 2 * G * L) * S], y[(MAXC + 2 * G * L) * S];
+    int64_t idx[L][G], dx[3] = {1, C0, S}, di[1] = {G};
+    int side[L], nside = 0, l, i, j, k, s, views = 0, overlap = 0, bad = 0, yc;
+    char nm[16][L + 1][24];
+    const char* fin[L + 1];
+    aicf_attr ax1[1];
+    aicf_tensor_desc d;
+    memset(ax1, 0, sizeof ax1);
+    ax1[0].name = "axis";
+    ax1[0].type = AICF_ATTR_INT;
+    ax1[0].i = 1;
+    aicf_graph_create(ctx, &g);
+    d = tdesc("c0", 3, dx, NULL, 0);
+    aicf_graph_add_input(g, &d);
+    for (i = 0; i < C0 * S; i++) cval[0][i] = frand();
+    for (l = 1; l <= L; l++) {
+        int cin = C0 + (l - 1) * G;
+        const char *in2[2], *out1[1];
+        snprintf(nm[0][l], 24, "c%d", l - 1);
+        snprintf(nm[1][l], 24, "idx%d", l);
+        snprintf(nm[2][l], 24, "g%d", l);
+        snprintf(nm[3][l], 24, "f%d", l);
+        snprintf(nm[4][l], 24, "c%d", l);
+        for (k = 0; k < G; k++) idx[l - 1][k] = (int64_t)((frand() + 1.0f) * 0.5f * (float)cin) % cin;
+        d = tdesc(nm[1][l], 1, di, idx[l - 1], sizeof idx[l - 1]);
+        d.dtype = AICF_DTYPE_INT64;
+        aicf_graph_add_constant(g, &d);
+        in2[0] = nm[0][l], in2[1] = nm[1][l], out1[0] = nm[2][l];
+        add_node(g, nm[2][l], "Gather", in2, 2, out1, 1, ax1, 1);
+        in2[0] = nm[2][l], out1[0] = nm[3][l];
+        add_node(g, nm[3][l], "Tanh", in2, 1, out1, 1, NULL, 0);
+        in2[0] = nm[0][l], in2[1] = nm[3][l], out1[0] = nm[4][l];
+        add_node(g, nm[4][l], "Concat", in2, 2, out1, 1, ax1, 1);
+        /* host: c_l = [c_{l-1}; tanh(c_{l-1}[idx])] over the channel axis */
+        memcpy(cval[l], cval[l - 1], sizeof(float) * (size_t)(cin * S));
+        for (k = 0; k < G; k++)
+            for (s = 0; s < S; s++) cval[l][(cin + k) * S + s] = tanhf(cval[l - 1][idx[l - 1][k] * S + s]);
+        side[l - 1] = frand() > 0.2f;
+        if (side[l - 1]) { /* z_l = Concat(Neg(f_l), f_l): f_l wanted by two Concats */
+            snprintf(nm[5][l], 24, "n%d", l);
+            snprintf(nm[6][l], 24, "z%d", l);
+            in2[0] = nm[3][l], out1[0] = nm[5][l];
+            add_node(g, nm[5][l], "Neg", in2, 1, out1, 1, NULL, 0);
+            in2[0] = nm[5][l], in2[1] = nm[3][l], out1[0] = nm[6][l];
+            add_node(g, nm[6][l], "Concat", in2, 2, out1, 1, ax1, 1);
+            for (k = 0; k < G * S; k++) {
+                zval[l - 1][k] = -cval[l][cin * S + k];
+                zval[l - 1][G * S + k] = cval[l][cin * S + k];
+            }
+        }
+    }
+    fin[0] = nm[4][L];
+    memcpy(yref, cval[L], sizeof(float) * (size_t)(MAXC * S));
+    yc = MAXC;
+    for (l = 1; l <= L; l++)
+        if (side[l - 1]) {
+            fin[1 + nside++] = nm[6][l];
+            memcpy(yref + (size_t)yc * S, zval[l - 1], sizeof(float) * 2 * G * S);
+            yc += 2 * G;
+        }
+    {
+        const char* out1[1] = {"y"};
+        add_node(g, "final", "Concat", fin, 1 + nside, out1, 1, ax1, 1);
+    }
+    aicf_graph_add_output(g, "y");
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CPU;
+    CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "concat views %d: plan: %s", trial, aicf_last_error(ctx));
+    if (!p) goto out;
+    {
+        int nt = p->g->n_tensors, *fi = (int*)malloc(sizeof(int) * (size_t)nt), *li = (int*)malloc(sizeof(int) * (size_t)nt),
+            *root = (int*)malloc(sizeof(int) * (size_t)nt);
+        for (i = 0; i < nt; i++) {
+            int r = i, guard = 0;
+            while (p->loc[r].alias_of >= 0 && guard++ < nt) r = p->loc[r].alias_of;
+            root[i] = r;
+            if (p->loc[i].alias_of >= 0 && p->loc[i].alias_add + p->loc[i].bytes > p->loc[p->loc[i].alias_of].bytes) bad++;
+            if (p->loc[i].alias_of >= 0) views++; /* only Concat makes views in this graph */
+            fi[i] = 1 << 30;
+            li[i] = -2;
+            for (s = 0; s < p->n_steps; s++) {
+                const aicf__step* st = &p->steps[s];
+                for (j = 0; j < st->n_in + st->n_out; j++)
+                    if ((j < st->n_in ? st->in[j] : st->out[j - st->n_in]) == i) {
+                        if (s < fi[i]) fi[i] = s;
+                        if (s > li[i]) li[i] = s;
+                    }
+            }
+            if (p->g->tensors[i].flags & AICF__T_INPUT) fi[i] = -1;
+            if (p->g->tensors[i].flags & AICF__T_OUTPUT) li[i] = p->n_steps;
+        }
+        for (i = 0; i < nt; i++)
+            for (j = 0; j < i; j++) {
+                if (p->loc[i].space != AICF__SPACE_ARENA || p->loc[j].space != AICF__SPACE_ARENA || root[i] == root[j]) continue;
+                if (li[i] < fi[j] || li[j] < fi[i] || fi[i] > li[i] || fi[j] > li[j]) continue;
+                if (p->loc[i].offset < p->loc[j].offset + p->loc[j].bytes && p->loc[j].offset < p->loc[i].offset + p->loc[i].bytes)
+                    overlap++;
+            }
+        free(fi);
+        free(li);
+        free(root);
+    }
+    CHECK(bad == 0, "concat views %d: %d views reach past their root", trial, bad);
+    CHECK(views >= 2 * (L - 1 - nside), "concat views %d: %d tensors are views (at least %d expected)", trial, views,
+          2 * (L - 1 - nside));
+    CHECK(overlap == 0, "concat views %d: %d pairs of live tensors with different roots overlap", trial, overlap);
+    CHECK(p->arena_bytes >= p->arena_lower_bound && p->arena_bytes <= p->arena_lower_bound * 2,
+          "concat views %d: arena %zu vs lower bound %zu", trial, p->arena_bytes, p->arena_lower_bound);
+    CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS, "exec");
+    aicf_exec_set_input(e, 0, cval[0], sizeof(float) * C0 * S);
+    CHECK(aicf_exec_run(e) == AICF_SUCCESS, "run: %s", aicf_last_error(ctx));
+    CHECK(aicf_exec_get_output(e, 0, y, sizeof(float) * (size_t)yc * S) == AICF_SUCCESS, "output: %s", aicf_last_error(ctx));
+    for (i = 0, bad = 0; i < yc * S; i++)
+        if (!(fabsf(y[i] - yref[i]) <= 1e-6f * (1.0f + fabsf(yref[i])))) bad++;
+    CHECK(bad == 0, "concat views %d: %d of %d outputs differ from the host evaluation", trial, bad, yc * S);
+out:
+    aicf_exec_destroy(e);
+    aicf_plan_destroy(p);
+    aicf_graph_destroy(g);
+    aicf_context_destroy(ctx);
+}
+
 /* Conv -> BatchNormalization -> Relu: the plan folds the BatchNormalization into the Conv;
    the result must equal a direct double-precision evaluation of the unfused graph. */
 static void test_batchnorm_folding(void) {
@@ -544,6 +679,7 @@ int main(void) {
     test_builder_errors();
     test_plan_errors();
     for (t = 0; t < 20; t++) test_memory_plan_random(t);
+    for (t = 0; t < 10; t++) test_memory_plan_concat_views(t);
     test_batchnorm_folding();
     test_plan_owns_copy();
     test_allocator();

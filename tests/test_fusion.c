@@ -724,6 +724,70 @@ static void test_format_names_fused(aicf_context* ctx) {
    case plans on the CUDA backend at fp32 and fp16, with the fusion pass's step counts, and the
    fused steps choose the chain kernel (elementwise main nodes: one aicf_ewchain launch). Only
    the plan: the fake driver cannot look functions up in the real table's cubins. */
+/* Concat along the channel axis of [1, C, S] tensors on CUDA (fake driver, fp32 and fp16): its
+   inputs become views of its output (the producers write in place) and the Concat step launches
+   nothing; with a leading dim of 2 the inputs are not contiguous pieces and it copies. */
+static void test_fake_concat_views(const aicf_context_desc* cd) {
+    int pr, lead;
+    for (pr = 0; pr < 2; pr++)
+        for (lead = 1; lead <= 2; lead++) {
+            static const int64_t xs1[3] = {1, 4, 6}, xs2[3] = {2, 4, 6};
+            aicf_context* ctx = NULL;
+            aicf_plan* plan = NULL;
+            aicf_plan_desc pd;
+            fb b;
+            int s, found = 0;
+            if (aicf_context_create(cd, &ctx) != AICF_SUCCESS) {
+                CHECK(0, "fake CUDA context");
+                continue;
+            }
+            memset(&b, 0, sizeof b);
+            b.ctx = ctx;
+            b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+            if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+            fb_input(&b, "x", 3, lead == 1 ? xs1 : xs2, -1, 1);
+            fb_node(&b, "relu", "Relu", "x", "a", NULL, 0);
+            fb_node(&b, "neg", "Neg", "x", "n", NULL, 0);
+            fb_node(&b, "sig", "Sigmoid", "n", "bb", NULL, 0); /* a second step: not fused into the Concat's inputs */
+            {
+                aicf_attr at = attr_i("axis", 1);
+                fb_node(&b, "cat", "Concat", "a,bb", "c", &at, 1);
+            }
+            fb_node(&b, "tanh", "Tanh", "c", "y", NULL, 0);
+            fb_output(&b, "y");
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+            pd.policy.no_fusion = 1;
+            CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS, "concat views: plan (%s)", aicf_last_error(ctx));
+            for (s = 0; plan && s < plan->n_steps; s++) {
+                const aicf__step* st = &plan->steps[s];
+                const aicf__cuo_prog* prog = (const aicf__cuo_prog*)st->backend;
+                int c, a0, a1, views;
+                if (st->kind != AICF__STEP_NODE || plan->g->nodes[st->node].op != AICF__OP_Concat) continue;
+                found = 1;
+                c = st->out[0], a0 = st->in[0], a1 = st->in[1];
+                views = plan->loc[a0].alias_of == c && plan->loc[a1].alias_of == c && plan->loc[a0].alias_add == 0 &&
+                        plan->loc[a1].alias_add == plan->loc[a0].bytes && plan->loc[a0].offset == plan->loc[c].offset &&
+                        plan->loc[a1].offset == plan->loc[c].offset + plan->loc[a0].bytes;
+                if (lead == 1)
+                    CHECK(views && !strcmp(st->kernel, "alias") && (!prog || prog->n_ops == 0),
+                          "concat views %s: inputs are views of the output, nothing launched (kernel %s)", pr ? "fp16" : "fp32",
+                          st->kernel);
+                else
+                    CHECK(plan->loc[a0].alias_of < 0 && plan->loc[a1].alias_of < 0 && strcmp(st->kernel, "alias") != 0 && prog &&
+                              prog->n_ops > 0,
+                          "concat [2,4,6] %s: inputs keep their storage, the Concat copies (kernel %s)", pr ? "fp16" : "fp32",
+                          st->kernel);
+            }
+            CHECK(found, "concat views: the plan has the Concat step");
+            aicf_plan_destroy(plan);
+            free(b.in_data[0]);
+            aicf_graph_destroy(b.g);
+            aicf_context_destroy(ctx);
+        }
+}
+
 static void test_fake_cuda_plans(void) {
     const char* path = getenv("AICF_FAKE_LIBCUDA");
     aicf_context* ctx = NULL;
@@ -814,6 +878,7 @@ static void test_fake_cuda_plans(void) {
             aicf_context_destroy(ctx);
         }
     }
+    test_fake_concat_views(&cd);
 }
 
 int main(void) {
