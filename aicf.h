@@ -113,6 +113,11 @@
    the total. AICF_EXEC_DEVICE_IO leaves inputs and outputs in device memory and skips the
    host staging copies, as a caller that produces them on the GPU would.
    `build/aicf profile MODEL.onnx [--top N]` prints the table.
+   AICF_EXEC_PDL (sm_90+, CUDA 12.3+ driver) joins consecutive generated kernels with
+   programmatic edges: each is launched while its predecessor runs and waits for it before
+   touching memory. Same results; measured (docs/benchmarks.md) it saves ~0.3 us per edge on
+   chains of small kernels and loses on convolution-heavy graphs, hence opt-in.
+   aicf_exec_stats.programmatic_edges counts the edges it made.
 
    CONFIGURATION MACROS
    ====================
