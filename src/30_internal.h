@@ -305,7 +305,8 @@ struct aicf_plan {
     aicf__loc* loc;            /* per tensor of g */
     size_t arena_bytes;
     size_t arena_lower_bound;
-    int mem_order;             /* the placement order that gave the arena (AICF__MEM_* of 70_plan.c) */
+    int mem_order;             /* how the arena was placed: 2 x order (AICF__MEM_* of 70_plan.c) + fit
+                                  (0 lowest offset, 1 best fit) */
     size_t weights_bytes;
     int* in_tensor;            /* graph inputs (tensor index in g), plan order */
     int n_in;

@@ -626,8 +626,10 @@ enum {
     AICF__MEM_BY_AREA = 4,
     AICF__MEM_ORDERS = 5
 };
-static const char* const aicf__mem_order_names[AICF__MEM_ORDERS] = {
-    "greedy by size", "greedy by breadth", "first fit in birth order", "longest-lived first", "largest size x lifetime first"};
+#define AICF__MEM_SEARCH_WORK 4.0e7 /* interval pairs the local search may compare (about 40 ms) */
+static const char* const aicf__mem_order_names[AICF__MEM_ORDERS + 1] = {
+    "greedy by size", "greedy by breadth", "first fit in birth order", "longest-lived first", "largest size x lifetime first",
+    "local search from the best order"};
 
 static int aicf__interval_tie(const aicf__interval* x, const aicf__interval* y) {
     if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
@@ -669,15 +671,16 @@ static int aicf__interval_cmp_area(const void* a, const void* b) {
     return aicf__interval_tie(x, y);
 }
 
-/* Places iv[0..n) in that order, each at the lowest offset where it overlaps (in time) no placed
-   interval; returns the arena size. placed[] is scratch of n pointers. */
-static size_t aicf__place(aicf__interval* iv, int n, aicf__interval** placed) {
+/* Places iv[0..n) in that order, each where it overlaps (in time) no placed interval: at the
+   lowest such offset (best_fit 0), or in the smallest gap between placed intervals that holds it,
+   else at the top (best_fit 1). Returns the arena size. placed[] is scratch of n pointers. */
+static size_t aicf__place(aicf__interval* iv, int n, aicf__interval** placed, int best_fit) {
     size_t arena = 0;
     int i, j;
     for (i = 0; i < n; i++) {
         /* collect placed intervals overlapping in time, sorted by offset (insertion) */
         int np = 0, k;
-        size_t off = 0;
+        size_t off = 0, best = (size_t)-1, best_gap = (size_t)-1;
         for (j = 0; j < i; j++) {
             aicf__interval* q = &iv[j];
             if (q->last < iv[i].first || q->first > iv[i].last) continue;
@@ -690,9 +693,16 @@ static size_t aicf__place(aicf__interval* iv, int n, aicf__interval** placed) {
         }
         for (k = 0; k < np; k++) {
             size_t qo = placed[k]->offset, qe = qo + placed[k]->bytes;
-            if (qo >= off + iv[i].bytes) break; /* fits in the gap before it */
+            if (qo >= off + iv[i].bytes) { /* fits in the gap [off, qo) */
+                if (!best_fit) break;
+                if (qo - off < best_gap) {
+                    best_gap = qo - off;
+                    best = off;
+                }
+            }
             if (qe > off) off = qe;
         }
+        if (best_fit && best != (size_t)-1) off = best;
         iv[i].offset = off;
         if (off + iv[i].bytes > arena) arena = off + iv[i].bytes;
     }
@@ -701,12 +711,14 @@ static size_t aicf__place(aicf__interval* iv, int n, aicf__interval** placed) {
 
 /* Offset assignment over lifetimes; fills loc[].offset for roots and steps[].scratch_offset for
    the steps' scratch (an interval [s, s]). The greedy placements of Pisarchyk & Lee ("Efficient
-   Memory Management for Deep Neural Net Inference", 2020) by size and by breadth, and a first fit
-   in birth order, are all tried; the smallest arena wins (deterministic: the same model and
-   policy give the same offsets), and the plan records which order it was. */
+   Memory Management for Deep Neural Net Inference", 2020) by size and by breadth, a first fit in
+   birth order, longest-lived first and largest size x lifetime first, each at the lowest free
+   offset and into the smallest gap that holds it (best fit), are tried until one reaches the
+   lower bound; the smallest arena wins (ties: the earlier; deterministic: the same model and
+   policy give the same offsets), and the plan records which it was. */
 static aicf_result aicf__plan_memory(aicf_plan* p) {
     aicf_graph* g = p->g;
-    int nt = g->n_tensors, i, j, s, nroots = 0, order, best_order = 0;
+    int nt = g->n_tensors, i, j, k, s, nroots = 0, order, fit, best_order = 0;
     size_t niv = (size_t)nt + (size_t)p->n_steps + 1;
     int* first = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
     int* last = (int*)aicf__malloc(p->ctx, (size_t)nt * sizeof(int));
@@ -714,7 +726,7 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
     aicf__interval* best = (aicf__interval*)aicf__calloc(p->ctx, niv, sizeof(aicf__interval));
     aicf__interval** placed = (aicf__interval**)aicf__calloc(p->ctx, niv, sizeof(aicf__interval*));
     size_t* live = (size_t*)aicf__calloc(p->ctx, (size_t)p->n_steps + 2, sizeof(size_t));
-    size_t arena = 0, lower = 0;
+    size_t arena = (size_t)-1, lower = 0;
     if (!first || !last || !iv || !best || !placed || !live) {
         aicf__free(p->ctx, first);
         aicf__free(p->ctx, last);
@@ -797,13 +809,45 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
             aicf__interval_cmp_size, aicf__interval_cmp_breadth, aicf__interval_cmp_birth, aicf__interval_cmp_duration,
             aicf__interval_cmp_area};
         qsort(iv, (size_t)nroots, sizeof *iv, cmp[order]);
-        a = aicf__place(iv, nroots, placed);
-        if (order == 0 || a < arena) {
-            arena = a;
-            best_order = order;
-            memcpy(best, iv, sizeof(aicf__interval) * (size_t)nroots);
+        for (fit = 0; fit < 2 && arena > lower; fit++) {
+            a = aicf__place(iv, nroots, placed, fit);
+            if ((order == 0 && fit == 0) || a < arena) {
+                arena = a;
+                best_order = 2 * order + fit;
+                memcpy(best, iv, sizeof(aicf__interval) * (size_t)nroots);
+            }
         }
         if (arena <= lower) break; /* optimal */
+    }
+    /* Still above the bound: a local search from the best placement. Each interval in turn is
+       moved to the front of the order and everything placed again; a smaller arena is kept and
+       the search restarts from it. Bounded by AICF__MEM_SEARCH_WORK interval
+       pairs compared in total (tens of milliseconds), deterministic. */
+    if (arena > lower && nroots > 1) {
+        double work = 0.0, per = (double)nroots * (double)nroots;
+        int fit_best = best_order % 2, improved = 1;
+        while (improved && work + per <= AICF__MEM_SEARCH_WORK) {
+            improved = 0;
+            for (k = 0; k < nroots && work + per <= AICF__MEM_SEARCH_WORK; k++) {
+                size_t a;
+                aicf__interval moved;
+                if (k == 0) continue;
+                memcpy(iv, best, sizeof(aicf__interval) * (size_t)nroots);
+                moved = iv[k];
+                memmove(iv + 1, iv, sizeof(aicf__interval) * (size_t)k);
+                iv[0] = moved;
+                a = aicf__place(iv, nroots, placed, fit_best);
+                work += per;
+                if (a < arena) {
+                    arena = a;
+                    memcpy(best, iv, sizeof(aicf__interval) * (size_t)nroots);
+                    best_order = 2 * AICF__MEM_ORDERS + fit_best; /* searched */
+                    improved = 1;
+                    break;
+                }
+            }
+            if (arena <= lower) break;
+        }
     }
     for (i = 0; i < nroots; i++) {
         if (best[i].t < nt) p->loc[best[i].t].offset = best[i].offset;

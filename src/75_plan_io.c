@@ -1366,11 +1366,12 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         else aicf__io_tensor_brief(&b, p, p->out_boundary[i]);
         aicf__sbuf_put(&b, "\n", 1);
     }
-    aicf__sbuf_printf(&b, "memory: arena %zu B (%s), lower bound %zu B (ratio %.3f, %s), weights %zu B (%s)", p->arena_bytes,
+    aicf__sbuf_printf(&b, "memory: arena %zu B (%s), lower bound %zu B (ratio %.3f, %s, %s), weights %zu B (%s)", p->arena_bytes,
                       aicf__io_bytes((double)p->arena_bytes, t1, sizeof t1), p->arena_lower_bound,
                       p->arena_lower_bound ? (double)p->arena_bytes / (double)p->arena_lower_bound : 1.0,
-                      p->mem_order >= 0 && p->mem_order < AICF__MEM_ORDERS ? aicf__mem_order_names[p->mem_order] : "?",
-                      p->weights_bytes, aicf__io_bytes((double)p->weights_bytes, t2, sizeof t2));
+                      p->mem_order >= 0 && p->mem_order / 2 <= AICF__MEM_ORDERS ? aicf__mem_order_names[p->mem_order / 2] : "?",
+                      p->mem_order % 2 ? "best fit" : "lowest offset", p->weights_bytes,
+                      aicf__io_bytes((double)p->weights_bytes, t2, sizeof t2));
     if (scratch) aicf__sbuf_printf(&b, "; step scratch %s in the arena", aicf__io_bytes((double)scratch, t1, sizeof t1));
     if (ws) aicf__sbuf_printf(&b, "; cuBLASLt workspace %s", aicf__io_bytes((double)ws, t1, sizeof t1));
     aicf__sbuf_put(&b, "\n", 1);

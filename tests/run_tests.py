@@ -106,6 +106,22 @@ def dims_for(model, dataset):
     return out
 
 
+def binds_for(model, dataset):
+    """--bind NAME=FILE.pb for the data set's integer and bool inputs (what `aicf run --check`
+    binds: inputs that steer shapes or an If)."""
+    import onnx
+    m = onnx.load(model, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    inputs = [i for i in m.graph.input if i.name not in inits]
+    floats = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.BFLOAT16}
+    out = []
+    for k, inp in enumerate(inputs):
+        f = os.path.join(dataset, f"input_{k}.pb")
+        if os.path.exists(f) and inp.type.tensor_type.elem_type not in floats:
+            out += ["--bind", f"{inp.name}={f}"]
+    return out
+
+
 # (model folder, must pass in this issue's scope); models beyond the supported op set report
 # their unsupported op as a skip, never as a pass
 MODEL_SETS = [("mnist", True), ("mlp_policy", True), ("encoder_tiny", False), ("mobilenet_v3_small", False),
@@ -190,7 +206,7 @@ def memory_tests():
         model = os.path.join(MODELS, name, "model.onnx")
         sets = sorted(glob.glob(os.path.join(MODELS, name, "test_data_set_*")))
         if os.path.exists(model) and sets:
-            cases.append((name, model, dims_for(model, sets[0])))
+            cases.append((name, model, dims_for(model, sets[0]) + binds_for(model, sets[0])))
     for f in sorted(glob.glob(os.path.join(MODELS, "onnx_light", "*.onnx"))):
         cases.append(("onnx_light/" + os.path.basename(f)[:-5], f, []))
     env = dict(os.environ)
