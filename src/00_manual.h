@@ -17,8 +17,9 @@
              |  load, validate                       aicf_graph: what to compute
              v
        aicf_plan_create: infer shapes, fold constants and Shape ops, fold BatchNormalization
-       into Conv, drop dead nodes, alias Reshape-like ops, plan memory (one arena, lifetimes,
-       greedy by size), pick a kernel for every step and record why
+       into Conv, drop dead nodes, alias Reshape-like ops (and Split outputs / Concat inputs as
+       views where they are contiguous pieces), plan memory (one arena, lifetimes, greedy
+       placements then a bounded local search), pick a kernel for every step and record why
              |                                       aicf_plan: how, fixed ahead of time
              v
        aicf_exec_create: device buffers + ONE CUDA graph (copy-in, kernels, cuBLASLt calls,
