@@ -19007,6 +19007,18 @@ static aicf_result aicf__cuo_ewchain_desc(aicf__cuo* c, int x, int y, const aicf
     return AICF_SUCCESS;
 }
 
+/* Patches the addresses of a chain descriptor that starts `base` bytes into op's arguments: y,
+   x (if x >= 0) and each binary op's operand (ops as aicf__cuo_ewchain_desc returned them). */
+static void aicf__cuo_patch_chain(aicf__cuo_op* op, size_t base, int y, int x, const aicf__cuo_ewop* ops, int n_ops) {
+    int k;
+    aicf__cuo_patch(op, base + offsetof(aicf__k_ewchain, y), y, 0);
+    if (x >= 0) aicf__cuo_patch(op, base + offsetof(aicf__k_ewchain, x), x, 0);
+    for (k = 0; k < n_ops; k++)
+        if (ops[k].operand >= 0)
+            aicf__cuo_patch(op, base + offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) + offsetof(aicf__k_ew_op, src),
+                            ops[k].operand, 0);
+}
+
 /* Adds one ewchain launch: y = ops[n-1](... ops[0](x)) over y's shape, x and the operands read
    through broadcast descriptors (x may be y: in place). AICF_ERROR_UNSUPPORTED without adding
    anything when the broadcasts do not fold to 4 dimensions. */
@@ -19016,7 +19028,7 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
     unsigned grid[3], block[3];
     aicf__cuo_op* op = NULL;
     char name[96], modes[64];
-    int n_ops, vec, k;
+    int n_ops, vec;
     int64_t n = aicf__cuo_numel(c, y);
     aicf_result r;
     modes[0] = 0;
@@ -19026,12 +19038,7 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
     snprintf(name, sizeof name, "aicf_ewchain_%s%s", aicf__cuo_dtn(c), vec ? "_v4" : "");
     aicf__cuo_dims1(vec ? n / 4 : n, grid, block);
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch(op, offsetof(aicf__k_ewchain, y), y, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_ewchain, x), x, 0);
-    for (k = 0; k < n_ops; k++)
-        if (ops[k].operand >= 0)
-            aicf__cuo_patch(op, offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) + offsetof(aicf__k_ew_op, src),
-                            ops[k].operand, 0);
+    aicf__cuo_patch_chain(op, 0, y, x, ops, n_ops);
     aicf__cuo_reason(c, "fused chain of %d elementwise ops in one pass over %lld elements%s%s (sources: %s)", n_in,
                      (long long)n, vec ? ", 4 per thread" : "", n_ops < n_in ? "; Div Erf Add Mul Mul as one Gelu" : "", modes);
     return AICF_SUCCESS;
@@ -19076,7 +19083,7 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
     char name[96], modes[64];
-    int n_in = 0, vec, mt, k, e = (int)(16 / c->es);
+    int n_in = 0, chain_vec, vec, mt, k, e = (int)(16 / c->es);
     aicf_result r;
     if (!md->trans_b || md->trans_a || md->batch != 1 || md->M < 1 || md->M > AICF__CUO_GEMV_MAX_M || md->N < 1 || md->K < 1)
         return AICF_ERROR_UNSUPPORTED;
@@ -19094,7 +19101,8 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
         if (in[k].operand >= 0 && c->p->loc[in[k].operand].sdtype != c->p->loc[Y].sdtype) return AICF_ERROR_UNSUPPORTED;
     memset(&g, 0, sizeof g);
     modes[0] = 0;
-    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &chain_vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    (void)chain_vec; /* one element per lane: the chain's 4-wide layout does not apply */
     g.M = md->M;
     g.N = md->N;
     g.K = md->K;
@@ -19110,14 +19118,9 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     grid[0] = (unsigned)((md->N + 3) / 4);
     grid[1] = grid[2] = 1;
     if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch(op, offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y), Y, 0);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g.e.n_ops); /* e.x is not read */
     aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
-    for (k = 0; k < g.e.n_ops; k++)
-        if (ops[k].operand >= 0)
-            aicf__cuo_patch(op, offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops) + (size_t)k * sizeof(aicf__k_ew_op) +
-                                    offsetof(aicf__k_ew_op, src),
-                            ops[k].operand, 0);
     c->st->epi_native = c->st->n_epi;
     aicf__cuo_reason(c, "small-M GEMM M=%lld N=%lld K=%lld (transB, M <= %d): generated GEMV, one warp per output column%s; "
                         "epilogue inside: %s%d fused ops (sources: %s)",
