@@ -1151,7 +1151,9 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
     ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
     al[0] = aicf__cu_operand_align(d->a, d->stride_a, d->batch, es);
     al[1] = aicf__cu_operand_align(d->b, d->stride_b, d->batch, es);
-    al[2] = aicf__cu_operand_align(d->c, d->stride_c, d->batch, es);
+    /* no C: the launch passes D's address as C (aicf__cuda_emit_matmul), so C has D's alignment
+       (a D that is a view into a Concat's output may be aligned to less than 256 bytes) */
+    al[2] = aicf__cu_operand_align(d->c ? d->c : d->d, d->stride_c, d->batch, es);
     al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, es);
     r = aicf__cuda_push(ctx, cu);
     if (r != AICF_SUCCESS) return r;
