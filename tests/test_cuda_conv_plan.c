@@ -1302,6 +1302,102 @@ static void test_exec_scratch(const char* path) {
     dlclose(h);
 }
 
+/* A Conv on cuBLASLt (im2col + GEMM, no C operand) writing into a Concat view that starts 128
+   bytes (fp32; 64 at fp16) into the Concat's output (then a Softmax): the exec passes D's address as C, so the
+   algorithm must be planned for D's alignment, not 256 (exec creation refused it before). Exec
+   built on the fake driver (cc 10.0: PTX images, functions found by name). */
+static void test_exec_concat_view_matmul(const char* path) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void (*set_device)(int, int, int) = NULL;
+    void (*set_align)(size_t) = NULL;
+    void* sym = h ? dlsym(h, "fakecuda_set_device") : NULL;
+    void* sym2 = h ? dlsym(h, "fakecuda_set_alloc_align") : NULL;
+    int pr;
+    if (!sym || !sym2) {
+        printf("SKIP Concat view + cuBLASLt exec: %s lacks fakecuda_set_device / fakecuda_set_alloc_align\n", path);
+        g_skip++;
+        if (h) dlclose(h);
+        return;
+    }
+    memcpy(&set_device, &sym, sizeof sym);
+    memcpy(&set_align, &sym2, sizeof sym2);
+    set_device(1, 10, 0);
+    set_align(256);
+    for (pr = 0; pr < 2; pr++) {
+        aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        static const int64_t xd[4] = {1, 8, 2, 2}, wd[4] = {8, 8, 1, 1}, yd[4] = {1, 16, 2, 2};
+        float w1[64], w2[64];
+        aicf_context_desc cd;
+        aicf_context* ctx = NULL;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_exec* e = NULL;
+        aicf_tensor_desc td;
+        aicf_node_desc nd;
+        const char *c1in[2] = {"x", "W1"}, *c2in[2] = {"x", "W2"}, *o1[1] = {"a"}, *o2[1] = {"b"}, *cin[2] = {"a", "b"}, *cout[1] = {"y"};
+        aicf_attr ax;
+        int i, views = 0, matmuls = 0;
+        for (i = 0; i < 64; i++) w1[i] = rndf(-1, 1), w2[i] = rndf(-1, 1);
+        memset(&cd, 0, sizeof cd);
+        cd.cuda_driver_path = path;
+        cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+        if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || !flt_install(ctx) || aicf_graph_create(ctx, &g) != AICF_SUCCESS) {
+            CHECK(0, "concat view exec [%s]: setup: %s", prec_name(prec), ctx ? aicf_last_error(ctx) : "context");
+            aicf_context_destroy(ctx);
+            continue;
+        }
+        aicf_graph_set_opset(g, "", 17);
+        memset(&td, 0, sizeof td);
+        td.dtype = AICF_DTYPE_FLOAT32;
+        td.name = "x", td.rank = 4, td.dims = xd;
+        aicf_graph_add_input(g, &td);
+        td.name = "W1", td.dims = wd, td.data = w1, td.data_bytes = sizeof w1;
+        aicf_graph_add_constant(g, &td);
+        td.name = "W2", td.data = w2, td.data_bytes = sizeof w2;
+        aicf_graph_add_constant(g, &td);
+        memset(&nd, 0, sizeof nd);
+        nd.op_type = "Conv", nd.num_inputs = 2, nd.num_outputs = 1;
+        nd.name = "c1", nd.inputs = c1in, nd.outputs = o1;
+        aicf_graph_add_node(g, &nd);
+        nd.name = "c2", nd.inputs = c2in, nd.outputs = o2;
+        aicf_graph_add_node(g, &nd);
+        memset(&ax, 0, sizeof ax);
+        ax.name = "axis", ax.type = AICF_ATTR_INT, ax.i = 1;
+        memset(&nd, 0, sizeof nd);
+        nd.name = "cat", nd.op_type = "Concat", nd.inputs = cin, nd.num_inputs = 2, nd.outputs = cout, nd.num_outputs = 1;
+        nd.attrs = &ax, nd.num_attrs = 1;
+        aicf_graph_add_node(g, &nd);
+        {   /* the Concat's output must not be a graph output for the views */
+            const char *sin[1] = {"y"}, *sout[1] = {"z"};
+            memset(&nd, 0, sizeof nd);
+            nd.name = "sm", nd.op_type = "Softmax", nd.inputs = sin, nd.num_inputs = 1, nd.outputs = sout, nd.num_outputs = 1;
+            aicf_graph_add_node(g, &nd);
+        }
+        CHECK(aicf_graph_add_output(g, "z") == AICF_SUCCESS, "concat view exec: graph: %s", aicf_last_error(ctx));
+        (void)yd;
+        FLT.n_results = 1;
+        p = plan_of(g, AICF_BACKEND_CUDA, prec, AICF_CONV_IM2COL_GEMM);
+        CHECK(p != NULL, "concat view exec [%s]: plan: %s", prec_name(prec), aicf_last_error(ctx));
+        for (i = 0; p && i < p->g->n_tensors; i++)
+            if (p->loc[i].alias_of >= 0 && p->loc[i].alias_add % 256 != 0) views++;
+        for (i = 0; p && i < p->n_steps; i++) matmuls += strncmp(p->steps[i].kernel, "cublasLt", 8) == 0 || strstr(p->steps[i].reason, "cuBLASLt") != NULL;
+        CHECK(!p || (views == 1 && matmuls == 2), "concat view exec [%s]: %d views at a non-256 offset, %d cuBLASLt steps", prec_name(prec), views,
+              matmuls);
+        if (p) {
+            FLT.matmuls = 0;
+            CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS && FLT.matmuls == 2, "concat view exec [%s]: create: %s (%d matmuls)",
+                  prec_name(prec), aicf_last_error(ctx), FLT.matmuls);
+        }
+        aicf_exec_destroy(e);
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+        aicf_context_destroy(ctx);
+    }
+    set_device(1, 9, 0);
+    set_align(0);
+    dlclose(h);
+}
+
 /* aicf__cuda_scratch_ptr on a hand-made emitter. */
 static void test_scratch_ptr(void) {
     aicf_plan p;
@@ -1558,6 +1654,7 @@ int main(int argc, char** argv) {
     test_gemv(ctx);
     test_no_algorithm(ctx);
     test_exec_scratch(path);
+    test_exec_concat_view_matmul(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:
     aicf_context_destroy(ctx_nolt);
