@@ -14,7 +14,8 @@
 #   1b. profiles  build/aicf profile (per-step GPU times), bench --io host (inputs and outputs
 #              staged through pinned memory by the graph) and bench --pdl (programmatic
 #              dependent launch, AICF_EXEC_PDL) on peers.py's exports, fp16
-#                                                         -> profiles/WORKLOAD.txt, staged.jsonl, pdl.jsonl
+#                                                         -> profiles/WORKLOAD.txt, staged.jsonl, pdl.jsonl,
+#              persistent.jsonl (policy persistent = 1: batch-1 Linear layers in one launch)
 #   then bench/table.py turns the JSON lines into table.md (targets marked met / not met).
 #
 # Everything goes under $OUT (default bench/results/<date>-<time>): gpu.txt, meta.json,
@@ -112,6 +113,7 @@ fi
 #     outputs staged through pinned host memory (bench --io host), fp16
 : > "$OUT/staged.jsonl"
 : > "$OUT/pdl.jsonl"
+: > "$OUT/persistent.jsonl"
 if [ "$DO_PEERS" = 1 ]; then
   W=${WORKDIR:-/tmp/aicf-bench}
   mkdir -p "$OUT/profiles"
@@ -128,6 +130,9 @@ if [ "$DO_PEERS" = 1 ]; then
     line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --pdl --json 2>&1 |
            grep '^{' | tail -1)
     [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/pdl.jsonl"
+    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --persistent --json 2>&1 |
+           grep '^{' | tail -1)
+    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/persistent.jsonl"
   done
   log "profiles: $OUT/profiles; host-staged I/O: $OUT/staged.jsonl; programmatic dependent launch: $OUT/pdl.jsonl"
 fi

@@ -180,5 +180,8 @@ MODULES += [
                  for dt in DTYPES for vec in (1, 4)] +
                 # small-M GEMMs (batch-1 Linear layers) with the chain as epilogue (aicf__cuo_lower_gemv)
                 [_k("aicf_gemv_%s_m%d%s" % (dt, mt, "_v" if vec else ""), "gemv", dt, {"mt": mt, "vec": vec}, block=128)
-                 for dt in DTYPES for mt in (1, 2, 4, 8) for vec in (0, 1)]},
+                 for dt in DTYPES for mt in (1, 2, 4, 8) for vec in (0, 1)] +
+                # persistent chains of them: consecutive GEMV steps in one launch (aicf__cuo_persist)
+                [_k("aicf_gemvp_%s_m%d" % (dt, mt), "gemvp", dt, {"mt": mt}, block=256)
+                 for dt in DTYPES for mt in (1, 2, 4, 8)]},
 ]

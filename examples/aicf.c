@@ -14,7 +14,7 @@
      aicf info
 
    Policy options (run, plan, bench, range): --policy FILE (a policy text file, see
-   aicf_policy_parse), then --precision, --no-fusion, --conv-algo auto|direct|im2col_gemm|implicit_gemm_tc and
+   aicf_policy_parse), then --precision, --no-fusion, --persistent, --conv-algo auto|direct|im2col_gemm|implicit_gemm_tc and
    --matmul-algo auto|cublaslt|generated override its keys.
    --plan FILE.plan (run, plan, bench) loads a saved plan instead of planning: the model, dim
    bindings, kernel table, device and cuBLASLt must be those it was made with (else the error
@@ -80,6 +80,7 @@ typedef struct opts {
     /* policy and plan files */
     const char* policy_file; /* --policy */
     int no_fusion;           /* --no-fusion */
+    int persistent;          /* --persistent */
     int conv_algo;           /* --conv-algo, -1 = not given */
     int matmul_algo;         /* --matmul-algo, -1 = not given */
     const char* plan_file;   /* --plan: load instead of planning */
@@ -112,7 +113,7 @@ static int usage(void) {
             "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]\n"
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
-            "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion]\n"
+            "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion] [--persistent]\n"
             "                [--conv-algo auto|direct|im2col_gemm|implicit_gemm_tc] [--matmul-algo auto|cublaslt|generated]\n"
             "  --plan FILE.plan     (run, plan, bench) load a saved plan instead of planning; refused, with the\n"
             "                       reason, when the model, bindings, kernel table, device or cuBLASLt differ\n"
@@ -236,6 +237,8 @@ static int parse(int argc, char** argv, opts* o) {
             o->policy_file = v;
         } else if (strcmp(a, "--no-fusion") == 0) {
             o->no_fusion = 1;
+        } else if (strcmp(a, "--persistent") == 0) {
+            o->persistent = 1;
         } else if (strcmp(a, "--conv-algo") == 0) {
             NEED_VALUE
             if (strcmp(v, "auto") == 0) o->conv_algo = AICF_CONV_AUTO;
@@ -299,7 +302,7 @@ static int parse(int argc, char** argv, opts* o) {
         fprintf(stderr, "aicf: --save, --dot and --explain belong to the plan command\n");
         return 0;
     }
-    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->conv_algo >= 0 || o->matmul_algo >= 0)) {
+    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->conv_algo >= 0 || o->matmul_algo >= 0)) {
         fprintf(stderr, "aicf: --plan takes the policy from the plan file; drop --policy, --precision, --no-fusion, "
                         "--conv-algo and --matmul-algo\n");
         return 0;
@@ -440,6 +443,7 @@ static int make_plan_ex(aicf_context* ctx, const opts* o, const char* check_dir,
         pd.backend = o->backend;
         if (o->precision) pd.policy.precision = o->precision;
         if (o->no_fusion) pd.policy.no_fusion = 1;
+        if (o->persistent) pd.policy.persistent = 1;
         if (o->conv_algo >= 0) pd.policy.conv_algo = (aicf_conv_algo)o->conv_algo;
         if (o->matmul_algo >= 0) pd.policy.matmul_algo = (aicf_matmul_algo)o->matmul_algo;
         if (o->backend == AICF_BACKEND_DEFAULT) pd.policy.allow_cpu_fallback = 1;

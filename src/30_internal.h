@@ -402,6 +402,12 @@ typedef struct aicf__kt_kernel {
    freed by aicf__cuda_plan_free with aicf__free). Errors name the node. */
 aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
 
+/* Called by aicf__cuda_plan after every step is selected: joins runs of consecutive small-M
+   GEMM steps (and the boundary Casts around them) into persistent kernels (81_cuda_ops.c
+   aicf__cuo_persist); *n_kernels receives how many were made (each needs the exec's barrier
+   word, aicf__cuda_sync_ptr). */
+aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels);
+
 /* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
    storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
    lowering will use (a Conv lowered to im2col + GEMM: its column buffer), else 0. The choice it
@@ -421,6 +427,9 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
 /* Device address of the arena scratch of the step being emitted (arena + scratch_offset); 0 if
    the step has none. */
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
+/* Device address of the exec's barrier word (zeroed at exec creation; 0 if the plan has no
+   persistent kernel). */
+uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
    `kernel_index` with one by-value argument of args_size bytes (copied). */
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
@@ -510,6 +519,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
 uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels);
 
 /* Provided by 81_cuda_ops.c: step si's op program (step->backend on CUDA) as plain data. */
+#define AICF__CUDA_VIEW_MAX_PATCH 40
 typedef struct aicf__cuda_op_view {
     int kind;                    /* 1 kernel, 2 device-to-device copy, 3 cuBLASLt matmul */
     int kernel_index;            /* kernel: index in the table */
@@ -519,9 +529,9 @@ typedef struct aicf__cuda_op_view {
     const unsigned char* args;   /* args_size bytes, device addresses not yet patched (zero or
                                     the plan-time value) */
     int n_patch;                 /* device addresses patched in at exec creation */
-    uint32_t patch_field[16];    /* byte offset in args (copies: 0 = destination, then source) */
-    int patch_tensor[16];        /* tensor, or -2: the step's arena scratch */
-    uint64_t patch_add[16];      /* bytes added to the tensor's address */
+    uint32_t patch_field[AICF__CUDA_VIEW_MAX_PATCH]; /* byte offset in args (copies: 0 = destination, then source) */
+    int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's barrier word */
+    uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
 } aicf__cuda_op_view;

@@ -777,6 +777,13 @@ static aicf_result aicf__plan_memory(aicf_plan* p) {
         r = aicf__root(p, t);
         if (first[r] == INT32_MAX) first[r] = -1;
         last[r] = p->n_steps;
+        /* CUDA: the output Cast at the API boundary may run inside the kernel of the step that
+           produces its input (a persistent kernel, aicf__cuda_persist): the float32 output then
+           lives from that step on, apart from what the step reads */
+        if (p->target == AICF_BACKEND_CUDA && p->out_tensor[i] != t && p->loc[p->out_tensor[i]].space == AICF__SPACE_ARENA) {
+            int src = aicf__root(p, p->out_tensor[i]);
+            if (first[src] >= 0 && first[src] < first[r]) first[r] = first[src];
+        }
     }
     for (i = 0; i < nt; i++) {
         if (p->loc[i].space != AICF__SPACE_ARENA || p->loc[i].alias_of >= 0 || last[i] < -1) continue;

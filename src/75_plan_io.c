@@ -398,10 +398,11 @@ enum {
     AICF__POL_NO_FUSION,
     AICF__POL_CONV,
     AICF__POL_MATMUL,
+    AICF__POL_PERSISTENT,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent"};
 
 /* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range. */
 static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, const char* prefix) {
@@ -414,6 +415,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%sno_fusion = %d\n", prefix, pol->no_fusion ? 1 : 0);
     aicf__sbuf_printf(b, "%sconv_algo = %s\n", prefix, aicf__io_conv_algos[pol->conv_algo]);
     aicf__sbuf_printf(b, "%smatmul_algo = %s\n", prefix, aicf__io_matmul_algos[pol->matmul_algo]);
+    aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
     return AICF_SUCCESS;
 }
 
@@ -467,7 +469,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+                         "matmul_algo, persistent)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
     if (*seen & (1u << key)) return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
     if (vn == 0) return aicf__err(ctx, code, "%s: line %d: key '%s' has no value", fn, line, aicf__io_policy_keys[key]);
@@ -496,6 +498,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         return aicf__err(ctx, code, "%s: line %d: key 'matmul_algo': value '%s' is not one of auto, cublaslt, generated", fn, line,
                          show2);
     case AICF__POL_FALLBACK:
+    case AICF__POL_PERSISTENT:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -504,6 +507,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             return aicf__err(ctx, code, "%s: line %d: key '%s': value '%s' is not 0, 1, true, false, yes, no, on or off", fn, line,
                              aicf__io_policy_keys[key], show2);
         if (key == AICF__POL_FALLBACK) pol->allow_cpu_fallback = b;
+        else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -646,9 +650,11 @@ static void aicf__io_patches(aicf__sbuf* b, const aicf__cuda_op_view* v) {
     int k;
     aicf__sbuf_printf(b, " patch=");
     if (v->n_patch == 0) aicf__sbuf_put(b, "-", 1);
-    for (k = 0; k < v->n_patch && k < 16; k++) {
+    for (k = 0; k < v->n_patch && k < AICF__CUDA_VIEW_MAX_PATCH; k++) {
         if (v->patch_tensor[k] == -2)
             aicf__sbuf_printf(b, "%s%u:scratch+%llu", k ? "," : "", v->patch_field[k], (unsigned long long)v->patch_add[k]);
+        else if (v->patch_tensor[k] == -3)
+            aicf__sbuf_printf(b, "%s%u:sync+%llu", k ? "," : "", v->patch_field[k], (unsigned long long)v->patch_add[k]);
         else
             aicf__sbuf_printf(b, "%s%u:%d+%llu", k ? "," : "", v->patch_field[k], v->patch_tensor[k],
                               (unsigned long long)v->patch_add[k]);
@@ -1279,8 +1285,8 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
     aicf_plan_stats_get(p, &stats);
     aicf__sbuf_printf(&b, "plan: backend %s (requested %s), precision %s, %d nodes, %d steps\n", aicf__io_backend_name(p->target),
                       aicf__io_backend_name(p->requested), aicf__precision_name(p->policy.precision), stats.num_nodes, stats.num_steps);
-    aicf__sbuf_printf(&b, "policy: fusion %s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
-                      p->policy.no_fusion ? "off" : "on", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u],
+    aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
+                      p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u],
                       aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                       p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                       p->policy.allow_cpu_fallback ? "allowed" : "not allowed");

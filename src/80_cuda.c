@@ -434,8 +434,12 @@ struct aicf__cuda {
 };
 
 /* Plan-level backend data (p->backend). */
+#define AICF__CUDA_SYNC_BYTES 256u /* the exec's barrier-word allocation */
+
 typedef struct aicf__cuda_plan_data {
     size_t workspace_bytes; /* largest cuBLASLt workspace any algorithm of the plan needs */
+    int persistent;         /* persistent kernels (81_cuda_ops.c aicf__cuo_persist): the exec
+                               allocates and zeroes their barrier word */
 } aicf__cuda_plan_data;
 
 /* The cuBLASLt algorithm a plan recorded (the opaque *algo of aicf__cuda_matmul_plan). Plain
@@ -456,6 +460,7 @@ typedef struct aicf__cuda_exec {
     aicf__CUstream capture_stream; /* for cuBLASLt capture during the build; then destroyed */
     aicf__CUdeviceptr arena, weights, workspace;
     size_t arena_bytes, weights_bytes, workspace_bytes;
+    aicf__CUdeviceptr sync;        /* AICF__CUDA_SYNC_BYTES, zeroed: persistent kernels' barrier word */
     unsigned char* staging;        /* pinned host memory: inputs then outputs */
     size_t staging_bytes;
     size_t* in_off;                /* per input: offset in staging */
@@ -912,9 +917,13 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
         p->backend = pd;
     }
     for (si = 0; si < p->n_steps; ++si) {
-        aicf__step* st = &p->steps[si];
         r = aicf__cuda_select_step(p, si);
         if (r != AICF_SUCCESS) return r;
+    }
+    r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent);
+    if (r != AICF_SUCCESS) return r;
+    for (si = 0; si < p->n_steps; ++si) {
+        aicf__step* st = &p->steps[si];
         if (st->kernel_index >= AICF__KT_NUM_KERNELS)
             return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "step %d: kernel_index %d out of range (%d kernels)", si,
                              st->kernel_index, AICF__KT_NUM_KERNELS);
@@ -1260,6 +1269,8 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) {
     return 0;
 }
 
+uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { return em && em->x ? (uint64_t)em->x->sync : 0; }
+
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) {
     const aicf__step* st;
     if (!em || !em->plan || !em->x || !em->x->arena || em->step < 0 || em->step >= em->plan->n_steps) return 0;
@@ -1586,6 +1597,7 @@ static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, aicf_
     if (x->arena) cu->api.cuMemFree(x->arena);
     if (x->weights) cu->api.cuMemFree(x->weights);
     if (x->workspace) cu->api.cuMemFree(x->workspace);
+    if (x->sync) cu->api.cuMemFree(x->sync);
     if (x->staging) cu->api.cuMemFreeHost(x->staging);
     if (x->prof_ev)
         for (i = 0; i < x->n_prof_ev; ++i)
@@ -1757,6 +1769,14 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     res = aicf__cuda_alloc(ctx, cu, &x->arena, x->arena_bytes, "activation arena");
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
+    if (res == AICF_SUCCESS && p->backend && ((const aicf__cuda_plan_data*)p->backend)->persistent > 0) {
+        static const uint32_t zero[AICF__CUDA_SYNC_BYTES / 4] = {0};
+        res = aicf__cuda_alloc(ctx, cu, &x->sync, AICF__CUDA_SYNC_BYTES, "barrier word of the persistent kernels");
+        if (res == AICF_SUCCESS) {
+            r = cu->api.cuMemcpyHtoD(x->sync, zero, sizeof zero);
+            if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the barrier word");
+        }
+    }
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_upload_weights(ctx, cu, p, x);
     if (res != AICF_SUCCESS) return res;
@@ -2240,6 +2260,7 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
 }
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
+uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
                                    unsigned shared_bytes, const void* args, size_t args_size) {
     AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);

@@ -1606,6 +1606,197 @@ static void test_gemv(aicf_context* ctx) {
     }
 }
 
+/* The persistent GEMV chain (aicf_gemvp_*): a float32 MLP of 2..5 Linear layers (Gemm transB,
+   bias, Relu on all but the last) at M = 1..8 plans as one launch; its argument struct is
+   emulated on the host layer by layer (addresses from the patches) against the CPU reference,
+   and the launch is checked for at most one block per SM and the barrier-word patch. */
+static void test_gemvp(aicf_context* ctx) {
+    int q;
+    for (q = 0; q < 8; q++) {
+        int L = 2 + q % 4, l, i, si, found = 0, sync_patch = 0;
+        int64_t M = 1 + (q * 5) % 8, dim[6];
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_tensor_desc td;
+        aicf_node_desc nd;
+        aicf_attr at[1];
+        float* wbuf[5];
+        float* cbuf[5];
+        float *x, *ref = NULL, *out = NULL;
+        size_t nref = 0;
+        char name[64], tn[6][16], wn[5][8], cn[5][8], hn[5][16], rn[5][16], gn[5][8], an[5][8];
+        for (l = 0; l <= L; l++) dim[l] = 8 * (1 + (int64_t)((q * 7 + l * 3) % 9)); /* multiples of 8: 16-byte rows */
+        snprintf(name, sizeof name, "gemvp L=%d M=%lld", L, (long long)M);
+        x = (float*)malloc(sizeof(float) * (size_t)(M * dim[0]));
+        for (i = 0; i < M * dim[0]; i++) x[i] = rndf(-1, 1);
+        CHECK(aicf_graph_create(ctx, &g) == AICF_SUCCESS, "%s: graph", name);
+        aicf_graph_set_opset(g, "", 17);
+        memset(&td, 0, sizeof td);
+        td.dtype = AICF_DTYPE_FLOAT32;
+        {
+            int64_t xd[2];
+            xd[0] = M, xd[1] = dim[0];
+            td.name = "x", td.rank = 2, td.dims = xd;
+            aicf_graph_add_input(g, &td);
+        }
+        snprintf(tn[0], sizeof tn[0], "x");
+        memset(at, 0, sizeof at);
+        at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
+        for (l = 0; l < L; l++) {
+            int64_t wd[2], cd[1];
+            const char* gin[3];
+            const char *gout[1], *rin[1], *rout[1];
+            wd[0] = dim[l + 1], wd[1] = dim[l], cd[0] = dim[l + 1];
+            wbuf[l] = (float*)malloc(sizeof(float) * (size_t)(wd[0] * wd[1]));
+            cbuf[l] = (float*)malloc(sizeof(float) * (size_t)cd[0]);
+            for (i = 0; i < wd[0] * wd[1]; i++) wbuf[l][i] = rndf(-0.4f, 0.4f);
+            for (i = 0; i < cd[0]; i++) cbuf[l][i] = rndf(-0.5f, 0.5f);
+            snprintf(wn[l], sizeof wn[l], "W%d", l);
+            snprintf(cn[l], sizeof cn[l], "C%d", l);
+            snprintf(hn[l], sizeof hn[l], "h%d", l);
+            snprintf(rn[l], sizeof rn[l], l == L - 1 ? "y" : "r%d", l);
+            snprintf(gn[l], sizeof gn[l], "g%d", l);
+            snprintf(an[l], sizeof an[l], "a%d", l);
+            td.name = wn[l], td.rank = 2, td.dims = wd, td.data = wbuf[l], td.data_bytes = sizeof(float) * (size_t)(wd[0] * wd[1]);
+            aicf_graph_add_constant(g, &td);
+            td.name = cn[l], td.rank = 1, td.dims = cd, td.data = cbuf[l], td.data_bytes = sizeof(float) * (size_t)cd[0];
+            aicf_graph_add_constant(g, &td);
+            gin[0] = tn[l], gin[1] = wn[l], gin[2] = cn[l];
+            gout[0] = l == L - 1 ? rn[l] : hn[l];
+            memset(&nd, 0, sizeof nd);
+            nd.name = gn[l], nd.op_type = "Gemm", nd.inputs = gin, nd.num_inputs = 3, nd.outputs = gout, nd.num_outputs = 1;
+            nd.attrs = at, nd.num_attrs = 1;
+            aicf_graph_add_node(g, &nd);
+            if (l < L - 1) {
+                rin[0] = hn[l], rout[0] = rn[l];
+                memset(&nd, 0, sizeof nd);
+                nd.name = an[l], nd.op_type = "Relu", nd.inputs = rin, nd.num_inputs = 1, nd.outputs = rout, nd.num_outputs = 1;
+                aicf_graph_add_node(g, &nd);
+            }
+            snprintf(tn[l + 1], sizeof tn[l + 1], "%s", rn[l]);
+        }
+        CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph builds: %s", name, aicf_last_error(ctx));
+        {
+            aicf_plan* cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
+            aicf_exec* ce = NULL;
+            if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS &&
+                aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * dim[0])) == AICF_SUCCESS && aicf_exec_run(ce) == AICF_SUCCESS) {
+                nref = (size_t)(M * dim[L]);
+                ref = (float*)malloc(sizeof(float) * nref);
+                if (aicf_exec_get_output(ce, 0, ref, sizeof(float) * nref) != AICF_SUCCESS) nref = 0;
+            }
+            aicf_exec_destroy(ce);
+            aicf_plan_destroy(cp);
+        }
+        {
+            aicf_plan_desc pd;
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = AICF_PRECISION_FP32;
+            pd.policy.persistent = 1; /* the whole run in one launch */
+            CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        }
+        for (si = 0; p && si < p->n_steps; si++) {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op;
+            aicf__k_gemvp a;
+            unsigned char *arena, *weights;
+            unsigned char* addr[AICF__CUO_MAX_PATCH];
+            int k, bad = 0, mt = 1;
+            if (strncmp(st->kernel, "aicf_gemvp_f32_m", 16) != 0) {
+                CHECK(st->kernel[0] && !strcmp(st->kernel, "persistent"), "%s: step %d outside the persistent launch: %s", name, si,
+                      st->kernel);
+                continue;
+            }
+            found++;
+            while (mt < M) mt *= 2;
+            CHECK(si == 0 && pr && pr->n_ops == 1 && atoi(st->kernel + 16) == mt, "%s: step %d kernel %s", name, si, st->kernel);
+            if (!pr || pr->n_ops != 1) continue;
+            op = aicf__cuo_prog_ops(pr);
+            memcpy(&a, op->args, sizeof a);
+            CHECK(a.n_layers == L && op->grid[0] >= 1 && (int)op->grid[0] <= 132 && op->block[0] == 256 &&
+                      op->args_size == sizeof a,
+                  "%s: %d layers, grid %u (fake device: 132 SMs), block %u", name, a.n_layers, op->grid[0], op->block[0]);
+            arena = (unsigned char*)calloc(p->arena_bytes + 16, 1);
+            weights = (unsigned char*)calloc(p->weights_bytes + 16, 1);
+            for (i = 0; i < p->g->n_tensors; i++)
+                if (p->loc[i].space == AICF__SPACE_WEIGHTS && p->g->tensors[i].data)
+                    memcpy(weights + p->loc[i].offset, p->g->tensors[i].data, p->loc[i].bytes);
+            memcpy(arena + p->loc[p->in_boundary[0]].offset, x, sizeof(float) * (size_t)(M * dim[0]));
+            for (k = 0; k < op->n_patch; k++) {
+                const aicf__cuo_fix* f = &op->patch[k];
+                addr[k] = NULL;
+                if (f->tensor == AICF__CUO_SYNC) {
+                    sync_patch += f->field == offsetof(aicf__k_gemvp, bar);
+                    continue;
+                }
+                if (f->tensor < 0) {
+                    bad++;
+                    continue;
+                }
+                addr[k] = (p->loc[f->tensor].space == AICF__SPACE_WEIGHTS ? weights : arena) + p->loc[f->tensor].offset + f->add;
+            }
+            CHECK(!bad && sync_patch == 1, "%s: patches (barrier word %d)", name, sync_patch);
+            /* the layers in order, as the kernel runs them between its barriers */
+            for (l = 0; l < a.n_layers && l < AICF__GEMVP_MAX_LAYERS && !bad; l++) {
+                const aicf__k_gemvp_layer* ly = &a.l[l];
+                size_t base = offsetof(aicf__k_gemvp, l) + (size_t)l * sizeof(aicf__k_gemvp_layer);
+                const float *A = NULL, *B = NULL, *src[AICF__GEMVP_MAX_OPS] = {NULL, NULL, NULL};
+                float* Y = NULL;
+                int64_t m, n, kk;
+                int e;
+                for (k = 0; k < op->n_patch; k++) {
+                    size_t fld = op->patch[k].field, so = base + offsetof(aicf__k_gemvp_layer, ops);
+                    if (!addr[k] || fld < base || fld >= base + sizeof(aicf__k_gemvp_layer)) continue;
+                    if (fld == base + offsetof(aicf__k_gemvp_layer, a)) A = (const float*)addr[k];
+                    else if (fld == base + offsetof(aicf__k_gemvp_layer, b)) B = (const float*)addr[k];
+                    else if (fld == base + offsetof(aicf__k_gemvp_layer, y)) Y = (float*)addr[k];
+                    else if (fld >= so && (fld - so) % sizeof(aicf__k_ew_op) == offsetof(aicf__k_ew_op, src))
+                        src[(fld - so) / sizeof(aicf__k_ew_op)] = (const float*)addr[k];
+                    else bad++;
+                }
+                CHECK(A && B && Y && !bad && ly->M == M && ly->K == dim[l] && ly->N == dim[l + 1] && ly->n_ops == (l < L - 1 ? 2 : 1) &&
+                          (ly->flags & AICF__GEMVP_PREFETCH) && !(ly->flags & (AICF__GEMVP_A_F32 | AICF__GEMVP_D_F32)),
+                      "%s: layer %d: A %p B %p D %p, M %lld K %lld N %lld, %d ops, flags %d", name, l, (const void*)A,
+                      (const void*)B, (void*)Y, (long long)ly->M, (long long)ly->K, (long long)ly->N, ly->n_ops, ly->flags);
+                if (!A || !B || !Y || bad) break;
+                for (m = 0; m < M; m++)
+                    for (n = 0; n < ly->N; n++) {
+                        float v = 0.0f;
+                        int64_t i2 = m * ly->N + n;
+                        for (kk = 0; kk < ly->K; kk++) v += A[m * ly->lda + kk] * B[n * ly->ldb + kk];
+                        v *= ly->alpha;
+                        for (e = 0; e < ly->n_ops; e++) {
+                            const aicf__k_ew_op* o = &ly->ops[e];
+                            if (o->code == 1) v = v > 0.0f ? v : 0.0f;
+                            else if (o->code == 101 && src[e]) v += gv_src(&o->src, ly->dims, i2, src[e]);
+                            else v = NAN;
+                        }
+                        Y[i2] = v;
+                    }
+                if (l == a.n_layers - 1) out = Y;
+            }
+            if (out && nref) {
+                float* got = (float*)malloc(sizeof(float) * nref);
+                memcpy(got, out, sizeof(float) * nref);
+                CHECK(rel_l2(got, ref, nref) <= 1e-5, "%s: emulated persistent chain vs CPU reference rel err %.3g", name,
+                      rel_l2(got, ref, nref));
+                free(got);
+            } else {
+                CHECK(0, "%s: no output emulated", name);
+            }
+            free(arena);
+            free(weights);
+        }
+        CHECK(found == 1, "%s: %d persistent launches, expected 1", name, found);
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+        for (l = 0; l < L; l++) free(wbuf[l]), free(cbuf[l]);
+        free(x), free(ref);
+    }
+}
+
 int main(int argc, char** argv) {
     const char* seed_env = getenv("AICF_SEED");
     const char* path = getenv("AICF_FAKE_CUDA");
@@ -1652,6 +1843,7 @@ int main(int argc, char** argv) {
     }
     test_chain(ctx);
     test_gemv(ctx);
+    test_gemvp(ctx);
     test_no_algorithm(ctx);
     test_exec_scratch(path);
     test_exec_concat_view_matmul(path);

@@ -236,6 +236,75 @@ static void c_linear_m3_relu_scale(fb* b) {
     fb_output(b, "y");
 }
 
+/* A batch-1 MLP (Gemm transB + activation, four layers): on CUDA the four GEMV steps (and at
+   fp16 the boundary Casts) run as one persistent launch with grid barriers between layers */
+static void c_mlp_b1_chain(fb* b) {
+    static const int64_t x[2] = {1, 64}, w1[2] = {96, 64}, c1[1] = {96}, w2[2] = {128, 96}, c2[1] = {128}, w3[2] = {64, 128},
+                         c3[1] = {64}, w4[2] = {24, 64}, c4[1] = {24};
+    aicf_attr a[1];
+    a[0] = attr_i("transB", 1);
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_const(b, "W1", 2, w1, -0.3f, 0.3f);
+    fb_const(b, "C1", 1, c1, -0.5f, 0.5f);
+    fb_const(b, "W2", 2, w2, -0.3f, 0.3f);
+    fb_const(b, "C2", 1, c2, -0.5f, 0.5f);
+    fb_const(b, "W3", 2, w3, -0.3f, 0.3f);
+    fb_const(b, "C3", 1, c3, -0.5f, 0.5f);
+    fb_const(b, "W4", 2, w4, -0.3f, 0.3f);
+    fb_const(b, "C4", 1, c4, -0.5f, 0.5f);
+    fb_node(b, "g1", "Gemm", "x,W1,C1", "h1", a, 1);
+    fb_node(b, "a1", "Relu", "h1", "r1", NULL, 0);
+    fb_node(b, "g2", "Gemm", "r1,W2,C2", "h2", a, 1);
+    fb_node(b, "a2", "Tanh", "h2", "r2", NULL, 0);
+    fb_node(b, "g3", "Gemm", "r2,W3,C3", "h3", a, 1);
+    fb_node(b, "a3", "Relu", "h3", "r3", NULL, 0);
+    fb_node(b, "g4", "Gemm", "r3,W4,C4", "h4", a, 1);
+    fb_node(b, "a4", "Sigmoid", "h4", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* M = 5 layers with a residual from layer 1 into layer 3: layer 3's epilogue reads a tensor
+   that layer 1 writes, so the persistent run is cut before layer 3 (two launches) */
+static void c_mlp_m5_residual(fb* b) {
+    static const int64_t x[2] = {5, 32}, w1[2] = {64, 32}, c1[1] = {64}, w2[2] = {64, 64}, w4[2] = {16, 64}, c4[1] = {16};
+    aicf_attr a[2];
+    a[0] = attr_i("transB", 1);
+    a[1] = attr_f("alpha", 0.5f);
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_const(b, "W1", 2, w1, -0.3f, 0.3f);
+    fb_const(b, "C1", 1, c1, -0.5f, 0.5f);
+    fb_const(b, "W2", 2, w2, -0.3f, 0.3f);
+    fb_const(b, "C2", 1, c1, -0.5f, 0.5f);
+    fb_const(b, "W3", 2, w2, -0.3f, 0.3f);
+    fb_const(b, "C3", 1, c1, -0.5f, 0.5f);
+    fb_const(b, "W4", 2, w4, -0.3f, 0.3f);
+    fb_const(b, "C4", 1, c4, -0.5f, 0.5f);
+    fb_node(b, "g1", "Gemm", "x,W1,C1", "h1", a, 1);
+    fb_node(b, "a1", "Relu", "h1", "r1", NULL, 0);
+    fb_node(b, "g2", "Gemm", "r1,W2,C2", "h2", a, 2);
+    fb_node(b, "a2", "Relu", "h2", "r2", NULL, 0);
+    fb_node(b, "g3", "Gemm", "r2,W3,C3", "h3", a, 1);
+    fb_node(b, "res", "Add", "h3,r1", "s3", NULL, 0);
+    fb_node(b, "g4", "Gemm", "s3,W4,C4", "y", a, 1);
+    fb_output(b, "y");
+}
+
+/* A Linear layer whose weights are a graph input (not a constant of the plan), then a constant
+   one: the first stays its own GEMV launch (a persistent launch prefetches weights) */
+static void c_mlp_weights_input(fb* b) {
+    static const int64_t x[2] = {2, 32}, w1[2] = {48, 32}, w2[2] = {16, 48}, c2[1] = {16};
+    aicf_attr a[1];
+    a[0] = attr_i("transB", 1);
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_input(b, "W1", 2, w1, -0.3f, 0.3f);
+    fb_const(b, "W2", 2, w2, -0.3f, 0.3f);
+    fb_const(b, "C2", 1, c2, -0.5f, 0.5f);
+    fb_node(b, "g1", "Gemm", "x,W1", "h1", a, 1);
+    fb_node(b, "a1", "Relu", "h1", "r1", NULL, 0);
+    fb_node(b, "g2", "Gemm", "r1,W2,C2", "y", a, 1);
+    fb_output(b, "y");
+}
+
 /* MatMul + bias + residual, then GELU written out as ONNX exporters do (Div Erf Add Mul Mul):
    the MatMul step absorbs the bias and the residual (its result feeds two nodes, so the chain
    stops there); the Div step absorbs the rest, reading the MatMul step's output as an operand. */
@@ -556,6 +625,9 @@ static const fcase CASES[] = {
     {"gemm_bias_relu", c_gemm_bias_relu, 3, 1},
     {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1},
     {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1},
+    {"mlp_b1_chain", c_mlp_b1_chain, 8, 4},
+    {"mlp_m5_residual", c_mlp_m5_residual, 7, 4},
+    {"mlp_weights_input", c_mlp_weights_input, 3, 2},
     {"linear_residual_gelu", c_linear_residual_gelu, 8, 2},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2},
@@ -692,6 +764,105 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
     }
     for (i = 0; i < b.n_in; i++) free(b.in_data[i]);
     aicf_graph_destroy(b.g);
+}
+
+/* GPU: the persistent GEMV launch replayed many times (its barrier word carries over between
+   replays): the policy MLP of the reference workloads (256 -> 1024 -> 1024 -> 1024 -> 64, Relu,
+   Tanh) at M = 1, 2, 3 and 8, fp32 and fp16, by default and with the policy's persistent. Every replay with the same input gives the same bytes;
+   a new input every 25 replays matches the CPU reference (stale activations would not). */
+static void test_gpu_persistent_replays(aicf_context* ctx) {
+    static const int64_t D[5] = {256, 1024, 1024, 1024, 64};
+    static const int64_t MS[4] = {1, 2, 3, 8}; /* every row tile of aicf_gemvp_*_m{1,2,4,8} */
+    int mi, pr, per;
+    for (per = 0; per < 2; per++)
+    for (mi = 0; mi < 4; mi++)
+        for (pr = 0; pr < 2; pr++) {
+            int64_t M = MS[mi], xd[2], wd[2], cd[1];
+            fb b;
+            aicf_plan_desc pd;
+            aicf_plan *plan = NULL, *cp = NULL;
+            aicf_exec *ex = NULL, *ce = NULL;
+            aicf_attr a[1];
+            char wn[4][8], cn[4][8], in[4][8], on[4][8], gn[4][8], an[4][8], ins[40];
+            float *first = NULL, *got = NULL, *ref = NULL;
+            size_t ny = (size_t)(M * D[4]);
+            int l, it, same = 1, launches = 0;
+            double worst = 0.0;
+            const char* pname = pr ? "fp16" : "fp32";
+            memset(&b, 0, sizeof b);
+            b.ctx = ctx;
+            b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+            if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+            a[0] = attr_i("transB", 1);
+            xd[0] = M, xd[1] = D[0];
+            fb_input(&b, "x", 2, xd, -1, 1);
+            for (l = 0; l < 4; l++) {
+                snprintf(wn[l], sizeof wn[l], "W%d", l);
+                snprintf(cn[l], sizeof cn[l], "C%d", l);
+                snprintf(in[l], sizeof in[l], l ? "r%d" : "x", l - 1);
+                snprintf(on[l], sizeof on[l], l == 3 ? "y" : "r%d", l);
+                snprintf(gn[l], sizeof gn[l], "g%d", l);
+                snprintf(an[l], sizeof an[l], "a%d", l);
+                wd[0] = D[l + 1], wd[1] = D[l], cd[0] = D[l + 1];
+                fb_const(&b, wn[l], 2, wd, -0.06f, 0.06f);
+                fb_const(&b, cn[l], 1, cd, -0.2f, 0.2f);
+                snprintf(ins, sizeof ins, "%s,%s,%s", in[l], wn[l], cn[l]);
+                fb_node(&b, gn[l], "Gemm", ins, gn[l], a, 1);
+                fb_node(&b, an[l], l == 3 ? "Tanh" : "Relu", gn[l], on[l], NULL, 0);
+            }
+            fb_output(&b, "y");
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+            pd.policy.persistent = per;
+            CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS && aicf_exec_create(plan, NULL, &ex) == AICF_SUCCESS,
+                  "persistent replays M=%lld %s: plan and exec (%s)", (long long)M, pname, aicf_last_error(ctx));
+            pd.backend = AICF_BACKEND_CPU;
+            pd.policy.precision = AICF_PRECISION_FP32;
+            pd.policy.persistent = 0;
+            CHECK(b.ok && aicf_plan_create(b.g, &pd, &cp) == AICF_SUCCESS && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS,
+                  "persistent replays: CPU reference");
+            if (plan) {
+                int s;
+                for (s = 0; s < plan->n_steps; s++) launches += strncmp(plan->steps[s].kernel, "aicf_gemvp_", 11) == 0;
+                CHECK(launches == (per ? 1 : pr ? 2 : 0), "persistent replays M=%lld %s persistent=%d: %d persistent launches",
+                      (long long)M, pname, per, launches);
+            }
+            first = (float*)malloc(ny * sizeof(float));
+            got = (float*)malloc(ny * sizeof(float));
+            ref = (float*)malloc(ny * sizeof(float));
+            for (it = 0; ex && ce && it < 200; it++) {
+                if (it % 25 == 0 && it) {
+                    int64_t i;
+                    for (i = 0; i < M * D[0]; i++) b.in_data[0][i] = frand(-1, 1);
+                }
+                if (aicf_exec_set_input(ex, 0, b.in_data[0], b.in_bytes[0]) != AICF_SUCCESS || aicf_exec_run(ex) != AICF_SUCCESS ||
+                    aicf_exec_get_output(ex, 0, got, ny * sizeof(float)) != AICF_SUCCESS) {
+                    CHECK(0, "persistent replays M=%lld %s: run %d: %s", (long long)M, pname, it, aicf_last_error(ctx));
+                    break;
+                }
+                if (it % 25 == 0) {
+                    double e;
+                    memcpy(first, got, ny * sizeof(float));
+                    if (aicf_exec_set_input(ce, 0, b.in_data[0], b.in_bytes[0]) != AICF_SUCCESS || aicf_exec_run(ce) != AICF_SUCCESS ||
+                        aicf_exec_get_output(ce, 0, ref, ny * sizeof(float)) != AICF_SUCCESS)
+                        break;
+                    e = rel_err(got, ref, ny);
+                    if (e > worst) worst = e;
+                } else if (memcmp(first, got, ny * sizeof(float)) != 0) {
+                    same = 0;
+                }
+            }
+            CHECK(same, "persistent replays M=%lld %s: a replay with the same input gave other bytes", (long long)M, pname);
+            CHECK(worst <= (pr ? 1e-2 : 1e-5), "persistent replays M=%lld %s: worst rel err vs CPU %.3g", (long long)M, pname, worst);
+            free(first), free(got), free(ref);
+            aicf_exec_destroy(ex);
+            aicf_exec_destroy(ce);
+            aicf_plan_destroy(plan);
+            aicf_plan_destroy(cp);
+            free(b.in_data[0]);
+            aicf_graph_destroy(b.g);
+        }
 }
 
 /* The plan text names the fused nodes of a step. */
@@ -856,14 +1027,84 @@ static void test_fake_cuda_plans(void) {
                     CHECK(g1 && strstr(g1 + 1, "as one Gelu"), "fake CUDA gelu_exported: both spellings as one Gelu op:\n%s", text);
                 }
                 /* small-M Gemm (transB): the GEMV kernel with C and the whole epilogue inside, no chain
-                   kernel; K = 37 takes the element-load variant */
+                   kernel; K = 37 takes the element-load variant; at fp16 the 16-byte one joins the
+                   output Cast in a persistent launch (aicf_gemvp) */
                 if (!strcmp(CASES[i].name, "linear_b1_residual_tanh") || !strcmp(CASES[i].name, "linear_m3_relu_scale")) {
                     char want[64];
                     int m3 = !strcmp(CASES[i].name, "linear_m3_relu_scale");
-                    snprintf(want, sizeof want, "aicf_gemv_%s_m%d%s ", pr ? "f16" : "f32", m3 ? 4 : 1, m3 ? "" : "_v");
+                    if (pr && !m3) snprintf(want, sizeof want, "aicf_gemvp_f16_m1 ");
+                    else snprintf(want, sizeof want, "aicf_gemv_%s_m%d%s ", pr ? "f16" : "f32", m3 ? 4 : 1, m3 ? "" : "_v");
                     CHECK(strstr(text, want) != NULL && strstr(text, "[first 2 inside the main kernel]") != NULL &&
                               !strstr(text, "aicf_ewchain"),
                           "fake CUDA %s: %s with the epilogue inside:\n%s", CASES[i].name, want, text);
+                }
+                /* persistent GEMV launches: which steps join, where a run is cut; by default one
+                   layer with the boundary Casts beside it, with the policy's persistent whole runs */
+                if (!strncmp(CASES[i].name, "mlp_", 4)) {
+                    int per;
+                    for (per = 0; per < 2; per++) {
+                        const char *w1 = NULL, *w2 = NULL, *q;
+                        int launches = 0, absorbed = 0, want_l = 0, want_a = 0;
+                        aicf_plan* pp = NULL;
+                        char* pt = NULL;
+                        size_t pn = 0;
+                        pd.policy.persistent = per;
+                        CHECK(aicf_plan_create(b.g, &pd, &pp) == AICF_SUCCESS, "fake CUDA %s: plan persistent=%d", CASES[i].name, per);
+                        pd.policy.persistent = 0;
+                        if (!pp) continue;
+                        aicf_plan_format(pp, NULL, 0, &pn);
+                        pt = (char*)malloc(pn);
+                        aicf_plan_format(pp, pt, pn, NULL);
+                        for (q = pt; (q = strstr(q, "why: persistent: steps")) != NULL; q++) launches++;
+                        for (q = pt; (q = strstr(q, " persistent kernel aicf_gemvp_")) != NULL; q++) absorbed++;
+                        if (!strcmp(CASES[i].name, "mlp_b1_chain")) {
+                            if (per) w1 = pr ? "steps 0..5 (4 GEMV layers, input Cast, output Cast)" : "steps 0..3 (4 GEMV layers)";
+                            else if (pr) w1 = "steps 0..1 (1 GEMV layer, input Cast)", w2 = "steps 4..5 (1 GEMV layer, output Cast)";
+                            want_l = per ? 1 : pr ? 2 : 0;
+                            want_a = per ? (pr ? 5 : 3) : pr ? 2 : 0;
+                        } else if (!strcmp(CASES[i].name, "mlp_m5_residual")) {
+                            if (per) {
+                                w1 = pr ? "steps 0..2 (2 GEMV layers, input Cast)" : "steps 0..1 (2 GEMV layers)";
+                                w2 = pr ? "steps 3..5 (2 GEMV layers, output Cast)" : "steps 2..3 (2 GEMV layers)";
+                            } else if (pr) {
+                                w1 = "steps 0..1 (1 GEMV layer, input Cast)", w2 = "steps 4..5 (1 GEMV layer, output Cast)";
+                            }
+                            want_l = per || pr ? 2 : 0;
+                            want_a = per ? (pr ? 4 : 2) : pr ? 2 : 0;
+                            if (per) CHECK(strstr(pt, pr ? "aicf_gemvp_f16_m8" : "aicf_gemvp_f32_m8") != NULL, "fake CUDA %s: row tile 8",
+                                           CASES[i].name);
+                        } else { /* the layer with input weights stays on its own GEMV */
+                            w1 = pr ? "steps 3..4 (1 GEMV layer, output Cast)" : NULL;
+                            want_l = want_a = pr ? 1 : 0;
+                            CHECK(strstr(pt, "aicf_gemv_") != NULL, "fake CUDA %s: the layer with input weights on the GEMV", CASES[i].name);
+                        }
+                        CHECK(launches == want_l && absorbed == want_a,
+                              "fake CUDA %s persistent=%d: %d persistent launches (expected %d), %d steps inside (expected %d)",
+                              CASES[i].name, per, launches, want_l, absorbed, want_a);
+                        if (w1) CHECK(strstr(pt, w1) != NULL, "fake CUDA %s: '%s' in\n%s", CASES[i].name, w1, pt);
+                        if (w2) CHECK(strstr(pt, w2) != NULL, "fake CUDA %s: '%s' in\n%s", CASES[i].name, w2, pt);
+                        free(pt);
+                        aicf_plan_destroy(pp);
+                    }
+                    /* no fusion: no persistent launch either */
+                    {
+                        aicf_plan* up = NULL;
+                        char* ut;
+                        size_t un = 0;
+                        pd.policy.no_fusion = 1;
+                        pd.policy.persistent = 1;
+                        CHECK(aicf_plan_create(b.g, &pd, &up) == AICF_SUCCESS, "fake CUDA %s: unfused plan", CASES[i].name);
+                        pd.policy.no_fusion = 0;
+                        pd.policy.persistent = 0;
+                        if (up) {
+                            aicf_plan_format(up, NULL, 0, &un);
+                            ut = (char*)malloc(un);
+                            aicf_plan_format(up, ut, un, NULL);
+                            CHECK(!strstr(ut, "aicf_gemvp"), "fake CUDA %s: no_fusion plan has a persistent launch", CASES[i].name);
+                            free(ut);
+                            aicf_plan_destroy(up);
+                        }
+                    }
                 }
                 /* fp16 Conv + residual Add + Relu: all in the tensor-core conv's epilogue */
                 if (pr && !strncmp(CASES[i].name, "conv_residual_relu", 18))
@@ -905,6 +1146,7 @@ int main(void) {
                 run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
                 run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
             }
+            test_gpu_persistent_replays(ctx);
         }
     } else {
         for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(ctx, &CASES[i], AICF_BACKEND_CPU, AICF_PRECISION_FP32);
