@@ -119,6 +119,10 @@
    touching memory. Same results; measured (docs/benchmarks.md) it saves ~0.3 us per edge on
    chains of small kernels and loses on convolution-heavy graphs, hence opt-in.
    aicf_exec_stats.programmatic_edges counts the edges it made.
+   Batch-1 Linear layers (Gemm, transB, M <= 8) run on generated GEMV kernels; one next to a
+   float32 <-> float16 boundary Cast joins it in one launch (aicf_gemvp_*). The policy key
+   `persistent = 1` joins consecutive such layers into one launch with grid barriers between
+   them: same results, but measured slower on an H100 (docs/benchmarks.md), hence opt-in.
 
    CONFIGURATION MACROS
    ====================
