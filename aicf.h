@@ -19445,12 +19445,6 @@ static int aicf__cuo_reads(const aicf_plan* p, int t) {
     return n;
 }
 
-static int aicf__cuo_root(const aicf_plan* p, int t) {
-    int guard = 0;
-    while (t >= 0 && p->loc[t].alias_of >= 0 && guard++ < 64) t = p->loc[t].alias_of;
-    return t;
-}
-
 /* Whether tensors a and b occupy disjoint bytes (views resolved to their root's space). */
 static int aicf__cuo_disjoint(const aicf_plan* p, int a, int b) {
     uint64_t oa = 0, ob = 0;
@@ -19484,7 +19478,7 @@ static int aicf__cuo_gemvp_layer(const aicf_plan* p, int si, int* f16, int* mt, 
     t_a = aicf__cuo_patched(op, offsetof(aicf__k_gemv, a), &add_a);
     t_b = aicf__cuo_patched(op, offsetof(aicf__k_gemv, b), &add_b);
     t_y = aicf__cuo_patched(op, offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y), &add_y);
-    if (t_a < 0 || t_b < 0 || t_y < 0 || p->loc[aicf__cuo_root(p, t_b)].space != AICF__SPACE_WEIGHTS) return 0;
+    if (t_a < 0 || t_b < 0 || t_y < 0 || p->loc[aicf__root(p, t_b)].space != AICF__SPACE_WEIGHTS) return 0;
     if (*n_patch + 3 + g.e.n_ops + 1 > AICF__CUO_MAX_PATCH) return 0;
     for (lmt = 1; lmt < g.M; lmt *= 2) {}
     memset(L, 0, sizeof *L);
@@ -19616,11 +19610,11 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
         }
         /* the operands: constants or produced before the run (no layer of it writes them) */
         for (k = 0; k < n_patch; k++) {
-            int j, root = aicf__cuo_root(p, patch_t[k]);
+            int j, root = aicf__root(p, patch_t[k]);
             size_t rel = (patch_f[k] - offsetof(aicf__k_gemvp, l)) % sizeof L;
             if (rel < offsetof(aicf__k_gemvp_layer, ops)) continue;
             for (j = 0; j < n; j++)
-                if (aicf__cuo_root(p, p->steps[first + j].out[0]) == root) break;
+                if (aicf__root(p, p->steps[first + j].out[0]) == root) break;
             if (j < n) { /* cut the run before the layer that reads it */
                 int layer = (int)((patch_f[k] - offsetof(aicf__k_gemvp, l)) / sizeof L);
                 if (layer < n) n = layer;
