@@ -1226,24 +1226,45 @@ static void test_no_algorithm(aicf_context* ctx) {
    graph builds (kernel nodes are only counted by the fake). The cuBLASLt call captured for the
    Conv must receive the arena scratch as its column operand: aicf__cuda_emit_step resolves
    AICF__CUO_SCRATCH to arena + scratch_offset. */
-static void test_exec_scratch(const char* path) {
-    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    void (*set_device)(int, int, int) = NULL;
-    void (*set_align)(size_t) = NULL;
-    void* sym = h ? dlsym(h, "fakecuda_set_device") : NULL;
-    void* sym2 = h ? dlsym(h, "fakecuda_set_alloc_align") : NULL;
-    int pr;
+/* The fake driver set up for building execs: a device of compute capability 10.0 and 256-byte
+   aligned allocations (the cuBLASLt path checks the alignment). 0, after a SKIP line naming
+   `what`, when the library does not export the controls. */
+typedef struct fake_exec_dev {
+    void* h;
+    void (*set_device)(int, int, int);
+    void (*set_align)(size_t);
+} fake_exec_dev;
+
+static int fake_exec_open(const char* path, const char* what, fake_exec_dev* d) {
+    void* sym;
+    void* sym2;
+    memset(d, 0, sizeof *d);
+    d->h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    sym = d->h ? dlsym(d->h, "fakecuda_set_device") : NULL;
+    sym2 = d->h ? dlsym(d->h, "fakecuda_set_alloc_align") : NULL;
     if (!sym || !sym2) {
-        /* cuMemAlloc's 256-byte alignment, which the cuBLASLt path checks, needs the latter */
-        printf("SKIP exec through the fake driver: %s does not export fakecuda_set_device and fakecuda_set_alloc_align\n", path);
+        printf("SKIP %s: %s does not export fakecuda_set_device and fakecuda_set_alloc_align\n", what, path);
         g_skip++;
-        if (h) dlclose(h);
-        return;
+        if (d->h) dlclose(d->h);
+        return 0;
     }
-    memcpy(&set_device, &sym, sizeof sym);
-    memcpy(&set_align, &sym2, sizeof sym2);
-    set_device(1, 10, 0);
-    set_align(256);
+    memcpy(&d->set_device, &sym, sizeof sym);
+    memcpy(&d->set_align, &sym2, sizeof sym2);
+    d->set_device(1, 10, 0);
+    d->set_align(256);
+    return 1;
+}
+
+static void fake_exec_close(fake_exec_dev* d) {
+    d->set_device(1, 9, 0);
+    d->set_align(0);
+    dlclose(d->h);
+}
+
+static void test_exec_scratch(const char* path) {
+    fake_exec_dev fd;
+    int pr;
+    if (!fake_exec_open(path, "exec through the fake driver", &fd)) return;
     for (pr = 0; pr < 2; pr++) {
         aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
         ccase c = mk("exec", 4, 2, 16, 9, 10, 32, 3, 3, 1, 1, 1, 1);
@@ -1297,9 +1318,7 @@ static void test_exec_scratch(const char* path) {
         cgraph_free(&cg);
         aicf_context_destroy(ctx);
     }
-    set_device(1, 9, 0);
-    set_align(0);
-    dlclose(h);
+    fake_exec_close(&fd);
 }
 
 /* A Conv on cuBLASLt (im2col + GEMM, no C operand) writing into a Concat view that starts 128
@@ -1307,22 +1326,9 @@ static void test_exec_scratch(const char* path) {
    algorithm must be planned for D's alignment, not 256 (exec creation refused it before). Exec
    built on the fake driver (cc 10.0: PTX images, functions found by name). */
 static void test_exec_concat_view_matmul(const char* path) {
-    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    void (*set_device)(int, int, int) = NULL;
-    void (*set_align)(size_t) = NULL;
-    void* sym = h ? dlsym(h, "fakecuda_set_device") : NULL;
-    void* sym2 = h ? dlsym(h, "fakecuda_set_alloc_align") : NULL;
+    fake_exec_dev fd;
     int pr;
-    if (!sym || !sym2) {
-        printf("SKIP Concat view + cuBLASLt exec: %s lacks fakecuda_set_device / fakecuda_set_alloc_align\n", path);
-        g_skip++;
-        if (h) dlclose(h);
-        return;
-    }
-    memcpy(&set_device, &sym, sizeof sym);
-    memcpy(&set_align, &sym2, sizeof sym2);
-    set_device(1, 10, 0);
-    set_align(256);
+    if (!fake_exec_open(path, "Concat view + cuBLASLt exec", &fd)) return;
     for (pr = 0; pr < 2; pr++) {
         aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
         static const int64_t xd[4] = {1, 8, 2, 2}, wd[4] = {8, 8, 1, 1}, yd[4] = {1, 16, 2, 2};
@@ -1393,9 +1399,7 @@ static void test_exec_concat_view_matmul(const char* path) {
         aicf_graph_destroy(g);
         aicf_context_destroy(ctx);
     }
-    set_device(1, 9, 0);
-    set_align(0);
-    dlclose(h);
+    fake_exec_close(&fd);
 }
 
 /* aicf__cuda_scratch_ptr on a hand-made emitter. */
