@@ -3470,10 +3470,14 @@ static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int 
     grid[0] = (unsigned)blocks, grid[1] = grid[2] = 1;
     block[0] = AICF__GEMVP_BLOCK, block[1] = block[2] = 1;
     snprintf(name, sizeof name, "aicf_gemvp_%s_m%d", f16 ? "f16" : "f32", mt);
+    if (aicf__cuda_kernel_find(name) < 0) { /* a table without it: keep the separate launches (no error recorded) */
+        aicf__free(p->ctx, c.ops);
+        return AICF_ERROR_UNSUPPORTED;
+    }
     r = aicf__cuo_kernel(&c, name, args, sizeof *args, grid, block, 0, &op);
     if (r != AICF_SUCCESS || !op) {
         aicf__free(p->ctx, c.ops);
-        return r == AICF_ERROR_NO_KERNEL || r == AICF_SUCCESS ? AICF_ERROR_UNSUPPORTED : r; /* an older table: keep the separate launches */
+        return r == AICF_SUCCESS ? AICF_ERROR_UNSUPPORTED : r;
     }
     aicf__cuo_patch(op, offsetof(aicf__k_gemvp, bar), AICF__CUO_SYNC, 0);
     for (k = 0; k < n_patch; k++) aicf__cuo_patch(op, patch_f[k], patch_t[k], patch_a[k]);
