@@ -16258,7 +16258,7 @@ typedef struct aicf__k_gemv {
     uint64_t a, b;     /* A [M, K], B [N, K] */
     int64_t M, N, K, lda, ldb;
     float alpha;
-    int32_t pad_;
+    int32_t flags;     /* float16: AICF__GEMVP_A_F32 (A stored float32), AICF__GEMVP_D_F32 (D float32) */
 } aicf__k_gemv;
 typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
@@ -19202,10 +19202,10 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
     c->st->epi_native = c->st->n_epi;
-    aicf__cuo_reason(c, "small-M GEMM M=%lld N=%lld K=%lld (transB, M <= %d): generated GEMV, one warp per output column%s; "
-                        "epilogue inside: %s%d fused ops (sources: %s)",
+    aicf__cuo_reason(c, "small-M GEMM M=%lld N=%lld K=%lld (transB, M <= %d): GEMV, a warp per column%s; "
+                        "epilogue inside: %s%d fused ops (%s)",
                      (long long)md->M, (long long)md->N, (long long)md->K, AICF__CUO_GEMV_MAX_M,
-                     vec ? ", 16-byte weight loads" : ", element loads (K, ld or address not 16-byte aligned)",
+                     vec ? ", 16-byte loads" : ", element loads (K, ld or address not 16-byte aligned)",
                      C >= 0 ? "C, " : "", c->st->n_epi, modes);
     return AICF_SUCCESS;
 }
@@ -19407,8 +19407,8 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
    Runs of more than one layer only with the policy's `persistent`: measured on an H100 (mlp_b1,
    docs/benchmarks.md), a grid barrier costs ~1.3 us and each layer's activations one more L2
    round trip, together about what a separate launch costs; the joined MLP took 21.9 us against
-   16.0 us as separate launches. By default a run is one GEMV and the boundary Casts beside it
-   (no barrier: the launches of the Casts are saved). */
+   16.0 us as separate launches. By default a run is one GEMV and the boundary Casts beside it,
+   folded into the GEMV launch itself (aicf__cuo_fold_casts: no barrier, no persistent kernel). */
 
 /* The tensor patched at `field` of op, or -1. */
 static int aicf__cuo_patched(const aicf__cuo_op* op, size_t field, uint64_t* add) {
@@ -19585,6 +19585,48 @@ static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int 
     return AICF_SUCCESS;
 }
 
+/* A single GEMV step with the boundary Cast before it (lead >= 0) and/or after it (trail >= 0):
+   the GEMV reads the Cast's float32 input (tensor a, + a_add) and/or writes the float32 output
+   (tensor d, + d_add) itself (aicf_gemv flags, the Casts' rounding kept); the Cast steps launch
+   nothing. The conditions are those of a persistent run's (aicf__cuda_persist). */
+static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, int a, uint64_t a_add, int d, uint64_t d_add) {
+    aicf__step* st = &p->steps[gemv];
+    aicf__cuo_op* op = aicf__cuo_prog_ops((aicf__cuo_prog*)st->backend);
+    aicf__k_gemv g;
+    int k, si;
+    char extra[64];
+    memcpy(&g, op->args, sizeof g);
+    for (k = 0; k < op->n_patch; k++) {
+        if (lead >= 0 && op->patch[k].field == offsetof(aicf__k_gemv, a)) op->patch[k].tensor = a, op->patch[k].add = a_add;
+        if (trail >= 0 && op->patch[k].field == offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y))
+            op->patch[k].tensor = d, op->patch[k].add = d_add;
+    }
+    if (lead >= 0) g.flags |= AICF__GEMVP_A_F32;
+    if (trail >= 0) g.flags |= AICF__GEMVP_D_F32;
+    memcpy(op->args, &g, sizeof g);
+    for (si = lead >= 0 ? lead : gemv; si <= (trail >= 0 ? trail : gemv); si++) {
+        aicf__step* cs = &p->steps[si];
+        if (si == gemv) continue;
+        aicf__free(p->ctx, cs->backend);
+        cs->backend = NULL;
+        cs->kernel_index = -1;
+        memset(cs->grid, 0, sizeof cs->grid);
+        memset(cs->block, 0, sizeof cs->block);
+        cs->shared_bytes = 0;
+        snprintf(cs->kernel, sizeof cs->kernel, "absorbed");
+        snprintf(cs->reason, sizeof cs->reason, "Cast absorbed into step %d's GEMV (%s): its float16 tensor is not written", gemv,
+                 si == lead ? "reads the float32 input" : "writes the float32 output");
+    }
+    snprintf(extra, sizeof extra, "; boundary Cast%s absorbed (%s%s%s)", lead >= 0 && trail >= 0 ? "s" : "",
+             lead >= 0 ? "float32 A" : "", lead >= 0 && trail >= 0 ? ", " : "", trail >= 0 ? "float32 D" : "");
+    { /* the original reason, shortened where needed so the note fits */
+        char why[sizeof st->reason];
+        int keep = (int)(sizeof why - 1 - strlen(extra));
+        snprintf(why, sizeof why, "%.*s%s", keep, st->reason, extra);
+        memcpy(st->reason, why, sizeof why);
+    }
+}
+
 aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
     int s = 0;
     *n_kernels = 0;
@@ -19677,6 +19719,11 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
         }
         if (n + (lead >= 0) + (trail >= 0) < 2) {
             s = first + n;
+            continue;
+        }
+        if (n == 1 && !p->policy.persistent) { /* no barrier needed: the GEMV kernel itself reads/writes float32 */
+            aicf__cuo_fold_casts(p, lead, first, trail, patch_t[0], patch_a[0], trail >= 0 ? patch_t[2] : -1, trail >= 0 ? patch_a[2] : 0);
+            s = (trail >= 0 ? trail : first) + 1;
             continue;
         }
         r = aicf__cuo_persist_run(p, lead, first, n, trail, &args, mt, f16, patch_t, patch_f, patch_a, n_patch);
