@@ -388,6 +388,33 @@ typedef enum aicf_matmul_algo {
     AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tiled GEMM */
 } aicf_matmul_algo;
 
+/* A step's kernel family, as a pin in the policy or a decision of autotuning names it (CUDA
+   backend). RULE: the policy's conv_algo / matmul_algo rule and cost model decide. The Conv
+   choices are those of aicf_conv_algo, the Gemm / MatMul ones those of aicf_matmul_algo, but
+   for one step only, and a choice that cannot take the step is an error instead of falling back. */
+typedef enum aicf_kernel_choice {
+    AICF_CHOICE_RULE = 0,
+    AICF_CHOICE_DIRECT = 1,           /* Conv: the generated implicit-GEMM kernels (CUDA cores) */
+    AICF_CHOICE_IM2COL_GEMM = 2,      /* Conv: (im2col +) cuBLASLt GEMM */
+    AICF_CHOICE_IMPLICIT_GEMM_TC = 3, /* Conv: the generated tensor-core implicit GEMM (float16) */
+    AICF_CHOICE_CUBLASLT = 4,         /* Gemm, MatMul: cuBLASLt */
+    AICF_CHOICE_GENERATED = 5         /* Gemm, MatMul: the generated GEMV (M <= 8) or tiled GEMM */
+} aicf_kernel_choice;
+
+#define AICF_MAX_PINS 16      /* pins in one policy */
+#define AICF_PIN_NODE_CAP 128 /* bytes of a pinned node's name, NUL included */
+
+/* Pins one node's step to a kernel family: that step is lowered with `kernel` whatever the
+   policy's rules say, and only that step changes. `node` is the ONNX node name of a Conv, Gemm
+   or MatMul (the step's main node); "" marks an unused slot. `cublaslt_algo`: for the choices
+   that run cuBLASLt (IM2COL_GEMM, CUBLASLT), which of cuBLASLt's heuristic results to take
+   (0 = the first, as without a pin; at most 7); 0 for the others. */
+typedef struct aicf_pin {
+    char node[AICF_PIN_NODE_CAP];
+    aicf_kernel_choice kernel;
+    int cublaslt_algo;
+} aicf_pin;
+
 typedef struct aicf_policy {
     aicf_precision precision;
     int allow_cpu_fallback; /* backend DEFAULT may fall back to the CPU reference */
@@ -401,7 +428,17 @@ typedef struct aicf_policy {
                                barrier: on an H100 a grid barrier (~1.3 us) plus the layer's
                                L2 round trip cost about what a separate launch does, and the
                                reference MLP measured 21.9 us joined vs 16.0 us separate */
+    int autotune;           /* CUDA, 1: every Conv, Gemm and MatMul step that is not pinned is
+                               timed on the device at plan creation under each kernel choice
+                               that applies (the generated kernels, cuBLASLt with its first
+                               AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results) and takes the
+                               fastest; the plan records every candidate's measured time
+                               (aicf_plan_explain, plan files). A saved plan loads with those
+                               decisions without timing again. Ignored on the CPU backend */
+    aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
+
+#define AICF_AUTOTUNE_CUBLASLT_ALGOS 4 /* cuBLASLt heuristic results autotuning times per step */
 
 typedef struct aicf_plan_desc {
     aicf_backend backend;
@@ -537,8 +574,15 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        conv_algo = auto | direct | im2col_gemm | implicit_gemm_tc
        matmul_algo = auto | cublaslt | generated
        persistent = 0 | 1                  (CUDA: small-M GEMM layers in one launch, grid barriers)
+       autotune = 0 | 1                    (CUDA: time the kernel choices of each Conv, Gemm and
+                                            MatMul step at plan creation, keep the fastest)
+       pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
+                                            of the line, takes CHOICE = direct | im2col_gemm |
+                                            implicit_gemm_tc | cublaslt | generated; /K picks
+                                            cuBLASLt's heuristic result K; NODE may not hold '#')
    aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
-   line, so parse(format(p)) == p for every valid policy. Writes into buf (NUL-terminated when
+   line, then one `pin` line per used pin slot, so parse(format(p)) == p for every valid policy
+   (pins come back in slot order, packed from slot 0). Writes into buf (NUL-terminated when
    cap > 0); *needed receives the full length + 1. AICF_ERROR_INVALID_ARGUMENT when an enum is
    out of range.
    aicf_policy_parse reads `len` bytes of text (no NUL needed) into *out, which is only written
@@ -929,6 +973,10 @@ float aicf__op_epi_binary(aicf__op op, float a, float b);
 aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_epi, float* y, const aicf__shape* ys,
                                const void* const* operands);
 
+/* aicf__step.choice_src */
+enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
+#define AICF__TUNE_MAX 8 /* candidates of one step: 2 generated + AICF_AUTOTUNE_CUBLASLT_ALGOS (+ spare) */
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */
@@ -952,6 +1000,17 @@ typedef struct aicf__step {
        interval living during this step only; 0 = none */
     size_t scratch_bytes;
     size_t scratch_offset;     /* bytes from the arena's start, valid when scratch_bytes > 0 */
+    /* the kernel choice the step was lowered with (CUDA): AICF_CHOICE_RULE lets the policy's
+       rules decide; any other value must take, else the lowering fails (AICF__CHOICE_TRYING:
+       with AICF_ERROR_UNSUPPORTED and no message, for autotuning to skip the candidate) */
+    int choice;                /* aicf_kernel_choice */
+    int choice_lt;             /* cuBLASLt heuristic result its matmuls take (0 = the first) */
+    int choice_src;            /* AICF__CHOICE_FROM_* */
+    int n_tuned;               /* autotune: candidates timed (0 = not tuned) */
+    struct aicf__tuned {
+        int choice, lt;        /* the candidate */
+        int64_t ns;            /* measured device time of one run of the step, nanoseconds */
+    } tuned[AICF__TUNE_MAX];
 } aicf__step;
 
 struct aicf_plan {
@@ -981,6 +1040,8 @@ struct aicf_plan {
     uint64_t model_fingerprint; /* aicf__graph_fingerprint of the caller's graph */
     struct aicf__saved_algos* saved_algos; /* during aicf_plan_load only: the file's cuBLASLt
                                               algorithms (aicf__cuda_matmul_plan uses them) */
+    struct aicf__saved_choices* saved_choices; /* during aicf_plan_load only: the file's per-step
+                                                  kernel choices and autotune times (no timing) */
 };
 
 /* ---- exec ---- */
@@ -1116,9 +1177,11 @@ typedef struct aicf__matmul_desc {
 
 /* Plan time: asks cuBLASLt for an algorithm for `d` (addresses ignored); stores an opaque
    record in *algo (aicf__malloc'd, freed with aicf__free) and writes a reason like
-   "cuBLASLt heuristic #0 of 8, workspace 0 B". AICF_ERROR_UNSUPPORTED when cuBLASLt is not
-   loaded or has no algorithm (the caller then picks a generated kernel). */
-aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo,
+   "cuBLASLt heuristic #0 of 8, workspace 0 B". Takes heuristic result `lt_index` (0 = the
+   first); si is the asking step (a loaded plan's algorithms are matched by step and
+   descriptor). AICF_ERROR_UNSUPPORTED when cuBLASLt is not loaded, has no algorithm or fewer
+   than lt_index + 1 (the caller then picks a generated kernel, or refuses a pinned choice). */
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo,
                                    char* reason, size_t reason_cap);
 /* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
@@ -1146,7 +1209,8 @@ typedef struct aicf__algo_rec {
     uint64_t workspace_bytes;
     uint64_t cublaslt_version;   /* cublasLtGetVersion() of the plan that chose it */
     unsigned align[4];           /* A, B, C, D pointer alignment (bytes) assumed */
-    int n_results;               /* heuristic results it was chosen from (#0 of n) */
+    int n_results;               /* heuristic results it was chosen from */
+    int index;                   /* which of them (0 = the first) */
 } aicf__algo_rec;
 
 /* One recorded algorithm and the matmul descriptor it was recorded for (as the step's op
@@ -1155,6 +1219,7 @@ typedef struct aicf__algo_rec {
    cublasLtMatmulAlgoCheck accepts it; a refusal is noted in `refused` and the step falls back
    as if cuBLASLt had no algorithm (the plan then differs from the file and is refused). */
 typedef struct aicf__saved_algo {
+    int step;                    /* the step that recorded it */
     aicf__matmul_desc desc;
     aicf__algo_rec rec;
     int line;                    /* of the plan file */
@@ -1167,9 +1232,30 @@ typedef struct aicf__saved_algos {
     int n;
 } aicf__saved_algos;
 
+/* A plan file's `choice` / `tuned` lines: per step, the choice and the autotune record. */
+typedef struct aicf__saved_choice {
+    int step;
+    int choice, lt, src;         /* src: AICF__CHOICE_FROM_PIN or _TUNE */
+    int n_tuned;
+    struct aicf__tuned tuned[AICF__TUNE_MAX];
+} aicf__saved_choice;
+
+typedef struct aicf__saved_choices {
+    aicf__saved_choice* v;
+    int n;
+} aicf__saved_choices;
+
 /* aicf_plan_create, with `saved` (may be NULL) lent to the CUDA backend while it plans. */
 aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
-                                 aicf_plan** out);
+                                 aicf__saved_choices* choices, aicf_plan** out);
+/* CUDA autotuning (80_cuda.c), on a plan whose steps are lowered and memory placed: every
+   Conv, Gemm and MatMul step with choice_src RULE is lowered and timed under each candidate
+   choice on scratch device memory (the plan's weights, random activations); the fastest is left
+   in st->choice (choice_src TUNE) with every candidate's time in st->tuned. The caller then
+   lowers and places the plan again. */
+aicf_result aicf__cuda_tune(aicf_plan* p);
+/* "direct", "im2col_gemm", ... for an aicf_kernel_choice; "rule" for 0, "?" out of range */
+const char* aicf__choice_name(int choice);
 
 /* Provided by 80_cuda.c: the identity of the generated kernel table (FNV-1a over
    AICF__KT_NVRTC_VERSION, AICF__KT_TARGETS, every module's name and source hash, and every
@@ -11437,11 +11523,125 @@ static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st)
 }
 
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
-    return aicf__plan_create_ex(graph, desc, NULL, out);
+    return aicf__plan_create_ex(graph, desc, NULL, NULL, out);
+}
+
+const char* aicf__choice_name(int choice) {
+    static const char* const names[6] = {"rule", "direct", "im2col_gemm", "implicit_gemm_tc", "cublaslt", "generated"};
+    return choice >= 0 && choice < 6 ? names[choice] : "?";
+}
+
+static int aicf__choice_is_conv(int choice) { return choice >= AICF_CHOICE_DIRECT && choice <= AICF_CHOICE_IMPLICIT_GEMM_TC; }
+static int aicf__choice_runs_lt(int choice) { return choice == AICF_CHOICE_IM2COL_GEMM || choice == AICF_CHOICE_CUBLASLT; }
+
+/* The policy's pins, checked against the caller's graph (any backend): a known choice, a
+   cuBLASLt result index only where cuBLASLt runs, each node pinned once and present. */
+static aicf_result aicf__check_pins(aicf_context* ctx, const aicf_graph* graph, const aicf_policy* pol) {
+    int i, j;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &pol->pins[i];
+        int found = 0;
+        if (!memchr(pin->node, 0, sizeof pin->node))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d].node is not NUL-terminated within %d bytes",
+                             i, AICF_PIN_NODE_CAP);
+        if (!pin->node[0]) continue;
+        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] (node '%s'): kernel %d is not a choice (1..5)", i,
+                             pin->node, (int)pin->kernel);
+        if (pin->cublaslt_algo < 0 || pin->cublaslt_algo > 7 || (pin->cublaslt_algo > 0 && !aicf__choice_runs_lt((int)pin->kernel)))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                             "aicf_plan_create: policy.pins[%d] (node '%s'): cublaslt_algo %d (0..7, and non-zero only for im2col_gemm or cublaslt, "
+                             "not %s)", i, pin->node, pin->cublaslt_algo, aicf__choice_name((int)pin->kernel));
+        for (j = 0; j < i; j++)
+            if (strcmp(pol->pins[j].node, pin->node) == 0)
+                return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] and [%d] both pin node '%s'", j, i, pin->node);
+        for (j = 0; j < graph->n_nodes && !found; j++)
+            found = graph->nodes[j].name && strcmp(graph->nodes[j].name, pin->node) == 0;
+        if (!found)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d]: the graph has no node named '%s'", i, pin->node);
+    }
+    return AICF_SUCCESS;
+}
+
+/* CUDA, before the memory plan: each pin's step takes its choice; a loaded plan's autotuned
+   steps take the file's choice and times. */
+static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* saved) {
+    const aicf_graph* g = p->g;
+    int i, s;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &p->policy.pins[i];
+        int step = -1, node = -1;
+        aicf__op op;
+        if (!pin->node[0]) continue;
+        for (s = 0; s < p->n_steps && step < 0; s++)
+            if (p->steps[s].kind == AICF__STEP_NODE && g->nodes[p->steps[s].node].name &&
+                strcmp(g->nodes[p->steps[s].node].name, pin->node) == 0)
+                step = s;
+        for (s = 0; s < g->n_nodes && node < 0; s++)
+            if (g->nodes[s].name && strcmp(g->nodes[s].name, pin->node) == 0) node = s;
+        if (step < 0) {
+            int host = -1, k;
+            for (s = 0; s < p->n_steps && host < 0; s++)
+                for (k = 0; k < p->steps[s].n_epi; k++)
+                    if (p->steps[s].epi[k].node == node) host = s;
+            if (host >= 0)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into step %d "
+                                 "(node '%s'); pins apply to a step's main Conv, Gemm or MatMul node", pin->node, host,
+                                 g->nodes[p->steps[host].node].name);
+            return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node has no step (folded into a "
+                             "constant or removed at plan time)", pin->node);
+        }
+        op = g->nodes[p->steps[step].node].op;
+        if (op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul)
+            return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy pin of node '%s': a %s; pins apply to Conv, Gemm and "
+                             "MatMul nodes", pin->node, g->nodes[p->steps[step].node].op_type);
+        if ((op == AICF__OP_Conv) != aicf__choice_is_conv((int)pin->kernel))
+            return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy pin of node '%s': %s is not a choice for a %s (%s)",
+                             pin->node, aicf__choice_name((int)pin->kernel), g->nodes[p->steps[step].node].op_type,
+                             op == AICF__OP_Conv ? "direct, im2col_gemm, implicit_gemm_tc" : "cublaslt, generated");
+        p->steps[step].choice = (int)pin->kernel;
+        p->steps[step].choice_lt = pin->cublaslt_algo;
+        p->steps[step].choice_src = AICF__CHOICE_FROM_PIN;
+    }
+    for (i = 0; saved && i < saved->n; i++) {
+        const aicf__saved_choice* c = &saved->v[i];
+        aicf__step* st;
+        if (c->src != AICF__CHOICE_FROM_TUNE) continue; /* pins come from the policy */
+        if (c->step < 0 || c->step >= p->n_steps || p->steps[c->step].choice_src == AICF__CHOICE_FROM_PIN)
+            return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH, "aicf_plan_create: the file's autotuned choice for step %d: the plan has %d steps%s",
+                             c->step, p->n_steps, c->step >= 0 && c->step < p->n_steps ? " and that one is pinned" : "");
+        {
+            int k, best = 0;
+            for (k = 1; k < c->n_tuned && k < AICF__TUNE_MAX; k++)
+                if (c->tuned[k].ns < c->tuned[best].ns) best = k;
+            if (c->n_tuned < 2 || c->tuned[best].choice != c->choice || c->tuned[best].lt != c->lt)
+                return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH,
+                                 "aicf_plan_create: the file's autotune record of step %d is not consistent: the choice %s/%d is not the "
+                                 "fastest of the %d candidates its tuned line lists (pin a choice with the policy's pins instead)",
+                                 c->step, aicf__choice_name(c->choice), c->lt, c->n_tuned);
+        }
+        st = &p->steps[c->step];
+        st->choice = c->choice;
+        st->choice_lt = c->lt;
+        st->choice_src = AICF__CHOICE_FROM_TUNE;
+        st->n_tuned = c->n_tuned;
+        memcpy(st->tuned, c->tuned, sizeof st->tuned);
+    }
+    return AICF_SUCCESS;
+}
+
+/* CUDA: step scratch, memory plan, kernels (again after autotuning). */
+static aicf_result aicf__plan_cuda_steps(aicf_plan* p) {
+    aicf_result r;
+    int i;
+    for (i = 0; i < p->n_steps; i++)
+        if ((r = aicf__cuda_step_scratch(p, i, &p->steps[i].scratch_bytes)) != AICF_SUCCESS) return r;
+    if ((r = aicf__plan_memory(p)) != AICF_SUCCESS) return r;
+    return aicf__cuda_plan(p);
 }
 
 aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
-                                 aicf_plan** out) {
+                                 aicf__saved_choices* choices, aicf_plan** out) {
     aicf_context* ctx;
     aicf_plan_desc d;
     aicf_plan* p;
@@ -11468,6 +11668,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
                          (int)d.policy.matmul_algo);
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
+    if ((r = aicf__check_pins(ctx, graph, &d.policy)) != AICF_SUCCESS) return r;
     fallback_reason[0] = 0;
     /* every input needs a known shape, within the size limit */
     for (i = 0; i < graph->n_inputs; i++) {
@@ -11516,6 +11717,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     p->requested = desc ? desc->backend : AICF_BACKEND_DEFAULT; /* plan files (>>plan_io) */
     p->model_fingerprint = aicf__graph_fingerprint(graph);
     p->saved_algos = saved;
+    p->saved_choices = choices;
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
@@ -11795,17 +11997,24 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
         p->weights_bytes = off;
     }
-    /* the backend's per-step scratch (a Conv's im2col buffer), placed by the memory plan */
-    if (p->target == AICF_BACKEND_CUDA)
-        for (i = 0; i < p->n_steps; i++)
-            if ((r = aicf__cuda_step_scratch(p, i, &p->steps[i].scratch_bytes)) != AICF_SUCCESS) goto fail;
-    r = aicf__plan_memory(p);
-    if (r != AICF_SUCCESS) goto fail;
-    /* kernels */
+    /* CUDA: pins and a loaded plan's choices; the backend's per-step scratch (a Conv's im2col
+       buffer), placed by the memory plan; kernels. Autotuning times the candidates on the
+       planned memory, then everything is planned again with the winners. */
     if (p->target == AICF_BACKEND_CUDA) {
-        r = aicf__cuda_plan(p);
-        if (r != AICF_SUCCESS) goto fail;
+        int tuned = 0;
+        if ((r = aicf__apply_choices(p, choices)) != AICF_SUCCESS) goto fail;
+        if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
+        if (p->policy.autotune && !choices) {
+            if ((r = aicf__cuda_tune(p)) != AICF_SUCCESS) goto fail;
+            for (i = 0; i < p->n_steps; i++) tuned += p->steps[i].n_tuned > 0;
+            if (tuned) {
+                aicf__cuda_plan_free(p);
+                if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
+            }
+        }
     } else {
+        r = aicf__plan_memory(p);
+        if (r != AICF_SUCCESS) goto fail;
         for (i = 0; i < p->n_steps; i++) {
             aicf__step* st = &p->steps[i];
             snprintf(st->kernel, sizeof st->kernel, "cpu:%s",
@@ -11815,6 +12024,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
     }
     p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
+    p->saved_choices = NULL;
     *out = p;
     return AICF_SUCCESS;
 oom:
@@ -12595,16 +12805,38 @@ enum {
     AICF__POL_CONV,
     AICF__POL_MATMUL,
     AICF__POL_PERSISTENT,
+    AICF__POL_AUTOTUNE,
+    AICF__POL_PIN,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "pin"};
 
-/* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range. */
+/* Whether a pinned node's name survives a `pin` line: no '#', control bytes, or blanks at
+   either end (the line's comment and trimming rules). */
+static int aicf__io_pin_name_ok(const char* s) {
+    size_t n = strlen(s), i;
+    if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t') return 0;
+    for (i = 0; i < n; i++)
+        if (s[i] == '#' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f) return 0;
+    return 1;
+}
+
+/* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range or a
+   pin that cannot be written (a choice out of range, a node name a line cannot carry). */
 static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, const char* prefix) {
+    int i;
     if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 3 ||
         (int)pol->matmul_algo < 0 || (int)pol->matmul_algo > 2)
         return AICF_ERROR_INVALID_ARGUMENT;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &pol->pins[i];
+        if (!memchr(pin->node, 0, sizeof pin->node)) return AICF_ERROR_INVALID_ARGUMENT;
+        if (!pin->node[0]) continue;
+        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->cublaslt_algo < 0 ||
+            pin->cublaslt_algo > 7 || !aicf__io_pin_name_ok(pin->node))
+            return AICF_ERROR_INVALID_ARGUMENT;
+    }
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
     aicf__sbuf_printf(b, "%sallow_cpu_fallback = %d\n", prefix, pol->allow_cpu_fallback ? 1 : 0);
     aicf__sbuf_printf(b, "%sworkspace_limit = %llu\n", prefix, (unsigned long long)pol->workspace_limit);
@@ -12612,6 +12844,14 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%sconv_algo = %s\n", prefix, aicf__io_conv_algos[pol->conv_algo]);
     aicf__sbuf_printf(b, "%smatmul_algo = %s\n", prefix, aicf__io_matmul_algos[pol->matmul_algo]);
     aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
+    aicf__sbuf_printf(b, "%sautotune = %d\n", prefix, pol->autotune ? 1 : 0);
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &pol->pins[i];
+        if (!pin->node[0]) continue;
+        aicf__sbuf_printf(b, "%spin = %s", prefix, aicf__choice_name((int)pin->kernel));
+        if (pin->cublaslt_algo) aicf__sbuf_printf(b, "/%d", pin->cublaslt_algo);
+        aicf__sbuf_printf(b, " %s\n", pin->node);
+    }
     return AICF_SUCCESS;
 }
 
@@ -12665,8 +12905,9 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo, persistent)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
-    if (*seen & (1u << key)) return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
+                         "matmul_algo, persistent, autotune, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+    if (key != AICF__POL_PIN && (*seen & (1u << key)))
+        return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
     if (vn == 0) return aicf__err(ctx, code, "%s: line %d: key '%s' has no value", fn, line, aicf__io_policy_keys[key]);
     aicf__io_show(v, vn, 60, show2, sizeof show2);
@@ -12693,8 +12934,51 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             }
         return aicf__err(ctx, code, "%s: line %d: key 'matmul_algo': value '%s' is not one of auto, cublaslt, generated", fn, line,
                          show2);
+    case AICF__POL_PIN: { /* CHOICE[/K] NODE */
+        size_t cn = 0, j;
+        int choice = -1, lt = 0, slot = -1;
+        aicf_pin* pin;
+        while (cn < vn && v[cn] != ' ' && v[cn] != '\t' && v[cn] != '/') cn++;
+        for (i = 1; i <= AICF_CHOICE_GENERATED; i++)
+            if (aicf__io_word(v, cn, aicf__choice_name((int)i))) choice = (int)i;
+        if (choice < 0)
+            return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' does not start with a choice (direct, im2col_gemm, implicit_gemm_tc, "
+                             "cublaslt, generated)", fn, line, show2);
+        if (cn < vn && v[cn] == '/') {
+            size_t d0 = ++cn;
+            uint64_t x = 0;
+            while (cn < vn && v[cn] >= '0' && v[cn] <= '9') cn++;
+            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, 7, &x) || (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT))
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K (cuBLASLt heuristic result 0..7) follows only im2col_gemm "
+                                 "or cublaslt", fn, line, show2);
+            lt = (int)x;
+        }
+        if (cn < vn && v[cn] != ' ' && v[cn] != '\t')
+            return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' is not 'CHOICE[/K] NODE'", fn, line, show2);
+        while (cn < vn && aicf__io_space(v[cn])) cn++;
+        if (cn == vn) return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' names no node (pin = CHOICE[/K] NODE)", fn, line, show2);
+        if (vn - cn >= AICF_PIN_NODE_CAP)
+            return aicf__err(ctx, code, "%s: line %d: key 'pin': node name of %zu bytes (at most %d)", fn, line, vn - cn, AICF_PIN_NODE_CAP - 1);
+        for (j = 0; j < AICF_MAX_PINS; j++) {
+            const char* nm = pol->pins[j].node;
+            if (!nm[0]) {
+                if (slot < 0) slot = (int)j;
+                continue;
+            }
+            if (strlen(nm) == vn - cn && memcmp(nm, v + cn, vn - cn) == 0)
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': node '%s' is pinned twice", fn, line, nm);
+        }
+        if (slot < 0) return aicf__err(ctx, code, "%s: line %d: key 'pin': more than %d pins", fn, line, AICF_MAX_PINS);
+        pin = &pol->pins[slot];
+        memcpy(pin->node, v + cn, vn - cn);
+        pin->node[vn - cn] = 0;
+        pin->kernel = (aicf_kernel_choice)choice;
+        pin->cublaslt_algo = lt;
+        return AICF_SUCCESS;
+    }
     case AICF__POL_FALLBACK:
     case AICF__POL_PERSISTENT:
+    case AICF__POL_AUTOTUNE:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -12704,6 +12988,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
                              aicf__io_policy_keys[key], show2);
         if (key == AICF__POL_FALLBACK) pol->allow_cpu_fallback = b;
         else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
+        else if (key == AICF__POL_AUTOTUNE) pol->autotune = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -12761,13 +13046,15 @@ aicf_result aicf_policy_parse(aicf_context* ctx, const char* text, size_t len, a
 }
 
 aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const char* path) {
-    char buf[1024];
+    char buf[1024 + AICF_MAX_PINS * (AICF_PIN_NODE_CAP + 32)];
     size_t need = 0;
     aicf_result r;
     if (!ctx || !policy || !path) return AICF_ERROR_INVALID_ARGUMENT;
     r = aicf_policy_format(policy, buf, sizeof buf, &need);
     if (r != AICF_SUCCESS)
-        return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d)",
+        return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d) "
+                         "or a pin that a policy line cannot carry (a choice out of range, cublaslt_algo outside 0..7, a node name "
+                         "with '#', control bytes or blanks at either end)",
                          (int)policy->precision, (int)policy->conv_algo, (int)policy->matmul_algo);
     if (need > sizeof buf) return aicf__err(ctx, AICF_ERROR_STATE, "aicf_policy_save: policy text of %zu bytes", need);
     return aicf__io_write(ctx, "aicf_policy_save", path, buf, need - 1);
@@ -12857,6 +13144,14 @@ static void aicf__io_patches(aicf__sbuf* b, const aicf__cuda_op_view* v) {
     }
 }
 
+/* " direct=12.345" (microseconds, from nanoseconds: exact) or " cublaslt/2=..." */
+static void aicf__io_tuned(aicf__sbuf* b, const struct aicf__tuned* t) {
+    int64_t ns = t->ns < 0 ? 0 : t->ns;
+    aicf__sbuf_printf(b, " %s", aicf__choice_name(t->choice));
+    if (t->lt) aicf__sbuf_printf(b, "/%d", t->lt);
+    aicf__sbuf_printf(b, "=%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
 aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
     aicf__sbuf b;
     const aicf_graph* g;
@@ -12943,6 +13238,16 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
+        if (st->choice != AICF_CHOICE_RULE) {
+            aicf__sbuf_printf(&b, "  choice kernel=%s lt=%d from=%s\n", aicf__choice_name(st->choice), st->choice_lt,
+                              st->choice_src == AICF__CHOICE_FROM_PIN ? "pin" : "autotune");
+            if (st->n_tuned > 0) {
+                aicf__sbuf_put(&b, "  tuned", 7);
+                for (j = 0; j < st->n_tuned && j < AICF__TUNE_MAX; j++)
+                    aicf__io_tuned(&b, &st->tuned[j]);
+                aicf__sbuf_put(&b, "\n", 1);
+            }
+        }
         n_ops = aicf__cuda_step_ops(p, i, &n_algo);
         for (k = 0; k < n_ops; k++) {
             aicf__cuda_op_view v;
@@ -12968,8 +13273,9 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__cuda_step_algo(p, i, k, &a);
             aicf__sbuf_printf(&b, "  algo %d blob=", k);
             for (w = 0; w < 8; w++) aicf__sbuf_printf(&b, "%s%016llx", w ? "," : "", (unsigned long long)a.blob[w]);
-            aicf__sbuf_printf(&b, " workspace=%llu cublaslt=%llu align=%u,%u,%u,%u results=%d\n", (unsigned long long)a.workspace_bytes,
-                              (unsigned long long)a.cublaslt_version, a.align[0], a.align[1], a.align[2], a.align[3], a.n_results);
+            aicf__sbuf_printf(&b, " workspace=%llu cublaslt=%llu align=%u,%u,%u,%u results=%d index=%d\n",
+                              (unsigned long long)a.workspace_bytes, (unsigned long long)a.cublaslt_version, a.align[0], a.align[1],
+                              a.align[2], a.align[3], a.n_results, a.index);
         }
     }
     aicf__sbuf_printf(&b, "memory arena=%zu lower_bound=%zu weights=%zu order=%d\n", p->arena_bytes, p->arena_lower_bound,
@@ -13073,6 +13379,8 @@ typedef struct aicf__io_state {
     int n_mm, cap_mm;
     aicf__io_al* al;
     int n_al, cap_al;
+    aicf__saved_choice* ch;
+    int n_ch, cap_ch;
 } aicf__io_state;
 
 static aicf_result aicf__io_bad(aicf__io_state* L, int line, const char* what, const char* s, size_t n) {
@@ -13139,7 +13447,87 @@ static aicf_result aicf__io_parse_algo(aicf__io_state* L, int line, int step, co
     if (!aicf__io_field(s, n, "results", &v, &vn) || !aicf__io_dec(v, vn, 1000, &x))
         return aicf__io_bad(L, line, "an algo line needs results=N", s, n);
     a->rec.n_results = (int)x;
+    if (!aicf__io_field(s, n, "index", &v, &vn) || !aicf__io_dec(v, vn, 7, &x))
+        return aicf__io_bad(L, line, "an algo line needs index=K (the heuristic result taken, 0..7)", s, n);
+    a->rec.index = (int)x;
     L->n_al++;
+    return AICF_SUCCESS;
+}
+
+/* "NAME" or "NAME/K" of s[0..n) into a choice and cuBLASLt result; 0 if malformed. */
+static int aicf__io_choice(const char* s, size_t n, int* choice, int* lt) {
+    size_t cn = 0;
+    uint64_t x = 0;
+    int i;
+    while (cn < n && s[cn] != '/') cn++;
+    *choice = -1;
+    for (i = AICF_CHOICE_DIRECT; i <= AICF_CHOICE_GENERATED; i++)
+        if (aicf__io_word(s, cn, aicf__choice_name(i))) *choice = i;
+    if (*choice < 0) return 0;
+    *lt = 0;
+    if (cn < n && (cn + 1 == n || !aicf__io_dec(s + cn + 1, n - cn - 1, 7, &x))) return 0;
+    *lt = (int)x;
+    return 1;
+}
+
+/* "  choice kernel=NAME lt=K from=pin|autotune" */
+static aicf_result aicf__io_parse_choice(aicf__io_state* L, int line, int step, const char* s, size_t n) {
+    const char* v;
+    size_t vn;
+    uint64_t x;
+    aicf__saved_choice* c;
+    int lt;
+    if (step < 0) return aicf__io_bad(L, line, "a choice line before the first step", s, n);
+    if (L->n_ch > 0 && L->ch[L->n_ch - 1].step == step) return aicf__io_bad(L, line, "a second choice line for one step", s, n);
+    if (!aicf__grow(L->ctx, (void**)&L->ch, &L->cap_ch, L->n_ch + 1, sizeof *L->ch))
+        return aicf__err(L->ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory", L->fn);
+    c = &L->ch[L->n_ch];
+    memset(c, 0, sizeof *c);
+    c->step = step;
+    if (!aicf__io_field(s, n, "kernel", &v, &vn) || !aicf__io_choice(v, vn, &c->choice, &lt) || lt != 0)
+        return aicf__io_bad(L, line, "a choice line needs kernel=direct|im2col_gemm|implicit_gemm_tc|cublaslt|generated", s, n);
+    if (!aicf__io_field(s, n, "lt", &v, &vn) || !aicf__io_dec(v, vn, 7, &x))
+        return aicf__io_bad(L, line, "a choice line needs lt=K (0..7)", s, n);
+    c->lt = (int)x;
+    if (!aicf__io_field(s, n, "from", &v, &vn) || !(aicf__io_word(v, vn, "pin") || aicf__io_word(v, vn, "autotune")))
+        return aicf__io_bad(L, line, "a choice line needs from=pin or from=autotune", s, n);
+    c->src = aicf__io_word(v, vn, "pin") ? AICF__CHOICE_FROM_PIN : AICF__CHOICE_FROM_TUNE;
+    L->n_ch++;
+    return AICF_SUCCESS;
+}
+
+/* "  tuned NAME[/K]=US.FFF ..." after the step's choice line */
+static aicf_result aicf__io_parse_tuned(aicf__io_state* L, int line, int step, const char* s, size_t n) {
+    aicf__saved_choice* c = L->n_ch > 0 ? &L->ch[L->n_ch - 1] : NULL;
+    size_t i = 7; /* "  tuned" */
+    if (!c || c->step != step || c->src != AICF__CHOICE_FROM_TUNE || c->n_tuned > 0)
+        return aicf__io_bad(L, line, "a tuned line belongs after its step's 'choice ... from=autotune' line, once", s, n);
+    while (i < n) {
+        size_t k0, eq, e, dot;
+        uint64_t us = 0, frac = 0;
+        struct aicf__tuned* t;
+        while (i < n && s[i] == ' ') i++;
+        if (i >= n) break;
+        k0 = i;
+        while (i < n && s[i] != ' ') i++;
+        e = i;
+        eq = k0;
+        while (eq < e && s[eq] != '=') eq++;
+        dot = eq;
+        while (dot < e && s[dot] != '.') dot++;
+        if (c->n_tuned >= AICF__TUNE_MAX) return aicf__io_bad(L, line, "more candidates than a step times", s, n);
+        t = &c->tuned[c->n_tuned];
+        if (eq == e || dot == e || e - dot != 4 || !aicf__io_choice(s + k0, eq - k0, &t->choice, &t->lt) ||
+            !aicf__io_dec(s + eq + 1, dot - eq - 1, (uint64_t)1 << 40, &us))
+            return aicf__io_bad(L, line, "a tuned line lists NAME[/K]=MICROSECONDS with three decimals", s, n);
+        for (k0 = dot + 1; k0 < e; k0++) { /* the three decimals (leading zeros are their spelling) */
+            if (s[k0] < '0' || s[k0] > '9') return aicf__io_bad(L, line, "a tuned line lists NAME[/K]=MICROSECONDS with three decimals", s, n);
+            frac = frac * 10 + (uint64_t)(s[k0] - '0');
+        }
+        t->ns = (int64_t)(us * 1000 + frac);
+        c->n_tuned++;
+    }
+    if (c->n_tuned == 0) return aicf__io_bad(L, line, "a tuned line lists no candidate", s, n);
     return AICF_SUCCESS;
 }
 
@@ -13162,6 +13550,7 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
     aicf_context* ctx = graph->ctx;
     aicf__io_state L;
     aicf__saved_algos saved;
+    aicf__saved_choices choices;
     aicf_plan* p = NULL;
     aicf_plan_desc pd;
     aicf_policy pol;
@@ -13251,6 +13640,12 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
             }
         } else if (aicf__io_starts(line, n, "  algo ")) {
             r = aicf__io_parse_algo(&L, ln, step, line, n);
+            if (r != AICF_SUCCESS) goto done;
+        } else if (aicf__io_starts(line, n, "  choice ")) {
+            r = aicf__io_parse_choice(&L, ln, step, line, n);
+            if (r != AICF_SUCCESS) goto done;
+        } else if (aicf__io_starts(line, n, "  tuned ")) {
+            r = aicf__io_parse_tuned(&L, ln, step, line, n);
             if (r != AICF_SUCCESS) goto done;
         }
     }
@@ -13368,6 +13763,7 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
                               L.mm[i].line, L.mm[i].algo, L.mm[i].step);
                 goto done;
             }
+            saved.v[saved.n].step = L.mm[i].step;
             saved.v[saved.n].desc = L.mm[i].desc;
             saved.v[saved.n].rec = a->rec;
             saved.v[saved.n].line = a->line;
@@ -13378,7 +13774,9 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
     memset(&pd, 0, sizeof pd);
     pd.backend = requested;
     pd.policy = pol;
-    r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &p);
+    choices.v = L.ch;
+    choices.n = L.n_ch;
+    r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &choices, &p);
     if (r != AICF_SUCCESS) {
         char msg[AICF__ERR_CAP];
         snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
@@ -13415,6 +13813,7 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
 done:
     aicf__free(ctx, L.mm);
     aicf__free(ctx, L.al);
+    aicf__free(ctx, L.ch);
     aicf__free(ctx, saved.v);
     if (r != AICF_SUCCESS) {
         aicf_plan_destroy(p);
@@ -13481,11 +13880,17 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
     aicf_plan_stats_get(p, &stats);
     aicf__sbuf_printf(&b, "plan: backend %s (requested %s), precision %s, %d nodes, %d steps\n", aicf__io_backend_name(p->target),
                       aicf__io_backend_name(p->requested), aicf__precision_name(p->policy.precision), stats.num_nodes, stats.num_steps);
-    aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
-                      p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u],
-                      aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
-                      p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
-                      p->policy.allow_cpu_fallback ? "allowed" : "not allowed");
+    {
+        int n_pins = 0;
+        for (i = 0; i < AICF_MAX_PINS; i++) n_pins += p->policy.pins[i].node[0] != 0;
+        aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s, autotune %s, "
+                          "%d pinned nodes\n",
+                          p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "",
+                          aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u], aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
+                          p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
+                          p->policy.allow_cpu_fallback ? "allowed" : "not allowed",
+                          !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins);
+    }
     if (p->target == AICF_BACKEND_CUDA) {
         aicf_device_info di;
         if (aicf_context_device_info(p->ctx, &di) == AICF_SUCCESS) {
@@ -13550,17 +13955,26 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                     if (v.args_size == sizeof md) memcpy(&md, v.args, sizeof md);
                     aicf__cuda_step_algo(p, i, v.algo, &a);
                     aicf__sbuf_printf(&b,
-                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #0 of %d "
+                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #%d of %d "
                                       "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
                                       k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
                                       aicf_dtype_name(md.dtype), md.tf32 ? " tf32" : "", md.bias ? " +bias" : "", md.relu ? " relu" : "",
-                                      a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
+                                      a.index, a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
                                       a.align[2], a.align[3]);
                     if (a.workspace_bytes > ws) ws = a.workspace_bytes;
                 }
                 aicf__sbuf_put(&b, "\n", 1);
             }
         aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
+        if (st->choice != AICF_CHOICE_RULE) {
+            aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
+                              st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned by the policy" : "autotuned: fastest measured");
+            if (st->n_tuned > 0) {
+                aicf__sbuf_printf(&b, "; candidates, device time per run in us:");
+                for (j = 0; j < st->n_tuned && j < AICF__TUNE_MAX; j++) aicf__io_tuned(&b, &st->tuned[j]);
+            }
+            aicf__sbuf_put(&b, "\n", 1);
+        }
     }
     for (i = 0; i < p->n_out; i++) {
         aicf__sbuf_printf(&b, "output %d: ", i);
@@ -14145,6 +14559,7 @@ typedef struct aicf__cuda_algo {
     size_t cublaslt_version;         /* cublasLtGetVersion() when recorded */
     unsigned align_a, align_b, align_c, align_d; /* pointer alignment (bytes) the search assumed */
     int n_results;                   /* heuristic results returned */
+    int index;                       /* which of them `algo` is (0 = the first) */
 } aicf__cuda_algo;
 
 /* Per-exec state (e->backend). */
@@ -14785,16 +15200,16 @@ static unsigned aicf__cu_operand_align(uint64_t addr, int64_t stride, int64_t ba
    (same cuBLASLt version and alignments, workspace within the limit,
    cublasLtMatmulAlgoCheck succeeds for this descriptor), -1 when it is refused: the reason is
    kept in the record for the loader's message and recorded as the error. */
-static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, const aicf__matmul_desc* d,
+static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, int si, const aicf__matmul_desc* d,
                                const aicf__lt_objs* o, const unsigned al[4], uint64_t ws_limit,
-                               aicf__cublasLtMatmulHeuristicResult_t* res, int* nres) {
+                               aicf__cublasLtMatmulHeuristicResult_t* res, int* nres, int* index) {
     aicf__saved_algo* sa = NULL;
     aicf__cublasLtMatmulHeuristicResult_t chk;
     aicf__cublasStatus_t s;
     char buf[48];
     int i;
     for (i = 0; i < p->saved_algos->n && !sa; i++)
-        if (memcmp(&p->saved_algos->v[i].desc, d, sizeof *d) == 0) sa = &p->saved_algos->v[i];
+        if (p->saved_algos->v[i].step == si && memcmp(&p->saved_algos->v[i].desc, d, sizeof *d) == 0) sa = &p->saved_algos->v[i];
     if (!sa) return 0;
     if (sa->rec.cublaslt_version != (uint64_t)cu->lt_version)
         aicf__cu_fmt(sa->refused, sizeof sa->refused, "it was recorded with cuBLASLt %llu, loaded is %llu",
@@ -14805,8 +15220,9 @@ static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_pl
     else if (sa->rec.workspace_bytes > ws_limit)
         aicf__cu_fmt(sa->refused, sizeof sa->refused, "it needs %llu B of workspace, the policy allows %llu B",
                      (unsigned long long)sa->rec.workspace_bytes, (unsigned long long)ws_limit);
-    else if (sa->rec.n_results < 1 || sa->rec.n_results > 8)
-        aicf__cu_fmt(sa->refused, sizeof sa->refused, "heuristic result count %d is not 1..8", sa->rec.n_results);
+    else if (sa->rec.n_results < 1 || sa->rec.n_results > 8 || sa->rec.index < 0 || sa->rec.index >= sa->rec.n_results)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "heuristic result %d of %d is not within 1..8 results", sa->rec.index,
+                     sa->rec.n_results);
     if (sa->refused[0]) goto refused;
     memset(res, 0, sizeof *res);
     memset(&chk, 0, sizeof chk);
@@ -14821,6 +15237,7 @@ static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_pl
     if (sa->refused[0]) goto refused;
     res->workspaceSize = (size_t)sa->rec.workspace_bytes;
     *nres = sa->rec.n_results;
+    *index = sa->rec.index;
     sa->used++;
     return 1;
 refused:
@@ -14829,14 +15246,15 @@ refused:
     return -1;
 }
 
-aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
+                                   size_t reason_cap) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
     aicf__cuda_algo* rec;
     aicf__lt_objs o;
     void* pref = NULL;
     aicf__cublasLtMatmulHeuristicResult_t res[8];
-    int nres = 0;
+    int nres = 0, pick = 0, index = 0;
     uint64_t ws_limit;
     size_t es;
     aicf__cublasStatus_t s;
@@ -14863,7 +15281,7 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
     r = aicf__lt_build(ctx, cu, d, &o);
     if (r != AICF_SUCCESS) goto done;
     if (p->saved_algos) { /* a plan file being loaded: its algorithm, checked, not searched */
-        int k = aicf__cu_saved_algo(ctx, cu, p, d, &o, al, ws_limit, res, &nres);
+        int k = aicf__cu_saved_algo(ctx, cu, p, si, d, &o, al, ws_limit, res, &nres, &index);
         if (k > 0) goto chosen;
         if (k < 0) {
             r = AICF_ERROR_PLAN_MISMATCH;
@@ -14900,6 +15318,13 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
                       aicf__cublas_status_name(cu, s, buf, sizeof buf), nres);
         goto done;
     }
+    if (lt_index < 0 || lt_index >= nres) {
+        r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "matmul M=%lld N=%lld K=%lld batch=%lld %s: cuBLASLt heuristic result #%d asked for, "
+                      "cuBLASLt returned %d", (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch,
+                      aicf_dtype_name(d->dtype), lt_index, nres);
+        goto done;
+    }
+    pick = index = lt_index;
 chosen:
     /* rounded up to 16 bytes: callers may copy the record in 16-byte units */
     rec = (aicf__cuda_algo*)aicf__calloc(ctx, 1, (sizeof *rec + 15u) & ~(size_t)15u);
@@ -14907,21 +15332,22 @@ chosen:
         r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "matmul: out of memory");
         goto done;
     }
-    rec->algo = res[0].algo;
-    rec->workspace_bytes = res[0].workspaceSize;
+    rec->algo = res[pick].algo;
+    rec->workspace_bytes = res[pick].workspaceSize;
     rec->cublaslt_version = cu->lt_version;
     rec->align_a = al[0];
     rec->align_b = al[1];
     rec->align_c = al[2];
     rec->align_d = al[3];
     rec->n_results = nres;
+    rec->index = index;
     *algo = rec;
     if (p->backend) {
         aicf__cuda_plan_data* pd = (aicf__cuda_plan_data*)p->backend;
         if (rec->workspace_bytes > pd->workspace_bytes) pd->workspace_bytes = rec->workspace_bytes;
     }
     if (reason && reason_cap)
-        aicf__cu_fmt(reason, reason_cap, "cuBLASLt heuristic #0 of %d, workspace %llu B, align %u B", nres,
+        aicf__cu_fmt(reason, reason_cap, "cuBLASLt heuristic #%d of %d, workspace %llu B, align %u B", index, nres,
                  (unsigned long long)rec->workspace_bytes, AICF__MIN(AICF__MIN(al[0], al[1]), AICF__MIN(al[2], al[3])));
     r = AICF_SUCCESS;
 done:
@@ -15911,6 +16337,256 @@ static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, 
     return AICF_SUCCESS;
 }
 
+/* ---- autotuning (policy.autotune) ----
+   Each Conv, Gemm and MatMul step that is not pinned is lowered under every candidate choice
+   (aicf__tune_cands) and timed alone: the step's launches, AICF__TUNE_REPS copies chained in one
+   CUDA graph (so a candidate of several launches pays for its extra nodes, as in the exec's
+   graph), launched once to warm up and AICF__TUNE_RUNS times between two events; the median
+   over the copies is the candidate's time. The memory is the plan's: its arena layout (with
+   each candidate's scratch after it), its weights uploaded as the exec would, the arena filled
+   with random float16 values in [-1, 1) (read as float32 they are finite and small too). A
+   candidate that does not apply (aicf_plan_create's pinned-choice check, here silent) is
+   skipped; the fastest of those timed wins, the first listed on a tie. */
+#define AICF__TUNE_REPS 8
+#define AICF__TUNE_RUNS 5
+
+typedef struct aicf__tune_cand {
+    int choice, lt;
+} aicf__tune_cand;
+
+static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
+    const aicf__step* st = &p->steps[si];
+    int n = 0, k, op;
+    if (st->kind != AICF__STEP_NODE || st->node < 0 || st->node >= p->g->n_nodes || st->choice_src != AICF__CHOICE_FROM_RULE) return 0;
+    op = (int)p->g->nodes[st->node].op;
+    if (op == (int)AICF__OP_Conv) {
+        c[n].choice = AICF_CHOICE_DIRECT, c[n++].lt = 0;
+        c[n].choice = AICF_CHOICE_IMPLICIT_GEMM_TC, c[n++].lt = 0;
+        for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_IM2COL_GEMM, c[n++].lt = k;
+    } else if (op == (int)AICF__OP_Gemm || op == (int)AICF__OP_MatMul) {
+        c[n].choice = AICF_CHOICE_GENERATED, c[n++].lt = 0;
+        for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_CUBLASLT, c[n++].lt = k;
+    }
+    return n;
+}
+typedef char aicf__tune_check_max[2 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
+
+static int aicf__tune_cmp_float(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Times step si as lowered now (see above) into *ns. */
+static aicf_result aicf__tune_time(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, int si, aicf__cuda_exec* x,
+                                   aicf__CUevent ev[2], int64_t* ns) {
+    aicf__cuda_emitter em;
+    aicf__CUgraph graph = NULL;
+    aicf__CUgraphExec ge = NULL;
+    aicf__CUresult r;
+    aicf_result res = AICF_SUCCESS;
+    const char* fn = "cuGraphCreate";
+    float ms[AICF__TUNE_RUNS];
+    int k;
+    char what[160];
+    *ns = 0;
+    r = cu->api.cuGraphCreate(&graph, 0);
+    if (r != AICF__CUDA_SUCCESS) {
+        graph = NULL;
+        goto cuda_fail;
+    }
+    memset(&em, 0, sizeof em);
+    em.ctx = ctx;
+    em.cu = cu;
+    em.plan = p;
+    em.x = x;
+    em.graph = graph;
+    em.step = si;
+    for (k = 0; k < AICF__TUNE_REPS && res == AICF_SUCCESS; k++) res = aicf__cuda_emit_step(&em, p, si);
+    if (res != AICF_SUCCESS || !em.has_last) goto done; /* nothing launched: 0 ns */
+    fn = "cuGraphInstantiateWithFlags";
+    if ((r = cu->api.cuGraphInstantiateWithFlags(&ge, graph, 0)) != AICF__CUDA_SUCCESS) {
+        ge = NULL;
+        goto cuda_fail;
+    }
+    fn = "cuGraphLaunch";
+    if ((r = cu->api.cuGraphLaunch(ge, x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+    for (k = 0; k < AICF__TUNE_RUNS; k++) {
+        fn = "cuEventRecord";
+        if ((r = cu->api.cuEventRecord(ev[0], x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuGraphLaunch";
+        if ((r = cu->api.cuGraphLaunch(ge, x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuEventRecord";
+        if ((r = cu->api.cuEventRecord(ev[1], x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuEventSynchronize";
+        if ((r = cu->api.cuEventSynchronize(ev[1])) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuEventElapsedTime";
+        if ((r = cu->api.cuEventElapsedTime(&ms[k], ev[0], ev[1])) != AICF__CUDA_SUCCESS) goto cuda_fail;
+    }
+    qsort(ms, AICF__TUNE_RUNS, sizeof ms[0], aicf__tune_cmp_float);
+    *ns = (int64_t)((double)ms[AICF__TUNE_RUNS / 2] * 1e6 / AICF__TUNE_REPS + 0.5);
+    goto done;
+cuda_fail:
+    aicf__cu_fmt(what, sizeof what, "autotuning step %d (%s)", si, p->steps[si].kernel);
+    res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+done:
+    if (ge) cu->api.cuGraphExecDestroy(ge);
+    if (graph) cu->api.cuGraphDestroy(graph);
+    return res;
+}
+
+aicf_result aicf__cuda_tune(aicf_plan* p) {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    aicf__cuda_exec* x = NULL;
+    aicf__CUevent ev[2] = {NULL, NULL};
+    aicf__CUresult r;
+    aicf_result res;
+    size_t base, max_scratch = 0, total, off;
+    uint16_t* fill = NULL;
+    const size_t fill_n = (size_t)1 << 19; /* 1 MiB of float16 */
+    uint32_t rng = 0x9e3779b9u;
+    int si, k, n_tunable = 0;
+    char saved[AICF__ERR_CAP];
+    if (!p || !p->ctx || !p->g) return AICF_ERROR_INVALID_ARGUMENT;
+    ctx = p->ctx;
+    cu = aicf__cuda_ready(ctx, &res);
+    if (!cu) return res;
+    base = (p->arena_bytes + 255u) & ~(size_t)255u;
+    /* pass 1: the candidates' scratch, to size the arena */
+    for (si = 0; si < p->n_steps; si++) {
+        aicf__tune_cand c[AICF__TUNE_MAX];
+        aicf__step* st = &p->steps[si];
+        int n = aicf__tune_cands(p, si, c);
+        n_tunable += n > 1;
+        for (k = 0; k < n; k++) {
+            size_t b = 0;
+            st->choice = c[k].choice;
+            st->choice_lt = c[k].lt;
+            st->choice_src = AICF__CHOICE_TRYING;
+            res = aicf__cuda_step_scratch(p, si, &b);
+            st->choice = AICF_CHOICE_RULE, st->choice_lt = 0, st->choice_src = AICF__CHOICE_FROM_RULE;
+            if (res != AICF_SUCCESS) return res;
+            if (b > max_scratch) max_scratch = b;
+        }
+    }
+    if (n_tunable == 0) return AICF_SUCCESS;
+    if (!aicf__add_size(base, (max_scratch + 255u) & ~(size_t)255u, &total))
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: autotuning: arena and scratch exceed the address space");
+    x = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *x);
+    fill = (uint16_t*)aicf__malloc(ctx, fill_n * sizeof *fill);
+    if (x) {
+        x->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES > 0 ? (size_t)AICF__KT_NUM_MODULES : 1u, sizeof(aicf__CUmodule));
+        x->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS > 0 ? (size_t)AICF__KT_NUM_KERNELS : 1u, sizeof(aicf__CUfunction));
+    }
+    if (!x || !fill || !x->modules || !x->functions) {
+        aicf__free(ctx, fill);
+        if (x) {
+            aicf__free(ctx, x->modules);
+            aicf__free(ctx, x->functions);
+            aicf__free(ctx, x);
+        }
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: autotuning: out of memory");
+    }
+    res = aicf__cuda_push(ctx, cu);
+    if (res != AICF_SUCCESS) {
+        aicf__free(ctx, fill);
+        aicf__free(ctx, x->modules);
+        aicf__free(ctx, x->functions);
+        aicf__free(ctx, x);
+        return res;
+    }
+    for (k = 0; k < (int)fill_n; k++) { /* float16 in [-1, 1): sign, exponent 0..14, mantissa */
+        rng = rng * 1664525u + 1013904223u;
+        fill[k] = (uint16_t)(((rng >> 16) & 0x8000u) | ((((rng >> 10) % 15u) << 10)) | (rng & 0x3ffu));
+    }
+    x->arena_bytes = total;
+    x->weights_bytes = p->weights_bytes;
+    x->workspace_bytes = p->policy.workspace_limit ? p->policy.workspace_limit : AICF__CUDA_DEFAULT_WORKSPACE;
+    r = cu->api.cuStreamCreate(&x->stream, AICF__CU_STREAM_NON_BLOCKING);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->stream = NULL;
+        res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamCreate", "autotuning stream");
+    } else {
+        x->owns_stream = 1;
+    }
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->arena, x->arena_bytes, "autotuning arena");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "autotuning weights");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "autotuning cuBLASLt workspace");
+    if (res == AICF_SUCCESS) res = aicf__cuda_upload_weights(ctx, cu, p, x);
+    for (off = 0; res == AICF_SUCCESS && off < x->arena_bytes; off += fill_n * sizeof *fill) {
+        size_t n = AICF__MIN(fill_n * sizeof *fill, x->arena_bytes - off);
+        if ((r = cu->api.cuMemcpyHtoD(x->arena + off, fill, n)) != AICF__CUDA_SUCCESS)
+            res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "autotuning: filling the arena");
+    }
+    for (k = 0; k < 2 && res == AICF_SUCCESS; k++)
+        if ((r = cu->api.cuEventCreate(&ev[k], AICF__CU_EVENT_DEFAULT)) != AICF__CUDA_SUCCESS) {
+            ev[k] = NULL;
+            res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuEventCreate", "autotuning timing events");
+        }
+    /* pass 2: lower and time each candidate */
+    for (si = 0; si < p->n_steps && res == AICF_SUCCESS; si++) {
+        aicf__tune_cand c[AICF__TUNE_MAX];
+        aicf__step* st = &p->steps[si];
+        size_t keep_bytes = st->scratch_bytes, keep_off = st->scratch_offset;
+        int n = aicf__tune_cands(p, si, c), best = -1, n_t = 0;
+        struct aicf__tuned t[AICF__TUNE_MAX];
+        if (n < 2) continue;
+        for (k = 0; k < n && res == AICF_SUCCESS; k++) {
+            size_t b = 0;
+            aicf_result lr;
+            st->choice = c[k].choice;
+            st->choice_lt = c[k].lt;
+            st->choice_src = AICF__CHOICE_TRYING;
+            res = aicf__cuda_step_scratch(p, si, &b);
+            if (res != AICF_SUCCESS) break;
+            st->scratch_bytes = b;
+            st->scratch_offset = b ? base : 0;
+            aicf__free(ctx, st->backend);
+            st->backend = NULL;
+            memcpy(saved, AICF__ERRBUF(ctx), sizeof saved);
+            lr = aicf__cuda_select_step(p, si);
+            if (lr == AICF_ERROR_UNSUPPORTED) { /* the candidate does not apply to this step */
+                memcpy(AICF__ERRBUF(ctx), saved, sizeof saved);
+                continue;
+            }
+            if (lr != AICF_SUCCESS) {
+                res = lr;
+                break;
+            }
+            t[n_t].choice = c[k].choice;
+            t[n_t].lt = c[k].lt;
+            res = aicf__tune_time(ctx, cu, p, si, x, ev, &t[n_t].ns);
+            if (res != AICF_SUCCESS) break;
+            if (best < 0 || t[n_t].ns < t[best].ns) best = n_t;
+            n_t++;
+        }
+        aicf__free(ctx, st->backend);
+        st->backend = NULL;
+        st->scratch_bytes = keep_bytes;
+        st->scratch_offset = keep_off;
+        st->choice = AICF_CHOICE_RULE, st->choice_lt = 0, st->choice_src = AICF__CHOICE_FROM_RULE;
+        if (res == AICF_SUCCESS && n_t >= 2) {
+            st->choice = t[best].choice;
+            st->choice_lt = t[best].lt;
+            st->choice_src = AICF__CHOICE_FROM_TUNE;
+            st->n_tuned = n_t;
+            memcpy(st->tuned, t, sizeof(t[0]) * (size_t)n_t);
+        }
+    }
+    for (k = 0; k < 2; k++)
+        if (ev[k]) cu->api.cuEventDestroy(ev[k]);
+    if (x->stream) cu->api.cuStreamSynchronize(x->stream);
+    aicf__cuda_exec_free(ctx, cu, x);
+    aicf__free(ctx, fill);
+    aicf__cuda_pop(cu);
+    if (res != AICF_SUCCESS) {
+        char msg[AICF__ERR_CAP];
+        aicf__cu_fmt(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
+        return aicf__err(ctx, res, "aicf_plan_create: autotuning (policy.autotune): %s", msg);
+    }
+    return res;
+}
+
 #else /* AICF_NO_CUDA: the backend compiled out; every entry reports it */
 
 struct aicf__cuda {
@@ -15929,6 +16605,7 @@ aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
     return aicf__cuda_init(ctx);
 }
 aicf_result aicf__cuda_plan(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
+aicf_result aicf__cuda_tune(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
 void aicf__cuda_plan_free(aicf_plan* p) { AICF__UNUSED(p); }
 aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
 void aicf__cuda_exec_destroy(aicf_exec* e) { AICF__UNUSED(e); }
@@ -15965,8 +16642,9 @@ aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t 
     AICF__UNUSED(em); AICF__UNUSED(dst); AICF__UNUSED(src); AICF__UNUSED(bytes);
     return AICF_ERROR_NO_DEVICE;
 }
-aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
-    AICF__UNUSED(d); AICF__UNUSED(reason); AICF__UNUSED(reason_cap);
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
+                                   size_t reason_cap) {
+    AICF__UNUSED(si); AICF__UNUSED(d); AICF__UNUSED(lt_index); AICF__UNUSED(reason); AICF__UNUSED(reason_cap);
     if (algo) *algo = NULL;
     return aicf__cuda_init(p ? p->ctx : NULL);
 }
@@ -16355,6 +17033,7 @@ typedef struct aicf__cuo {
     char kernel[96];      /* step name when not a table kernel ("cublasLt:matmul", "memcpy") */
     char first_name[96];  /* name of the first table kernel launched */
     char reason[192];
+    char lt_fail[240];    /* why cuBLASLt took no matmul of this step (a pinned choice's error) */
 } aicf__cuo;
 
 static aicf_result aicf__cuo_fail(aicf__cuo* c, aicf_result code, const char* fmt, ...)
@@ -17116,6 +17795,19 @@ static aicf_result aicf__cuo_lower_alias(aicf__cuo* c) {
 
 /* Asks cuBLASLt for an algorithm. *slot = the record's index, or -1 when the caller must use a
    generated kernel (why[] then says why). Only out-of-memory is an error. */
+/* The step's kernel choice as the policy enums: a pinned or tuned choice, else the policy's. */
+static aicf_conv_algo aicf__cuo_conv_algo(const aicf__cuo* c) {
+    int ch = c->st->choice;
+    if (ch >= AICF_CHOICE_DIRECT && ch <= AICF_CHOICE_IMPLICIT_GEMM_TC) return (aicf_conv_algo)ch; /* same values */
+    return c->p->policy.conv_algo;
+}
+
+static aicf_matmul_algo aicf__cuo_matmul_algo(const aicf__cuo* c) {
+    if (c->st->choice == AICF_CHOICE_CUBLASLT) return AICF_MATMUL_CUBLASLT;
+    if (c->st->choice == AICF_CHOICE_GENERATED) return AICF_MATMUL_GENERATED;
+    return c->p->policy.matmul_algo;
+}
+
 static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, int* slot, char* why, size_t cap) {
     void* algo = NULL;
     aicf_result r;
@@ -17127,7 +17819,7 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
         return AICF_SUCCESS;
     }
     memcpy(saved, AICF__ERRBUF(c->ctx), sizeof saved);
-    r = aicf__cuda_matmul_plan(c->p, md, &algo, why, cap);
+    r = aicf__cuda_matmul_plan(c->p, c->si, md, c->st->choice ? c->st->choice_lt : 0, &algo, why, cap);
     if (r == AICF_SUCCESS) {
         c->algo[c->n_algo] = algo;
         *slot = c->n_algo++;
@@ -17136,6 +17828,7 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
     if (algo) aicf__free(c->ctx, algo);
     if (r == AICF_ERROR_OUT_OF_MEMORY) return r;
     snprintf(why, cap, "%.150s", AICF__ERRBUF(c->ctx)[0] ? AICF__ERRBUF(c->ctx) : aicf_result_str(r));
+    snprintf(c->lt_fail, sizeof c->lt_fail, "%.230s", AICF__ERRBUF(c->ctx)[0] ? AICF__ERRBUF(c->ctx) : aicf_result_str(r));
     memcpy(AICF__ERRBUF(c->ctx), saved, sizeof saved); /* falling back is not an error */
     return AICF_SUCCESS;
 }
@@ -17321,16 +18014,16 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         if (mode == 1 || mode == 3) md.beta = beta;
         if (mode == 2) md.bias = 1;
     }
-    if (c->p->policy.matmul_algo != AICF_MATMUL_CUBLASLT) {
+    if (aicf__cuo_matmul_algo(c) != AICF_MATMUL_CUBLASLT) {
         r = aicf__cuo_lower_gemv(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
     {
         aicf__matmul_desc plain = md;
         int n_native = 0, ebias = -1, ec = -1;
-        if (mode != 3 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
+        if (mode != 3 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
         aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : ec), Y);
-        if (md.K > 0 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+        if (md.K > 0 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
         } else {
             snprintf(why, sizeof why, md.K > 0 ? "policy: generated GEMM" : "K = 0");
@@ -17476,11 +18169,11 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     {
         aicf__matmul_desc plain = md;
         int n_native = 0;
-        if (nrep == 1 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+        if (nrep == 1 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
         }
-        if (K > 0 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+        if (K > 0 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
         } else {
             snprintf(why, sizeof why, K > 0 ? "policy: generated GEMM" : "K = 0");
@@ -19778,6 +20471,35 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     } else {
         r = aicf__cuo_lower_node(&c);
     }
+    if (r == AICF_SUCCESS && st->choice != AICF_CHOICE_RULE) { /* a pinned, tuned or tried choice must take the step */
+        int took, is_conv = c.nd && c.nd->op == AICF__OP_Conv, has_mm = 0;
+        for (i = 0; i < c.n_ops; i++) has_mm |= c.ops[i].kind == AICF__CUO_MATMUL;
+        if (is_conv) took = strncmp(c.first_name, "aicf_conv2d_tc", 14) == 0 ? AICF_CHOICE_IMPLICIT_GEMM_TC
+                            : has_mm                                      ? AICF_CHOICE_IM2COL_GEMM
+                                                                          : AICF_CHOICE_DIRECT;
+        else took = has_mm ? AICF_CHOICE_CUBLASLT : AICF_CHOICE_GENERATED;
+        if (took != st->choice) {
+            if (st->choice_src == AICF__CHOICE_TRYING) r = AICF_ERROR_UNSUPPORTED;
+            else
+                r = aicf__cuo_fail(&c, AICF_ERROR_UNSUPPORTED, "the %s choice %s%s%.0d does not apply: the lowering took %s (%.200s)%s%.240s",
+                                   st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned" : "recorded", aicf__choice_name(st->choice),
+                                   st->choice_lt ? "/" : "", st->choice_lt, aicf__choice_name(took), c.reason,
+                                   c.lt_fail[0] ? "; cuBLASLt: " : "", c.lt_fail);
+        } else if (st->choice_src == AICF__CHOICE_FROM_PIN || st->choice_src == AICF__CHOICE_FROM_TUNE) {
+            char why[sizeof c.reason];
+            int k, best = 0;
+            if (st->choice_src == AICF__CHOICE_FROM_PIN)
+                snprintf(why, sizeof why, "pinned %s%s%.0d; %s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt, c.reason);
+            else {
+                for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
+                    if (st->tuned[k].ns < st->tuned[best].ns) best = k;
+                snprintf(why, sizeof why, "autotuned: %s%s%.0d fastest of %d (%.2f us); %s", aicf__choice_name(st->choice),
+                         st->choice_lt ? "/" : "", st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0,
+                         c.reason);
+            }
+            memcpy(c.reason, why, sizeof why);
+        }
+    }
     if (r == AICF_SUCCESS) {
         size_t bytes = AICF__CUO_HDR + (size_t)c.n_ops * sizeof(aicf__cuo_op) + (size_t)c.n_algo * AICF__CUO_ALGO_BYTES;
         aicf__cuo_prog* pr = NULL;
@@ -19927,6 +20649,7 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) 
         a->align[2] = rec->align_c;
         a->align[3] = rec->align_d;
         a->n_results = rec->n_results;
+        a->index = rec->index;
     }
 #endif
 }
@@ -20099,7 +20822,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     ch->k_per_split = kt * AICF__CUC_TC_BK;
     ch->scratch = ws;
     ch->sm_count = (int)sm;
-    snprintf(ch->why, sizeof ch->why, "%s", c->p->policy.conv_algo == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
+    snprintf(ch->why, sizeof ch->why, "%s", aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
                                                                                                    : "AUTO: float16, group 1");
     return NULL;
 }
@@ -20121,7 +20844,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
    buffer. Hence: GEMM when K >= 64 and M >= 32 (resnet-style 3x3 layers and 7x7 stems pass;
    MNIST-size convs, K = 25 or M = 16, stay direct), and while the buffer is at most 1 GiB. */
 static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, aicf__cuc_choice* ch) {
-    aicf_conv_algo algo = c->p->policy.conv_algo;
+    aicf_conv_algo algo = aicf__cuo_conv_algo(c);
     int pointwise = w->KH == 1 && w->KW == 1 && w->sh == 1 && w->sw == 1 && w->ph == 0 && w->pw == 0 && w->phe == 0 &&
                     w->pwe == 0 && w->OH == w->H && w->OW == w->W;
     const char* forced = algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM does not apply: " : "";

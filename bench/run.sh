@@ -15,7 +15,9 @@
 #              staged through pinned memory by the graph) and bench --pdl (programmatic
 #              dependent launch, AICF_EXEC_PDL) on peers.py's exports, fp16
 #                                                         -> profiles/WORKLOAD.txt, staged.jsonl, pdl.jsonl,
-#              persistent.jsonl (policy persistent = 1: batch-1 Linear layers in one launch)
+#              persistent.jsonl (policy persistent = 1: batch-1 Linear layers in one launch),
+#              autotune.jsonl (policy autotune = 1: kernel choices timed at plan creation;
+#              its plan_ms includes the timing)
 #   then bench/table.py turns the JSON lines into table.md (targets marked met / not met).
 #
 # Everything goes under $OUT (default bench/results/<date>-<time>): gpu.txt, meta.json,
@@ -114,6 +116,7 @@ fi
 : > "$OUT/staged.jsonl"
 : > "$OUT/pdl.jsonl"
 : > "$OUT/persistent.jsonl"
+: > "$OUT/autotune.jsonl"
 if [ "$DO_PEERS" = 1 ]; then
   W=${WORKDIR:-/tmp/aicf-bench}
   mkdir -p "$OUT/profiles"
@@ -133,6 +136,11 @@ if [ "$DO_PEERS" = 1 ]; then
     line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --persistent --json 2>&1 |
            grep '^{' | tail -1)
     [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/persistent.jsonl"
+    build/aicf plan "$W/$file.onnx" --precision fp16 --dim batch="$batch" --autotune --explain \
+      > "$OUT/profiles/$wl.autotune.txt" 2>&1
+    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --autotune --json 2>&1 |
+           grep '^{' | tail -1)
+    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/autotune.jsonl"
   done
   log "profiles: $OUT/profiles; host-staged I/O: $OUT/staged.jsonl; programmatic dependent launch: $OUT/pdl.jsonl"
 fi

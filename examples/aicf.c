@@ -14,8 +14,9 @@
      aicf info
 
    Policy options (run, plan, bench, range): --policy FILE (a policy text file, see
-   aicf_policy_parse), then --precision, --no-fusion, --persistent, --conv-algo auto|direct|im2col_gemm|implicit_gemm_tc and
-   --matmul-algo auto|cublaslt|generated override its keys.
+   aicf_policy_parse), then --precision, --no-fusion, --persistent, --autotune, --conv-algo
+   auto|direct|im2col_gemm|implicit_gemm_tc and --matmul-algo auto|cublaslt|generated override its
+   keys, and each --pin "CHOICE[/K] NODE" adds a pin (the policy text's `pin` key).
    --plan FILE.plan (run, plan, bench) loads a saved plan instead of planning: the model, dim
    bindings, kernel table, device and cuBLASLt must be those it was made with (else the error
    names what differs and the exit status is 1); the policy is the file's, so the policy options
@@ -81,6 +82,9 @@ typedef struct opts {
     const char* policy_file; /* --policy */
     int no_fusion;           /* --no-fusion */
     int persistent;          /* --persistent */
+    int autotune;            /* --autotune */
+    const char* pins[16];    /* --pin, as the policy text's `pin = ...` value */
+    int n_pins;
     int conv_algo;           /* --conv-algo, -1 = not given */
     int matmul_algo;         /* --matmul-algo, -1 = not given */
     const char* plan_file;   /* --plan: load instead of planning */
@@ -113,7 +117,8 @@ static int usage(void) {
             "       aicf range MODEL.onnx [--dim NAME=VALUE]... [--bind NAME=FILE.pb]... [--input FILE.pb]... [--check DIR]\n"
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
-            "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion] [--persistent]\n"
+            "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion] [--persistent] [--autotune]\n"
+            "                [--pin \"CHOICE[/K] NODE\"]...\n"
             "                [--conv-algo auto|direct|im2col_gemm|implicit_gemm_tc] [--matmul-algo auto|cublaslt|generated]\n"
             "  --plan FILE.plan     (run, plan, bench) load a saved plan instead of planning; refused, with the\n"
             "                       reason, when the model, bindings, kernel table, device or cuBLASLt differ\n"
@@ -239,6 +244,15 @@ static int parse(int argc, char** argv, opts* o) {
             o->no_fusion = 1;
         } else if (strcmp(a, "--persistent") == 0) {
             o->persistent = 1;
+        } else if (strcmp(a, "--autotune") == 0) {
+            o->autotune = 1;
+        } else if (strcmp(a, "--pin") == 0) {
+            NEED_VALUE
+            if (o->n_pins >= 16) {
+                fprintf(stderr, "aicf: at most 16 --pin options\n");
+                return 0;
+            }
+            o->pins[o->n_pins++] = v;
         } else if (strcmp(a, "--conv-algo") == 0) {
             NEED_VALUE
             if (strcmp(v, "auto") == 0) o->conv_algo = AICF_CONV_AUTO;
@@ -302,9 +316,10 @@ static int parse(int argc, char** argv, opts* o) {
         fprintf(stderr, "aicf: --save, --dot and --explain belong to the plan command\n");
         return 0;
     }
-    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->conv_algo >= 0 || o->matmul_algo >= 0)) {
-        fprintf(stderr, "aicf: --plan takes the policy from the plan file; drop --policy, --precision, --no-fusion, "
-                        "--conv-algo and --matmul-algo\n");
+    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->autotune || o->n_pins ||
+                         o->conv_algo >= 0 || o->matmul_algo >= 0)) {
+        fprintf(stderr, "aicf: --plan takes the policy from the plan file; drop --policy, --precision, --no-fusion, --persistent, "
+                        "--autotune, --pin, --conv-algo and --matmul-algo\n");
         return 0;
     }
     if (o->plan_file && strcmp(o->cmd, "range") == 0) {
@@ -444,6 +459,30 @@ static int make_plan_ex(aicf_context* ctx, const opts* o, const char* check_dir,
         if (o->precision) pd.policy.precision = o->precision;
         if (o->no_fusion) pd.policy.no_fusion = 1;
         if (o->persistent) pd.policy.persistent = 1;
+        if (o->autotune) pd.policy.autotune = 1;
+        for (k = 0; k < o->n_pins && !rc; k++) { /* each through the policy parser, into the next free slot */
+            char text[4200];
+            aicf_policy one;
+            int slot;
+            snprintf(text, sizeof text, "pin = %s\n", o->pins[k]);
+            if ((r = aicf_policy_parse(ctx, text, strlen(text), &one)) != AICF_SUCCESS) {
+                rc = fail(ctx, r, "--pin");
+                break;
+            }
+            for (slot = 0; slot < AICF_MAX_PINS && pd.policy.pins[slot].node[0]; slot++) {
+            }
+            if (slot == AICF_MAX_PINS) {
+                fprintf(stderr, "aicf: --pin '%s': the policy already has %d pins\n", o->pins[k], AICF_MAX_PINS);
+                rc = 1;
+                break;
+            }
+            pd.policy.pins[slot] = one.pins[0];
+        }
+        if (rc) {
+            aicf_graph_destroy(g);
+            for (k = 0; k < n0; k++) free(names0[k]);
+            return rc;
+        }
         if (o->conv_algo >= 0) pd.policy.conv_algo = (aicf_conv_algo)o->conv_algo;
         if (o->matmul_algo >= 0) pd.policy.matmul_algo = (aicf_matmul_algo)o->matmul_algo;
         if (o->backend == AICF_BACKEND_DEFAULT) pd.policy.allow_cpu_fallback = 1;

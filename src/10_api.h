@@ -231,6 +231,33 @@ typedef enum aicf_matmul_algo {
     AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tiled GEMM */
 } aicf_matmul_algo;
 
+/* A step's kernel family, as a pin in the policy or a decision of autotuning names it (CUDA
+   backend). RULE: the policy's conv_algo / matmul_algo rule and cost model decide. The Conv
+   choices are those of aicf_conv_algo, the Gemm / MatMul ones those of aicf_matmul_algo, but
+   for one step only, and a choice that cannot take the step is an error instead of falling back. */
+typedef enum aicf_kernel_choice {
+    AICF_CHOICE_RULE = 0,
+    AICF_CHOICE_DIRECT = 1,           /* Conv: the generated implicit-GEMM kernels (CUDA cores) */
+    AICF_CHOICE_IM2COL_GEMM = 2,      /* Conv: (im2col +) cuBLASLt GEMM */
+    AICF_CHOICE_IMPLICIT_GEMM_TC = 3, /* Conv: the generated tensor-core implicit GEMM (float16) */
+    AICF_CHOICE_CUBLASLT = 4,         /* Gemm, MatMul: cuBLASLt */
+    AICF_CHOICE_GENERATED = 5         /* Gemm, MatMul: the generated GEMV (M <= 8) or tiled GEMM */
+} aicf_kernel_choice;
+
+#define AICF_MAX_PINS 16      /* pins in one policy */
+#define AICF_PIN_NODE_CAP 128 /* bytes of a pinned node's name, NUL included */
+
+/* Pins one node's step to a kernel family: that step is lowered with `kernel` whatever the
+   policy's rules say, and only that step changes. `node` is the ONNX node name of a Conv, Gemm
+   or MatMul (the step's main node); "" marks an unused slot. `cublaslt_algo`: for the choices
+   that run cuBLASLt (IM2COL_GEMM, CUBLASLT), which of cuBLASLt's heuristic results to take
+   (0 = the first, as without a pin; at most 7); 0 for the others. */
+typedef struct aicf_pin {
+    char node[AICF_PIN_NODE_CAP];
+    aicf_kernel_choice kernel;
+    int cublaslt_algo;
+} aicf_pin;
+
 typedef struct aicf_policy {
     aicf_precision precision;
     int allow_cpu_fallback; /* backend DEFAULT may fall back to the CPU reference */
@@ -244,7 +271,17 @@ typedef struct aicf_policy {
                                barrier: on an H100 a grid barrier (~1.3 us) plus the layer's
                                L2 round trip cost about what a separate launch does, and the
                                reference MLP measured 21.9 us joined vs 16.0 us separate */
+    int autotune;           /* CUDA, 1: every Conv, Gemm and MatMul step that is not pinned is
+                               timed on the device at plan creation under each kernel choice
+                               that applies (the generated kernels, cuBLASLt with its first
+                               AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results) and takes the
+                               fastest; the plan records every candidate's measured time
+                               (aicf_plan_explain, plan files). A saved plan loads with those
+                               decisions without timing again. Ignored on the CPU backend */
+    aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
+
+#define AICF_AUTOTUNE_CUBLASLT_ALGOS 4 /* cuBLASLt heuristic results autotuning times per step */
 
 typedef struct aicf_plan_desc {
     aicf_backend backend;
@@ -380,8 +417,15 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        conv_algo = auto | direct | im2col_gemm | implicit_gemm_tc
        matmul_algo = auto | cublaslt | generated
        persistent = 0 | 1                  (CUDA: small-M GEMM layers in one launch, grid barriers)
+       autotune = 0 | 1                    (CUDA: time the kernel choices of each Conv, Gemm and
+                                            MatMul step at plan creation, keep the fastest)
+       pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
+                                            of the line, takes CHOICE = direct | im2col_gemm |
+                                            implicit_gemm_tc | cublaslt | generated; /K picks
+                                            cuBLASLt's heuristic result K; NODE may not hold '#')
    aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
-   line, so parse(format(p)) == p for every valid policy. Writes into buf (NUL-terminated when
+   line, then one `pin` line per used pin slot, so parse(format(p)) == p for every valid policy
+   (pins come back in slot order, packed from slot 0). Writes into buf (NUL-terminated when
    cap > 0); *needed receives the full length + 1. AICF_ERROR_INVALID_ARGUMENT when an enum is
    out of range.
    aicf_policy_parse reads `len` bytes of text (no NUL needed) into *out, which is only written

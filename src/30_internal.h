@@ -270,6 +270,10 @@ float aicf__op_epi_binary(aicf__op op, float a, float b);
 aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_epi, float* y, const aicf__shape* ys,
                                const void* const* operands);
 
+/* aicf__step.choice_src */
+enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
+#define AICF__TUNE_MAX 8 /* candidates of one step: 2 generated + AICF_AUTOTUNE_CUBLASLT_ALGOS (+ spare) */
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */
@@ -293,6 +297,17 @@ typedef struct aicf__step {
        interval living during this step only; 0 = none */
     size_t scratch_bytes;
     size_t scratch_offset;     /* bytes from the arena's start, valid when scratch_bytes > 0 */
+    /* the kernel choice the step was lowered with (CUDA): AICF_CHOICE_RULE lets the policy's
+       rules decide; any other value must take, else the lowering fails (AICF__CHOICE_TRYING:
+       with AICF_ERROR_UNSUPPORTED and no message, for autotuning to skip the candidate) */
+    int choice;                /* aicf_kernel_choice */
+    int choice_lt;             /* cuBLASLt heuristic result its matmuls take (0 = the first) */
+    int choice_src;            /* AICF__CHOICE_FROM_* */
+    int n_tuned;               /* autotune: candidates timed (0 = not tuned) */
+    struct aicf__tuned {
+        int choice, lt;        /* the candidate */
+        int64_t ns;            /* measured device time of one run of the step, nanoseconds */
+    } tuned[AICF__TUNE_MAX];
 } aicf__step;
 
 struct aicf_plan {
@@ -322,6 +337,8 @@ struct aicf_plan {
     uint64_t model_fingerprint; /* aicf__graph_fingerprint of the caller's graph */
     struct aicf__saved_algos* saved_algos; /* during aicf_plan_load only: the file's cuBLASLt
                                               algorithms (aicf__cuda_matmul_plan uses them) */
+    struct aicf__saved_choices* saved_choices; /* during aicf_plan_load only: the file's per-step
+                                                  kernel choices and autotune times (no timing) */
 };
 
 /* ---- exec ---- */
@@ -457,9 +474,11 @@ typedef struct aicf__matmul_desc {
 
 /* Plan time: asks cuBLASLt for an algorithm for `d` (addresses ignored); stores an opaque
    record in *algo (aicf__malloc'd, freed with aicf__free) and writes a reason like
-   "cuBLASLt heuristic #0 of 8, workspace 0 B". AICF_ERROR_UNSUPPORTED when cuBLASLt is not
-   loaded or has no algorithm (the caller then picks a generated kernel). */
-aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo,
+   "cuBLASLt heuristic #0 of 8, workspace 0 B". Takes heuristic result `lt_index` (0 = the
+   first); si is the asking step (a loaded plan's algorithms are matched by step and
+   descriptor). AICF_ERROR_UNSUPPORTED when cuBLASLt is not loaded, has no algorithm or fewer
+   than lt_index + 1 (the caller then picks a generated kernel, or refuses a pinned choice). */
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo,
                                    char* reason, size_t reason_cap);
 /* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
@@ -487,7 +506,8 @@ typedef struct aicf__algo_rec {
     uint64_t workspace_bytes;
     uint64_t cublaslt_version;   /* cublasLtGetVersion() of the plan that chose it */
     unsigned align[4];           /* A, B, C, D pointer alignment (bytes) assumed */
-    int n_results;               /* heuristic results it was chosen from (#0 of n) */
+    int n_results;               /* heuristic results it was chosen from */
+    int index;                   /* which of them (0 = the first) */
 } aicf__algo_rec;
 
 /* One recorded algorithm and the matmul descriptor it was recorded for (as the step's op
@@ -496,6 +516,7 @@ typedef struct aicf__algo_rec {
    cublasLtMatmulAlgoCheck accepts it; a refusal is noted in `refused` and the step falls back
    as if cuBLASLt had no algorithm (the plan then differs from the file and is refused). */
 typedef struct aicf__saved_algo {
+    int step;                    /* the step that recorded it */
     aicf__matmul_desc desc;
     aicf__algo_rec rec;
     int line;                    /* of the plan file */
@@ -508,9 +529,30 @@ typedef struct aicf__saved_algos {
     int n;
 } aicf__saved_algos;
 
+/* A plan file's `choice` / `tuned` lines: per step, the choice and the autotune record. */
+typedef struct aicf__saved_choice {
+    int step;
+    int choice, lt, src;         /* src: AICF__CHOICE_FROM_PIN or _TUNE */
+    int n_tuned;
+    struct aicf__tuned tuned[AICF__TUNE_MAX];
+} aicf__saved_choice;
+
+typedef struct aicf__saved_choices {
+    aicf__saved_choice* v;
+    int n;
+} aicf__saved_choices;
+
 /* aicf_plan_create, with `saved` (may be NULL) lent to the CUDA backend while it plans. */
 aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
-                                 aicf_plan** out);
+                                 aicf__saved_choices* choices, aicf_plan** out);
+/* CUDA autotuning (80_cuda.c), on a plan whose steps are lowered and memory placed: every
+   Conv, Gemm and MatMul step with choice_src RULE is lowered and timed under each candidate
+   choice on scratch device memory (the plan's weights, random activations); the fastest is left
+   in st->choice (choice_src TUNE) with every candidate's time in st->tuned. The caller then
+   lowers and places the plan again. */
+aicf_result aicf__cuda_tune(aicf_plan* p);
+/* "direct", "im2col_gemm", ... for an aicf_kernel_choice; "rule" for 0, "?" out of range */
+const char* aicf__choice_name(int choice);
 
 /* Provided by 80_cuda.c: the identity of the generated kernel table (FNV-1a over
    AICF__KT_NVRTC_VERSION, AICF__KT_TARGETS, every module's name and source hash, and every

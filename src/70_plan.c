@@ -1022,11 +1022,125 @@ static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st)
 }
 
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
-    return aicf__plan_create_ex(graph, desc, NULL, out);
+    return aicf__plan_create_ex(graph, desc, NULL, NULL, out);
+}
+
+const char* aicf__choice_name(int choice) {
+    static const char* const names[6] = {"rule", "direct", "im2col_gemm", "implicit_gemm_tc", "cublaslt", "generated"};
+    return choice >= 0 && choice < 6 ? names[choice] : "?";
+}
+
+static int aicf__choice_is_conv(int choice) { return choice >= AICF_CHOICE_DIRECT && choice <= AICF_CHOICE_IMPLICIT_GEMM_TC; }
+static int aicf__choice_runs_lt(int choice) { return choice == AICF_CHOICE_IM2COL_GEMM || choice == AICF_CHOICE_CUBLASLT; }
+
+/* The policy's pins, checked against the caller's graph (any backend): a known choice, a
+   cuBLASLt result index only where cuBLASLt runs, each node pinned once and present. */
+static aicf_result aicf__check_pins(aicf_context* ctx, const aicf_graph* graph, const aicf_policy* pol) {
+    int i, j;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &pol->pins[i];
+        int found = 0;
+        if (!memchr(pin->node, 0, sizeof pin->node))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d].node is not NUL-terminated within %d bytes",
+                             i, AICF_PIN_NODE_CAP);
+        if (!pin->node[0]) continue;
+        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] (node '%s'): kernel %d is not a choice (1..5)", i,
+                             pin->node, (int)pin->kernel);
+        if (pin->cublaslt_algo < 0 || pin->cublaslt_algo > 7 || (pin->cublaslt_algo > 0 && !aicf__choice_runs_lt((int)pin->kernel)))
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                             "aicf_plan_create: policy.pins[%d] (node '%s'): cublaslt_algo %d (0..7, and non-zero only for im2col_gemm or cublaslt, "
+                             "not %s)", i, pin->node, pin->cublaslt_algo, aicf__choice_name((int)pin->kernel));
+        for (j = 0; j < i; j++)
+            if (strcmp(pol->pins[j].node, pin->node) == 0)
+                return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] and [%d] both pin node '%s'", j, i, pin->node);
+        for (j = 0; j < graph->n_nodes && !found; j++)
+            found = graph->nodes[j].name && strcmp(graph->nodes[j].name, pin->node) == 0;
+        if (!found)
+            return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d]: the graph has no node named '%s'", i, pin->node);
+    }
+    return AICF_SUCCESS;
+}
+
+/* CUDA, before the memory plan: each pin's step takes its choice; a loaded plan's autotuned
+   steps take the file's choice and times. */
+static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* saved) {
+    const aicf_graph* g = p->g;
+    int i, s;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &p->policy.pins[i];
+        int step = -1, node = -1;
+        aicf__op op;
+        if (!pin->node[0]) continue;
+        for (s = 0; s < p->n_steps && step < 0; s++)
+            if (p->steps[s].kind == AICF__STEP_NODE && g->nodes[p->steps[s].node].name &&
+                strcmp(g->nodes[p->steps[s].node].name, pin->node) == 0)
+                step = s;
+        for (s = 0; s < g->n_nodes && node < 0; s++)
+            if (g->nodes[s].name && strcmp(g->nodes[s].name, pin->node) == 0) node = s;
+        if (step < 0) {
+            int host = -1, k;
+            for (s = 0; s < p->n_steps && host < 0; s++)
+                for (k = 0; k < p->steps[s].n_epi; k++)
+                    if (p->steps[s].epi[k].node == node) host = s;
+            if (host >= 0)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into step %d "
+                                 "(node '%s'); pins apply to a step's main Conv, Gemm or MatMul node", pin->node, host,
+                                 g->nodes[p->steps[host].node].name);
+            return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node has no step (folded into a "
+                             "constant or removed at plan time)", pin->node);
+        }
+        op = g->nodes[p->steps[step].node].op;
+        if (op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul)
+            return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy pin of node '%s': a %s; pins apply to Conv, Gemm and "
+                             "MatMul nodes", pin->node, g->nodes[p->steps[step].node].op_type);
+        if ((op == AICF__OP_Conv) != aicf__choice_is_conv((int)pin->kernel))
+            return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy pin of node '%s': %s is not a choice for a %s (%s)",
+                             pin->node, aicf__choice_name((int)pin->kernel), g->nodes[p->steps[step].node].op_type,
+                             op == AICF__OP_Conv ? "direct, im2col_gemm, implicit_gemm_tc" : "cublaslt, generated");
+        p->steps[step].choice = (int)pin->kernel;
+        p->steps[step].choice_lt = pin->cublaslt_algo;
+        p->steps[step].choice_src = AICF__CHOICE_FROM_PIN;
+    }
+    for (i = 0; saved && i < saved->n; i++) {
+        const aicf__saved_choice* c = &saved->v[i];
+        aicf__step* st;
+        if (c->src != AICF__CHOICE_FROM_TUNE) continue; /* pins come from the policy */
+        if (c->step < 0 || c->step >= p->n_steps || p->steps[c->step].choice_src == AICF__CHOICE_FROM_PIN)
+            return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH, "aicf_plan_create: the file's autotuned choice for step %d: the plan has %d steps%s",
+                             c->step, p->n_steps, c->step >= 0 && c->step < p->n_steps ? " and that one is pinned" : "");
+        {
+            int k, best = 0;
+            for (k = 1; k < c->n_tuned && k < AICF__TUNE_MAX; k++)
+                if (c->tuned[k].ns < c->tuned[best].ns) best = k;
+            if (c->n_tuned < 2 || c->tuned[best].choice != c->choice || c->tuned[best].lt != c->lt)
+                return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH,
+                                 "aicf_plan_create: the file's autotune record of step %d is not consistent: the choice %s/%d is not the "
+                                 "fastest of the %d candidates its tuned line lists (pin a choice with the policy's pins instead)",
+                                 c->step, aicf__choice_name(c->choice), c->lt, c->n_tuned);
+        }
+        st = &p->steps[c->step];
+        st->choice = c->choice;
+        st->choice_lt = c->lt;
+        st->choice_src = AICF__CHOICE_FROM_TUNE;
+        st->n_tuned = c->n_tuned;
+        memcpy(st->tuned, c->tuned, sizeof st->tuned);
+    }
+    return AICF_SUCCESS;
+}
+
+/* CUDA: step scratch, memory plan, kernels (again after autotuning). */
+static aicf_result aicf__plan_cuda_steps(aicf_plan* p) {
+    aicf_result r;
+    int i;
+    for (i = 0; i < p->n_steps; i++)
+        if ((r = aicf__cuda_step_scratch(p, i, &p->steps[i].scratch_bytes)) != AICF_SUCCESS) return r;
+    if ((r = aicf__plan_memory(p)) != AICF_SUCCESS) return r;
+    return aicf__cuda_plan(p);
 }
 
 aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
-                                 aicf_plan** out) {
+                                 aicf__saved_choices* choices, aicf_plan** out) {
     aicf_context* ctx;
     aicf_plan_desc d;
     aicf_plan* p;
@@ -1053,6 +1167,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
                          (int)d.policy.matmul_algo);
     if ((int)d.backend < 0 || d.backend > AICF_BACKEND_CUDA)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: backend %d is not valid", (int)d.backend);
+    if ((r = aicf__check_pins(ctx, graph, &d.policy)) != AICF_SUCCESS) return r;
     fallback_reason[0] = 0;
     /* every input needs a known shape, within the size limit */
     for (i = 0; i < graph->n_inputs; i++) {
@@ -1101,6 +1216,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     p->requested = desc ? desc->backend : AICF_BACKEND_DEFAULT; /* plan files (>>plan_io) */
     p->model_fingerprint = aicf__graph_fingerprint(graph);
     p->saved_algos = saved;
+    p->saved_choices = choices;
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
@@ -1380,17 +1496,24 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
         p->weights_bytes = off;
     }
-    /* the backend's per-step scratch (a Conv's im2col buffer), placed by the memory plan */
-    if (p->target == AICF_BACKEND_CUDA)
-        for (i = 0; i < p->n_steps; i++)
-            if ((r = aicf__cuda_step_scratch(p, i, &p->steps[i].scratch_bytes)) != AICF_SUCCESS) goto fail;
-    r = aicf__plan_memory(p);
-    if (r != AICF_SUCCESS) goto fail;
-    /* kernels */
+    /* CUDA: pins and a loaded plan's choices; the backend's per-step scratch (a Conv's im2col
+       buffer), placed by the memory plan; kernels. Autotuning times the candidates on the
+       planned memory, then everything is planned again with the winners. */
     if (p->target == AICF_BACKEND_CUDA) {
-        r = aicf__cuda_plan(p);
-        if (r != AICF_SUCCESS) goto fail;
+        int tuned = 0;
+        if ((r = aicf__apply_choices(p, choices)) != AICF_SUCCESS) goto fail;
+        if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
+        if (p->policy.autotune && !choices) {
+            if ((r = aicf__cuda_tune(p)) != AICF_SUCCESS) goto fail;
+            for (i = 0; i < p->n_steps; i++) tuned += p->steps[i].n_tuned > 0;
+            if (tuned) {
+                aicf__cuda_plan_free(p);
+                if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
+            }
+        }
     } else {
+        r = aicf__plan_memory(p);
+        if (r != AICF_SUCCESS) goto fail;
         for (i = 0; i < p->n_steps; i++) {
             aicf__step* st = &p->steps[i];
             snprintf(st->kernel, sizeof st->kernel, "cpu:%s",
@@ -1400,6 +1523,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
     }
     p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
+    p->saved_choices = NULL;
     *out = p;
     return AICF_SUCCESS;
 oom:

@@ -399,16 +399,38 @@ enum {
     AICF__POL_CONV,
     AICF__POL_MATMUL,
     AICF__POL_PERSISTENT,
+    AICF__POL_AUTOTUNE,
+    AICF__POL_PIN,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "pin"};
 
-/* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range. */
+/* Whether a pinned node's name survives a `pin` line: no '#', control bytes, or blanks at
+   either end (the line's comment and trimming rules). */
+static int aicf__io_pin_name_ok(const char* s) {
+    size_t n = strlen(s), i;
+    if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t') return 0;
+    for (i = 0; i < n; i++)
+        if (s[i] == '#' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f) return 0;
+    return 1;
+}
+
+/* The policy's lines, each `prefix` key = value. INVALID_ARGUMENT for an enum out of range or a
+   pin that cannot be written (a choice out of range, a node name a line cannot carry). */
 static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, const char* prefix) {
+    int i;
     if ((int)pol->precision < 0 || (int)pol->precision > 3 || (int)pol->conv_algo < 0 || (int)pol->conv_algo > 3 ||
         (int)pol->matmul_algo < 0 || (int)pol->matmul_algo > 2)
         return AICF_ERROR_INVALID_ARGUMENT;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &pol->pins[i];
+        if (!memchr(pin->node, 0, sizeof pin->node)) return AICF_ERROR_INVALID_ARGUMENT;
+        if (!pin->node[0]) continue;
+        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->cublaslt_algo < 0 ||
+            pin->cublaslt_algo > 7 || !aicf__io_pin_name_ok(pin->node))
+            return AICF_ERROR_INVALID_ARGUMENT;
+    }
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
     aicf__sbuf_printf(b, "%sallow_cpu_fallback = %d\n", prefix, pol->allow_cpu_fallback ? 1 : 0);
     aicf__sbuf_printf(b, "%sworkspace_limit = %llu\n", prefix, (unsigned long long)pol->workspace_limit);
@@ -416,6 +438,14 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%sconv_algo = %s\n", prefix, aicf__io_conv_algos[pol->conv_algo]);
     aicf__sbuf_printf(b, "%smatmul_algo = %s\n", prefix, aicf__io_matmul_algos[pol->matmul_algo]);
     aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
+    aicf__sbuf_printf(b, "%sautotune = %d\n", prefix, pol->autotune ? 1 : 0);
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin* pin = &pol->pins[i];
+        if (!pin->node[0]) continue;
+        aicf__sbuf_printf(b, "%spin = %s", prefix, aicf__choice_name((int)pin->kernel));
+        if (pin->cublaslt_algo) aicf__sbuf_printf(b, "/%d", pin->cublaslt_algo);
+        aicf__sbuf_printf(b, " %s\n", pin->node);
+    }
     return AICF_SUCCESS;
 }
 
@@ -469,8 +499,9 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo, persistent)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
-    if (*seen & (1u << key)) return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
+                         "matmul_algo, persistent, autotune, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+    if (key != AICF__POL_PIN && (*seen & (1u << key)))
+        return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
     if (vn == 0) return aicf__err(ctx, code, "%s: line %d: key '%s' has no value", fn, line, aicf__io_policy_keys[key]);
     aicf__io_show(v, vn, 60, show2, sizeof show2);
@@ -497,8 +528,51 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             }
         return aicf__err(ctx, code, "%s: line %d: key 'matmul_algo': value '%s' is not one of auto, cublaslt, generated", fn, line,
                          show2);
+    case AICF__POL_PIN: { /* CHOICE[/K] NODE */
+        size_t cn = 0, j;
+        int choice = -1, lt = 0, slot = -1;
+        aicf_pin* pin;
+        while (cn < vn && v[cn] != ' ' && v[cn] != '\t' && v[cn] != '/') cn++;
+        for (i = 1; i <= AICF_CHOICE_GENERATED; i++)
+            if (aicf__io_word(v, cn, aicf__choice_name((int)i))) choice = (int)i;
+        if (choice < 0)
+            return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' does not start with a choice (direct, im2col_gemm, implicit_gemm_tc, "
+                             "cublaslt, generated)", fn, line, show2);
+        if (cn < vn && v[cn] == '/') {
+            size_t d0 = ++cn;
+            uint64_t x = 0;
+            while (cn < vn && v[cn] >= '0' && v[cn] <= '9') cn++;
+            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, 7, &x) || (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT))
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K (cuBLASLt heuristic result 0..7) follows only im2col_gemm "
+                                 "or cublaslt", fn, line, show2);
+            lt = (int)x;
+        }
+        if (cn < vn && v[cn] != ' ' && v[cn] != '\t')
+            return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' is not 'CHOICE[/K] NODE'", fn, line, show2);
+        while (cn < vn && aicf__io_space(v[cn])) cn++;
+        if (cn == vn) return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' names no node (pin = CHOICE[/K] NODE)", fn, line, show2);
+        if (vn - cn >= AICF_PIN_NODE_CAP)
+            return aicf__err(ctx, code, "%s: line %d: key 'pin': node name of %zu bytes (at most %d)", fn, line, vn - cn, AICF_PIN_NODE_CAP - 1);
+        for (j = 0; j < AICF_MAX_PINS; j++) {
+            const char* nm = pol->pins[j].node;
+            if (!nm[0]) {
+                if (slot < 0) slot = (int)j;
+                continue;
+            }
+            if (strlen(nm) == vn - cn && memcmp(nm, v + cn, vn - cn) == 0)
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': node '%s' is pinned twice", fn, line, nm);
+        }
+        if (slot < 0) return aicf__err(ctx, code, "%s: line %d: key 'pin': more than %d pins", fn, line, AICF_MAX_PINS);
+        pin = &pol->pins[slot];
+        memcpy(pin->node, v + cn, vn - cn);
+        pin->node[vn - cn] = 0;
+        pin->kernel = (aicf_kernel_choice)choice;
+        pin->cublaslt_algo = lt;
+        return AICF_SUCCESS;
+    }
     case AICF__POL_FALLBACK:
     case AICF__POL_PERSISTENT:
+    case AICF__POL_AUTOTUNE:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -508,6 +582,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
                              aicf__io_policy_keys[key], show2);
         if (key == AICF__POL_FALLBACK) pol->allow_cpu_fallback = b;
         else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
+        else if (key == AICF__POL_AUTOTUNE) pol->autotune = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -565,13 +640,15 @@ aicf_result aicf_policy_parse(aicf_context* ctx, const char* text, size_t len, a
 }
 
 aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const char* path) {
-    char buf[1024];
+    char buf[1024 + AICF_MAX_PINS * (AICF_PIN_NODE_CAP + 32)];
     size_t need = 0;
     aicf_result r;
     if (!ctx || !policy || !path) return AICF_ERROR_INVALID_ARGUMENT;
     r = aicf_policy_format(policy, buf, sizeof buf, &need);
     if (r != AICF_SUCCESS)
-        return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d)",
+        return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d) "
+                         "or a pin that a policy line cannot carry (a choice out of range, cublaslt_algo outside 0..7, a node name "
+                         "with '#', control bytes or blanks at either end)",
                          (int)policy->precision, (int)policy->conv_algo, (int)policy->matmul_algo);
     if (need > sizeof buf) return aicf__err(ctx, AICF_ERROR_STATE, "aicf_policy_save: policy text of %zu bytes", need);
     return aicf__io_write(ctx, "aicf_policy_save", path, buf, need - 1);
@@ -661,6 +738,14 @@ static void aicf__io_patches(aicf__sbuf* b, const aicf__cuda_op_view* v) {
     }
 }
 
+/* " direct=12.345" (microseconds, from nanoseconds: exact) or " cublaslt/2=..." */
+static void aicf__io_tuned(aicf__sbuf* b, const struct aicf__tuned* t) {
+    int64_t ns = t->ns < 0 ? 0 : t->ns;
+    aicf__sbuf_printf(b, " %s", aicf__choice_name(t->choice));
+    if (t->lt) aicf__sbuf_printf(b, "/%d", t->lt);
+    aicf__sbuf_printf(b, "=%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
 aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_t* needed) {
     aicf__sbuf b;
     const aicf_graph* g;
@@ -747,6 +832,16 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
+        if (st->choice != AICF_CHOICE_RULE) {
+            aicf__sbuf_printf(&b, "  choice kernel=%s lt=%d from=%s\n", aicf__choice_name(st->choice), st->choice_lt,
+                              st->choice_src == AICF__CHOICE_FROM_PIN ? "pin" : "autotune");
+            if (st->n_tuned > 0) {
+                aicf__sbuf_put(&b, "  tuned", 7);
+                for (j = 0; j < st->n_tuned && j < AICF__TUNE_MAX; j++)
+                    aicf__io_tuned(&b, &st->tuned[j]);
+                aicf__sbuf_put(&b, "\n", 1);
+            }
+        }
         n_ops = aicf__cuda_step_ops(p, i, &n_algo);
         for (k = 0; k < n_ops; k++) {
             aicf__cuda_op_view v;
@@ -772,8 +867,9 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__cuda_step_algo(p, i, k, &a);
             aicf__sbuf_printf(&b, "  algo %d blob=", k);
             for (w = 0; w < 8; w++) aicf__sbuf_printf(&b, "%s%016llx", w ? "," : "", (unsigned long long)a.blob[w]);
-            aicf__sbuf_printf(&b, " workspace=%llu cublaslt=%llu align=%u,%u,%u,%u results=%d\n", (unsigned long long)a.workspace_bytes,
-                              (unsigned long long)a.cublaslt_version, a.align[0], a.align[1], a.align[2], a.align[3], a.n_results);
+            aicf__sbuf_printf(&b, " workspace=%llu cublaslt=%llu align=%u,%u,%u,%u results=%d index=%d\n",
+                              (unsigned long long)a.workspace_bytes, (unsigned long long)a.cublaslt_version, a.align[0], a.align[1],
+                              a.align[2], a.align[3], a.n_results, a.index);
         }
     }
     aicf__sbuf_printf(&b, "memory arena=%zu lower_bound=%zu weights=%zu order=%d\n", p->arena_bytes, p->arena_lower_bound,
@@ -877,6 +973,8 @@ typedef struct aicf__io_state {
     int n_mm, cap_mm;
     aicf__io_al* al;
     int n_al, cap_al;
+    aicf__saved_choice* ch;
+    int n_ch, cap_ch;
 } aicf__io_state;
 
 static aicf_result aicf__io_bad(aicf__io_state* L, int line, const char* what, const char* s, size_t n) {
@@ -943,7 +1041,87 @@ static aicf_result aicf__io_parse_algo(aicf__io_state* L, int line, int step, co
     if (!aicf__io_field(s, n, "results", &v, &vn) || !aicf__io_dec(v, vn, 1000, &x))
         return aicf__io_bad(L, line, "an algo line needs results=N", s, n);
     a->rec.n_results = (int)x;
+    if (!aicf__io_field(s, n, "index", &v, &vn) || !aicf__io_dec(v, vn, 7, &x))
+        return aicf__io_bad(L, line, "an algo line needs index=K (the heuristic result taken, 0..7)", s, n);
+    a->rec.index = (int)x;
     L->n_al++;
+    return AICF_SUCCESS;
+}
+
+/* "NAME" or "NAME/K" of s[0..n) into a choice and cuBLASLt result; 0 if malformed. */
+static int aicf__io_choice(const char* s, size_t n, int* choice, int* lt) {
+    size_t cn = 0;
+    uint64_t x = 0;
+    int i;
+    while (cn < n && s[cn] != '/') cn++;
+    *choice = -1;
+    for (i = AICF_CHOICE_DIRECT; i <= AICF_CHOICE_GENERATED; i++)
+        if (aicf__io_word(s, cn, aicf__choice_name(i))) *choice = i;
+    if (*choice < 0) return 0;
+    *lt = 0;
+    if (cn < n && (cn + 1 == n || !aicf__io_dec(s + cn + 1, n - cn - 1, 7, &x))) return 0;
+    *lt = (int)x;
+    return 1;
+}
+
+/* "  choice kernel=NAME lt=K from=pin|autotune" */
+static aicf_result aicf__io_parse_choice(aicf__io_state* L, int line, int step, const char* s, size_t n) {
+    const char* v;
+    size_t vn;
+    uint64_t x;
+    aicf__saved_choice* c;
+    int lt;
+    if (step < 0) return aicf__io_bad(L, line, "a choice line before the first step", s, n);
+    if (L->n_ch > 0 && L->ch[L->n_ch - 1].step == step) return aicf__io_bad(L, line, "a second choice line for one step", s, n);
+    if (!aicf__grow(L->ctx, (void**)&L->ch, &L->cap_ch, L->n_ch + 1, sizeof *L->ch))
+        return aicf__err(L->ctx, AICF_ERROR_OUT_OF_MEMORY, "%s: out of memory", L->fn);
+    c = &L->ch[L->n_ch];
+    memset(c, 0, sizeof *c);
+    c->step = step;
+    if (!aicf__io_field(s, n, "kernel", &v, &vn) || !aicf__io_choice(v, vn, &c->choice, &lt) || lt != 0)
+        return aicf__io_bad(L, line, "a choice line needs kernel=direct|im2col_gemm|implicit_gemm_tc|cublaslt|generated", s, n);
+    if (!aicf__io_field(s, n, "lt", &v, &vn) || !aicf__io_dec(v, vn, 7, &x))
+        return aicf__io_bad(L, line, "a choice line needs lt=K (0..7)", s, n);
+    c->lt = (int)x;
+    if (!aicf__io_field(s, n, "from", &v, &vn) || !(aicf__io_word(v, vn, "pin") || aicf__io_word(v, vn, "autotune")))
+        return aicf__io_bad(L, line, "a choice line needs from=pin or from=autotune", s, n);
+    c->src = aicf__io_word(v, vn, "pin") ? AICF__CHOICE_FROM_PIN : AICF__CHOICE_FROM_TUNE;
+    L->n_ch++;
+    return AICF_SUCCESS;
+}
+
+/* "  tuned NAME[/K]=US.FFF ..." after the step's choice line */
+static aicf_result aicf__io_parse_tuned(aicf__io_state* L, int line, int step, const char* s, size_t n) {
+    aicf__saved_choice* c = L->n_ch > 0 ? &L->ch[L->n_ch - 1] : NULL;
+    size_t i = 7; /* "  tuned" */
+    if (!c || c->step != step || c->src != AICF__CHOICE_FROM_TUNE || c->n_tuned > 0)
+        return aicf__io_bad(L, line, "a tuned line belongs after its step's 'choice ... from=autotune' line, once", s, n);
+    while (i < n) {
+        size_t k0, eq, e, dot;
+        uint64_t us = 0, frac = 0;
+        struct aicf__tuned* t;
+        while (i < n && s[i] == ' ') i++;
+        if (i >= n) break;
+        k0 = i;
+        while (i < n && s[i] != ' ') i++;
+        e = i;
+        eq = k0;
+        while (eq < e && s[eq] != '=') eq++;
+        dot = eq;
+        while (dot < e && s[dot] != '.') dot++;
+        if (c->n_tuned >= AICF__TUNE_MAX) return aicf__io_bad(L, line, "more candidates than a step times", s, n);
+        t = &c->tuned[c->n_tuned];
+        if (eq == e || dot == e || e - dot != 4 || !aicf__io_choice(s + k0, eq - k0, &t->choice, &t->lt) ||
+            !aicf__io_dec(s + eq + 1, dot - eq - 1, (uint64_t)1 << 40, &us))
+            return aicf__io_bad(L, line, "a tuned line lists NAME[/K]=MICROSECONDS with three decimals", s, n);
+        for (k0 = dot + 1; k0 < e; k0++) { /* the three decimals (leading zeros are their spelling) */
+            if (s[k0] < '0' || s[k0] > '9') return aicf__io_bad(L, line, "a tuned line lists NAME[/K]=MICROSECONDS with three decimals", s, n);
+            frac = frac * 10 + (uint64_t)(s[k0] - '0');
+        }
+        t->ns = (int64_t)(us * 1000 + frac);
+        c->n_tuned++;
+    }
+    if (c->n_tuned == 0) return aicf__io_bad(L, line, "a tuned line lists no candidate", s, n);
     return AICF_SUCCESS;
 }
 
@@ -966,6 +1144,7 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
     aicf_context* ctx = graph->ctx;
     aicf__io_state L;
     aicf__saved_algos saved;
+    aicf__saved_choices choices;
     aicf_plan* p = NULL;
     aicf_plan_desc pd;
     aicf_policy pol;
@@ -1055,6 +1234,12 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
             }
         } else if (aicf__io_starts(line, n, "  algo ")) {
             r = aicf__io_parse_algo(&L, ln, step, line, n);
+            if (r != AICF_SUCCESS) goto done;
+        } else if (aicf__io_starts(line, n, "  choice ")) {
+            r = aicf__io_parse_choice(&L, ln, step, line, n);
+            if (r != AICF_SUCCESS) goto done;
+        } else if (aicf__io_starts(line, n, "  tuned ")) {
+            r = aicf__io_parse_tuned(&L, ln, step, line, n);
             if (r != AICF_SUCCESS) goto done;
         }
     }
@@ -1172,6 +1357,7 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
                               L.mm[i].line, L.mm[i].algo, L.mm[i].step);
                 goto done;
             }
+            saved.v[saved.n].step = L.mm[i].step;
             saved.v[saved.n].desc = L.mm[i].desc;
             saved.v[saved.n].rec = a->rec;
             saved.v[saved.n].line = a->line;
@@ -1182,7 +1368,9 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
     memset(&pd, 0, sizeof pd);
     pd.backend = requested;
     pd.policy = pol;
-    r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &p);
+    choices.v = L.ch;
+    choices.n = L.n_ch;
+    r = aicf__plan_create_ex(graph, &pd, saved.n ? &saved : NULL, &choices, &p);
     if (r != AICF_SUCCESS) {
         char msg[AICF__ERR_CAP];
         snprintf(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
@@ -1219,6 +1407,7 @@ static aicf_result aicf__io_load(aicf_graph* graph, const char* fn, const char* 
 done:
     aicf__free(ctx, L.mm);
     aicf__free(ctx, L.al);
+    aicf__free(ctx, L.ch);
     aicf__free(ctx, saved.v);
     if (r != AICF_SUCCESS) {
         aicf_plan_destroy(p);
@@ -1285,11 +1474,17 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
     aicf_plan_stats_get(p, &stats);
     aicf__sbuf_printf(&b, "plan: backend %s (requested %s), precision %s, %d nodes, %d steps\n", aicf__io_backend_name(p->target),
                       aicf__io_backend_name(p->requested), aicf__precision_name(p->policy.precision), stats.num_nodes, stats.num_steps);
-    aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s\n",
-                      p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "", aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u],
-                      aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
-                      p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
-                      p->policy.allow_cpu_fallback ? "allowed" : "not allowed");
+    {
+        int n_pins = 0;
+        for (i = 0; i < AICF_MAX_PINS; i++) n_pins += p->policy.pins[i].node[0] != 0;
+        aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s, autotune %s, "
+                          "%d pinned nodes\n",
+                          p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "",
+                          aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u], aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
+                          p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
+                          p->policy.allow_cpu_fallback ? "allowed" : "not allowed",
+                          !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins);
+    }
     if (p->target == AICF_BACKEND_CUDA) {
         aicf_device_info di;
         if (aicf_context_device_info(p->ctx, &di) == AICF_SUCCESS) {
@@ -1354,17 +1549,26 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                     if (v.args_size == sizeof md) memcpy(&md, v.args, sizeof md);
                     aicf__cuda_step_algo(p, i, v.algo, &a);
                     aicf__sbuf_printf(&b,
-                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #0 of %d "
+                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #%d of %d "
                                       "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
                                       k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
                                       aicf_dtype_name(md.dtype), md.tf32 ? " tf32" : "", md.bias ? " +bias" : "", md.relu ? " relu" : "",
-                                      a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
+                                      a.index, a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
                                       a.align[2], a.align[3]);
                     if (a.workspace_bytes > ws) ws = a.workspace_bytes;
                 }
                 aicf__sbuf_put(&b, "\n", 1);
             }
         aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
+        if (st->choice != AICF_CHOICE_RULE) {
+            aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
+                              st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned by the policy" : "autotuned: fastest measured");
+            if (st->n_tuned > 0) {
+                aicf__sbuf_printf(&b, "; candidates, device time per run in us:");
+                for (j = 0; j < st->n_tuned && j < AICF__TUNE_MAX; j++) aicf__io_tuned(&b, &st->tuned[j]);
+            }
+            aicf__sbuf_put(&b, "\n", 1);
+        }
     }
     for (i = 0; i < p->n_out; i++) {
         aicf__sbuf_printf(&b, "output %d: ", i);

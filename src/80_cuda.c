@@ -451,6 +451,7 @@ typedef struct aicf__cuda_algo {
     size_t cublaslt_version;         /* cublasLtGetVersion() when recorded */
     unsigned align_a, align_b, align_c, align_d; /* pointer alignment (bytes) the search assumed */
     int n_results;                   /* heuristic results returned */
+    int index;                       /* which of them `algo` is (0 = the first) */
 } aicf__cuda_algo;
 
 /* Per-exec state (e->backend). */
@@ -1091,16 +1092,16 @@ static unsigned aicf__cu_operand_align(uint64_t addr, int64_t stride, int64_t ba
    (same cuBLASLt version and alignments, workspace within the limit,
    cublasLtMatmulAlgoCheck succeeds for this descriptor), -1 when it is refused: the reason is
    kept in the record for the loader's message and recorded as the error. */
-static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, const aicf__matmul_desc* d,
+static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, int si, const aicf__matmul_desc* d,
                                const aicf__lt_objs* o, const unsigned al[4], uint64_t ws_limit,
-                               aicf__cublasLtMatmulHeuristicResult_t* res, int* nres) {
+                               aicf__cublasLtMatmulHeuristicResult_t* res, int* nres, int* index) {
     aicf__saved_algo* sa = NULL;
     aicf__cublasLtMatmulHeuristicResult_t chk;
     aicf__cublasStatus_t s;
     char buf[48];
     int i;
     for (i = 0; i < p->saved_algos->n && !sa; i++)
-        if (memcmp(&p->saved_algos->v[i].desc, d, sizeof *d) == 0) sa = &p->saved_algos->v[i];
+        if (p->saved_algos->v[i].step == si && memcmp(&p->saved_algos->v[i].desc, d, sizeof *d) == 0) sa = &p->saved_algos->v[i];
     if (!sa) return 0;
     if (sa->rec.cublaslt_version != (uint64_t)cu->lt_version)
         aicf__cu_fmt(sa->refused, sizeof sa->refused, "it was recorded with cuBLASLt %llu, loaded is %llu",
@@ -1111,8 +1112,9 @@ static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_pl
     else if (sa->rec.workspace_bytes > ws_limit)
         aicf__cu_fmt(sa->refused, sizeof sa->refused, "it needs %llu B of workspace, the policy allows %llu B",
                      (unsigned long long)sa->rec.workspace_bytes, (unsigned long long)ws_limit);
-    else if (sa->rec.n_results < 1 || sa->rec.n_results > 8)
-        aicf__cu_fmt(sa->refused, sizeof sa->refused, "heuristic result count %d is not 1..8", sa->rec.n_results);
+    else if (sa->rec.n_results < 1 || sa->rec.n_results > 8 || sa->rec.index < 0 || sa->rec.index >= sa->rec.n_results)
+        aicf__cu_fmt(sa->refused, sizeof sa->refused, "heuristic result %d of %d is not within 1..8 results", sa->rec.index,
+                     sa->rec.n_results);
     if (sa->refused[0]) goto refused;
     memset(res, 0, sizeof *res);
     memset(&chk, 0, sizeof chk);
@@ -1127,6 +1129,7 @@ static int aicf__cu_saved_algo(aicf_context* ctx, struct aicf__cuda* cu, aicf_pl
     if (sa->refused[0]) goto refused;
     res->workspaceSize = (size_t)sa->rec.workspace_bytes;
     *nres = sa->rec.n_results;
+    *index = sa->rec.index;
     sa->used++;
     return 1;
 refused:
@@ -1135,14 +1138,15 @@ refused:
     return -1;
 }
 
-aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
+                                   size_t reason_cap) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
     aicf__cuda_algo* rec;
     aicf__lt_objs o;
     void* pref = NULL;
     aicf__cublasLtMatmulHeuristicResult_t res[8];
-    int nres = 0;
+    int nres = 0, pick = 0, index = 0;
     uint64_t ws_limit;
     size_t es;
     aicf__cublasStatus_t s;
@@ -1169,7 +1173,7 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
     r = aicf__lt_build(ctx, cu, d, &o);
     if (r != AICF_SUCCESS) goto done;
     if (p->saved_algos) { /* a plan file being loaded: its algorithm, checked, not searched */
-        int k = aicf__cu_saved_algo(ctx, cu, p, d, &o, al, ws_limit, res, &nres);
+        int k = aicf__cu_saved_algo(ctx, cu, p, si, d, &o, al, ws_limit, res, &nres, &index);
         if (k > 0) goto chosen;
         if (k < 0) {
             r = AICF_ERROR_PLAN_MISMATCH;
@@ -1206,6 +1210,13 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, voi
                       aicf__cublas_status_name(cu, s, buf, sizeof buf), nres);
         goto done;
     }
+    if (lt_index < 0 || lt_index >= nres) {
+        r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "matmul M=%lld N=%lld K=%lld batch=%lld %s: cuBLASLt heuristic result #%d asked for, "
+                      "cuBLASLt returned %d", (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch,
+                      aicf_dtype_name(d->dtype), lt_index, nres);
+        goto done;
+    }
+    pick = index = lt_index;
 chosen:
     /* rounded up to 16 bytes: callers may copy the record in 16-byte units */
     rec = (aicf__cuda_algo*)aicf__calloc(ctx, 1, (sizeof *rec + 15u) & ~(size_t)15u);
@@ -1213,21 +1224,22 @@ chosen:
         r = aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "matmul: out of memory");
         goto done;
     }
-    rec->algo = res[0].algo;
-    rec->workspace_bytes = res[0].workspaceSize;
+    rec->algo = res[pick].algo;
+    rec->workspace_bytes = res[pick].workspaceSize;
     rec->cublaslt_version = cu->lt_version;
     rec->align_a = al[0];
     rec->align_b = al[1];
     rec->align_c = al[2];
     rec->align_d = al[3];
     rec->n_results = nres;
+    rec->index = index;
     *algo = rec;
     if (p->backend) {
         aicf__cuda_plan_data* pd = (aicf__cuda_plan_data*)p->backend;
         if (rec->workspace_bytes > pd->workspace_bytes) pd->workspace_bytes = rec->workspace_bytes;
     }
     if (reason && reason_cap)
-        aicf__cu_fmt(reason, reason_cap, "cuBLASLt heuristic #0 of %d, workspace %llu B, align %u B", nres,
+        aicf__cu_fmt(reason, reason_cap, "cuBLASLt heuristic #%d of %d, workspace %llu B, align %u B", index, nres,
                  (unsigned long long)rec->workspace_bytes, AICF__MIN(AICF__MIN(al[0], al[1]), AICF__MIN(al[2], al[3])));
     r = AICF_SUCCESS;
 done:
@@ -2217,6 +2229,256 @@ static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, 
     return AICF_SUCCESS;
 }
 
+/* ---- autotuning (policy.autotune) ----
+   Each Conv, Gemm and MatMul step that is not pinned is lowered under every candidate choice
+   (aicf__tune_cands) and timed alone: the step's launches, AICF__TUNE_REPS copies chained in one
+   CUDA graph (so a candidate of several launches pays for its extra nodes, as in the exec's
+   graph), launched once to warm up and AICF__TUNE_RUNS times between two events; the median
+   over the copies is the candidate's time. The memory is the plan's: its arena layout (with
+   each candidate's scratch after it), its weights uploaded as the exec would, the arena filled
+   with random float16 values in [-1, 1) (read as float32 they are finite and small too). A
+   candidate that does not apply (aicf_plan_create's pinned-choice check, here silent) is
+   skipped; the fastest of those timed wins, the first listed on a tie. */
+#define AICF__TUNE_REPS 8
+#define AICF__TUNE_RUNS 5
+
+typedef struct aicf__tune_cand {
+    int choice, lt;
+} aicf__tune_cand;
+
+static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
+    const aicf__step* st = &p->steps[si];
+    int n = 0, k, op;
+    if (st->kind != AICF__STEP_NODE || st->node < 0 || st->node >= p->g->n_nodes || st->choice_src != AICF__CHOICE_FROM_RULE) return 0;
+    op = (int)p->g->nodes[st->node].op;
+    if (op == (int)AICF__OP_Conv) {
+        c[n].choice = AICF_CHOICE_DIRECT, c[n++].lt = 0;
+        c[n].choice = AICF_CHOICE_IMPLICIT_GEMM_TC, c[n++].lt = 0;
+        for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_IM2COL_GEMM, c[n++].lt = k;
+    } else if (op == (int)AICF__OP_Gemm || op == (int)AICF__OP_MatMul) {
+        c[n].choice = AICF_CHOICE_GENERATED, c[n++].lt = 0;
+        for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_CUBLASLT, c[n++].lt = k;
+    }
+    return n;
+}
+typedef char aicf__tune_check_max[2 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
+
+static int aicf__tune_cmp_float(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Times step si as lowered now (see above) into *ns. */
+static aicf_result aicf__tune_time(aicf_context* ctx, struct aicf__cuda* cu, aicf_plan* p, int si, aicf__cuda_exec* x,
+                                   aicf__CUevent ev[2], int64_t* ns) {
+    aicf__cuda_emitter em;
+    aicf__CUgraph graph = NULL;
+    aicf__CUgraphExec ge = NULL;
+    aicf__CUresult r;
+    aicf_result res = AICF_SUCCESS;
+    const char* fn = "cuGraphCreate";
+    float ms[AICF__TUNE_RUNS];
+    int k;
+    char what[160];
+    *ns = 0;
+    r = cu->api.cuGraphCreate(&graph, 0);
+    if (r != AICF__CUDA_SUCCESS) {
+        graph = NULL;
+        goto cuda_fail;
+    }
+    memset(&em, 0, sizeof em);
+    em.ctx = ctx;
+    em.cu = cu;
+    em.plan = p;
+    em.x = x;
+    em.graph = graph;
+    em.step = si;
+    for (k = 0; k < AICF__TUNE_REPS && res == AICF_SUCCESS; k++) res = aicf__cuda_emit_step(&em, p, si);
+    if (res != AICF_SUCCESS || !em.has_last) goto done; /* nothing launched: 0 ns */
+    fn = "cuGraphInstantiateWithFlags";
+    if ((r = cu->api.cuGraphInstantiateWithFlags(&ge, graph, 0)) != AICF__CUDA_SUCCESS) {
+        ge = NULL;
+        goto cuda_fail;
+    }
+    fn = "cuGraphLaunch";
+    if ((r = cu->api.cuGraphLaunch(ge, x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+    for (k = 0; k < AICF__TUNE_RUNS; k++) {
+        fn = "cuEventRecord";
+        if ((r = cu->api.cuEventRecord(ev[0], x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuGraphLaunch";
+        if ((r = cu->api.cuGraphLaunch(ge, x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuEventRecord";
+        if ((r = cu->api.cuEventRecord(ev[1], x->stream)) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuEventSynchronize";
+        if ((r = cu->api.cuEventSynchronize(ev[1])) != AICF__CUDA_SUCCESS) goto cuda_fail;
+        fn = "cuEventElapsedTime";
+        if ((r = cu->api.cuEventElapsedTime(&ms[k], ev[0], ev[1])) != AICF__CUDA_SUCCESS) goto cuda_fail;
+    }
+    qsort(ms, AICF__TUNE_RUNS, sizeof ms[0], aicf__tune_cmp_float);
+    *ns = (int64_t)((double)ms[AICF__TUNE_RUNS / 2] * 1e6 / AICF__TUNE_REPS + 0.5);
+    goto done;
+cuda_fail:
+    aicf__cu_fmt(what, sizeof what, "autotuning step %d (%s)", si, p->steps[si].kernel);
+    res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, fn, what);
+done:
+    if (ge) cu->api.cuGraphExecDestroy(ge);
+    if (graph) cu->api.cuGraphDestroy(graph);
+    return res;
+}
+
+aicf_result aicf__cuda_tune(aicf_plan* p) {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    aicf__cuda_exec* x = NULL;
+    aicf__CUevent ev[2] = {NULL, NULL};
+    aicf__CUresult r;
+    aicf_result res;
+    size_t base, max_scratch = 0, total, off;
+    uint16_t* fill = NULL;
+    const size_t fill_n = (size_t)1 << 19; /* 1 MiB of float16 */
+    uint32_t rng = 0x9e3779b9u;
+    int si, k, n_tunable = 0;
+    char saved[AICF__ERR_CAP];
+    if (!p || !p->ctx || !p->g) return AICF_ERROR_INVALID_ARGUMENT;
+    ctx = p->ctx;
+    cu = aicf__cuda_ready(ctx, &res);
+    if (!cu) return res;
+    base = (p->arena_bytes + 255u) & ~(size_t)255u;
+    /* pass 1: the candidates' scratch, to size the arena */
+    for (si = 0; si < p->n_steps; si++) {
+        aicf__tune_cand c[AICF__TUNE_MAX];
+        aicf__step* st = &p->steps[si];
+        int n = aicf__tune_cands(p, si, c);
+        n_tunable += n > 1;
+        for (k = 0; k < n; k++) {
+            size_t b = 0;
+            st->choice = c[k].choice;
+            st->choice_lt = c[k].lt;
+            st->choice_src = AICF__CHOICE_TRYING;
+            res = aicf__cuda_step_scratch(p, si, &b);
+            st->choice = AICF_CHOICE_RULE, st->choice_lt = 0, st->choice_src = AICF__CHOICE_FROM_RULE;
+            if (res != AICF_SUCCESS) return res;
+            if (b > max_scratch) max_scratch = b;
+        }
+    }
+    if (n_tunable == 0) return AICF_SUCCESS;
+    if (!aicf__add_size(base, (max_scratch + 255u) & ~(size_t)255u, &total))
+        return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: autotuning: arena and scratch exceed the address space");
+    x = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *x);
+    fill = (uint16_t*)aicf__malloc(ctx, fill_n * sizeof *fill);
+    if (x) {
+        x->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES > 0 ? (size_t)AICF__KT_NUM_MODULES : 1u, sizeof(aicf__CUmodule));
+        x->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS > 0 ? (size_t)AICF__KT_NUM_KERNELS : 1u, sizeof(aicf__CUfunction));
+    }
+    if (!x || !fill || !x->modules || !x->functions) {
+        aicf__free(ctx, fill);
+        if (x) {
+            aicf__free(ctx, x->modules);
+            aicf__free(ctx, x->functions);
+            aicf__free(ctx, x);
+        }
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: autotuning: out of memory");
+    }
+    res = aicf__cuda_push(ctx, cu);
+    if (res != AICF_SUCCESS) {
+        aicf__free(ctx, fill);
+        aicf__free(ctx, x->modules);
+        aicf__free(ctx, x->functions);
+        aicf__free(ctx, x);
+        return res;
+    }
+    for (k = 0; k < (int)fill_n; k++) { /* float16 in [-1, 1): sign, exponent 0..14, mantissa */
+        rng = rng * 1664525u + 1013904223u;
+        fill[k] = (uint16_t)(((rng >> 16) & 0x8000u) | ((((rng >> 10) % 15u) << 10)) | (rng & 0x3ffu));
+    }
+    x->arena_bytes = total;
+    x->weights_bytes = p->weights_bytes;
+    x->workspace_bytes = p->policy.workspace_limit ? p->policy.workspace_limit : AICF__CUDA_DEFAULT_WORKSPACE;
+    r = cu->api.cuStreamCreate(&x->stream, AICF__CU_STREAM_NON_BLOCKING);
+    if (r != AICF__CUDA_SUCCESS) {
+        x->stream = NULL;
+        res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuStreamCreate", "autotuning stream");
+    } else {
+        x->owns_stream = 1;
+    }
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->arena, x->arena_bytes, "autotuning arena");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "autotuning weights");
+    if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "autotuning cuBLASLt workspace");
+    if (res == AICF_SUCCESS) res = aicf__cuda_upload_weights(ctx, cu, p, x);
+    for (off = 0; res == AICF_SUCCESS && off < x->arena_bytes; off += fill_n * sizeof *fill) {
+        size_t n = AICF__MIN(fill_n * sizeof *fill, x->arena_bytes - off);
+        if ((r = cu->api.cuMemcpyHtoD(x->arena + off, fill, n)) != AICF__CUDA_SUCCESS)
+            res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "autotuning: filling the arena");
+    }
+    for (k = 0; k < 2 && res == AICF_SUCCESS; k++)
+        if ((r = cu->api.cuEventCreate(&ev[k], AICF__CU_EVENT_DEFAULT)) != AICF__CUDA_SUCCESS) {
+            ev[k] = NULL;
+            res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuEventCreate", "autotuning timing events");
+        }
+    /* pass 2: lower and time each candidate */
+    for (si = 0; si < p->n_steps && res == AICF_SUCCESS; si++) {
+        aicf__tune_cand c[AICF__TUNE_MAX];
+        aicf__step* st = &p->steps[si];
+        size_t keep_bytes = st->scratch_bytes, keep_off = st->scratch_offset;
+        int n = aicf__tune_cands(p, si, c), best = -1, n_t = 0;
+        struct aicf__tuned t[AICF__TUNE_MAX];
+        if (n < 2) continue;
+        for (k = 0; k < n && res == AICF_SUCCESS; k++) {
+            size_t b = 0;
+            aicf_result lr;
+            st->choice = c[k].choice;
+            st->choice_lt = c[k].lt;
+            st->choice_src = AICF__CHOICE_TRYING;
+            res = aicf__cuda_step_scratch(p, si, &b);
+            if (res != AICF_SUCCESS) break;
+            st->scratch_bytes = b;
+            st->scratch_offset = b ? base : 0;
+            aicf__free(ctx, st->backend);
+            st->backend = NULL;
+            memcpy(saved, AICF__ERRBUF(ctx), sizeof saved);
+            lr = aicf__cuda_select_step(p, si);
+            if (lr == AICF_ERROR_UNSUPPORTED) { /* the candidate does not apply to this step */
+                memcpy(AICF__ERRBUF(ctx), saved, sizeof saved);
+                continue;
+            }
+            if (lr != AICF_SUCCESS) {
+                res = lr;
+                break;
+            }
+            t[n_t].choice = c[k].choice;
+            t[n_t].lt = c[k].lt;
+            res = aicf__tune_time(ctx, cu, p, si, x, ev, &t[n_t].ns);
+            if (res != AICF_SUCCESS) break;
+            if (best < 0 || t[n_t].ns < t[best].ns) best = n_t;
+            n_t++;
+        }
+        aicf__free(ctx, st->backend);
+        st->backend = NULL;
+        st->scratch_bytes = keep_bytes;
+        st->scratch_offset = keep_off;
+        st->choice = AICF_CHOICE_RULE, st->choice_lt = 0, st->choice_src = AICF__CHOICE_FROM_RULE;
+        if (res == AICF_SUCCESS && n_t >= 2) {
+            st->choice = t[best].choice;
+            st->choice_lt = t[best].lt;
+            st->choice_src = AICF__CHOICE_FROM_TUNE;
+            st->n_tuned = n_t;
+            memcpy(st->tuned, t, sizeof(t[0]) * (size_t)n_t);
+        }
+    }
+    for (k = 0; k < 2; k++)
+        if (ev[k]) cu->api.cuEventDestroy(ev[k]);
+    if (x->stream) cu->api.cuStreamSynchronize(x->stream);
+    aicf__cuda_exec_free(ctx, cu, x);
+    aicf__free(ctx, fill);
+    aicf__cuda_pop(cu);
+    if (res != AICF_SUCCESS) {
+        char msg[AICF__ERR_CAP];
+        aicf__cu_fmt(msg, sizeof msg, "%s", AICF__ERRBUF(ctx));
+        return aicf__err(ctx, res, "aicf_plan_create: autotuning (policy.autotune): %s", msg);
+    }
+    return res;
+}
+
 #else /* AICF_NO_CUDA: the backend compiled out; every entry reports it */
 
 struct aicf__cuda {
@@ -2235,6 +2497,7 @@ aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
     return aicf__cuda_init(ctx);
 }
 aicf_result aicf__cuda_plan(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
+aicf_result aicf__cuda_tune(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
 void aicf__cuda_plan_free(aicf_plan* p) { AICF__UNUSED(p); }
 aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
 void aicf__cuda_exec_destroy(aicf_exec* e) { AICF__UNUSED(e); }
@@ -2271,8 +2534,9 @@ aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t 
     AICF__UNUSED(em); AICF__UNUSED(dst); AICF__UNUSED(src); AICF__UNUSED(bytes);
     return AICF_ERROR_NO_DEVICE;
 }
-aicf_result aicf__cuda_matmul_plan(aicf_plan* p, const aicf__matmul_desc* d, void** algo, char* reason, size_t reason_cap) {
-    AICF__UNUSED(d); AICF__UNUSED(reason); AICF__UNUSED(reason_cap);
+aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
+                                   size_t reason_cap) {
+    AICF__UNUSED(si); AICF__UNUSED(d); AICF__UNUSED(lt_index); AICF__UNUSED(reason); AICF__UNUSED(reason_cap);
     if (algo) *algo = NULL;
     return aicf__cuda_init(p ? p->ctx : NULL);
 }

@@ -293,6 +293,7 @@ typedef struct aicf__cuo {
     char kernel[96];      /* step name when not a table kernel ("cublasLt:matmul", "memcpy") */
     char first_name[96];  /* name of the first table kernel launched */
     char reason[192];
+    char lt_fail[240];    /* why cuBLASLt took no matmul of this step (a pinned choice's error) */
 } aicf__cuo;
 
 static aicf_result aicf__cuo_fail(aicf__cuo* c, aicf_result code, const char* fmt, ...)
@@ -1054,6 +1055,19 @@ static aicf_result aicf__cuo_lower_alias(aicf__cuo* c) {
 
 /* Asks cuBLASLt for an algorithm. *slot = the record's index, or -1 when the caller must use a
    generated kernel (why[] then says why). Only out-of-memory is an error. */
+/* The step's kernel choice as the policy enums: a pinned or tuned choice, else the policy's. */
+static aicf_conv_algo aicf__cuo_conv_algo(const aicf__cuo* c) {
+    int ch = c->st->choice;
+    if (ch >= AICF_CHOICE_DIRECT && ch <= AICF_CHOICE_IMPLICIT_GEMM_TC) return (aicf_conv_algo)ch; /* same values */
+    return c->p->policy.conv_algo;
+}
+
+static aicf_matmul_algo aicf__cuo_matmul_algo(const aicf__cuo* c) {
+    if (c->st->choice == AICF_CHOICE_CUBLASLT) return AICF_MATMUL_CUBLASLT;
+    if (c->st->choice == AICF_CHOICE_GENERATED) return AICF_MATMUL_GENERATED;
+    return c->p->policy.matmul_algo;
+}
+
 static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, int* slot, char* why, size_t cap) {
     void* algo = NULL;
     aicf_result r;
@@ -1065,7 +1079,7 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
         return AICF_SUCCESS;
     }
     memcpy(saved, AICF__ERRBUF(c->ctx), sizeof saved);
-    r = aicf__cuda_matmul_plan(c->p, md, &algo, why, cap);
+    r = aicf__cuda_matmul_plan(c->p, c->si, md, c->st->choice ? c->st->choice_lt : 0, &algo, why, cap);
     if (r == AICF_SUCCESS) {
         c->algo[c->n_algo] = algo;
         *slot = c->n_algo++;
@@ -1074,6 +1088,7 @@ static aicf_result aicf__cuo_mm_plan(aicf__cuo* c, const aicf__matmul_desc* md, 
     if (algo) aicf__free(c->ctx, algo);
     if (r == AICF_ERROR_OUT_OF_MEMORY) return r;
     snprintf(why, cap, "%.150s", AICF__ERRBUF(c->ctx)[0] ? AICF__ERRBUF(c->ctx) : aicf_result_str(r));
+    snprintf(c->lt_fail, sizeof c->lt_fail, "%.230s", AICF__ERRBUF(c->ctx)[0] ? AICF__ERRBUF(c->ctx) : aicf_result_str(r));
     memcpy(AICF__ERRBUF(c->ctx), saved, sizeof saved); /* falling back is not an error */
     return AICF_SUCCESS;
 }
@@ -1259,16 +1274,16 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         if (mode == 1 || mode == 3) md.beta = beta;
         if (mode == 2) md.bias = 1;
     }
-    if (c->p->policy.matmul_algo != AICF_MATMUL_CUBLASLT) {
+    if (aicf__cuo_matmul_algo(c) != AICF_MATMUL_CUBLASLT) {
         r = aicf__cuo_lower_gemv(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
     {
         aicf__matmul_desc plain = md;
         int n_native = 0, ebias = -1, ec = -1;
-        if (mode != 3 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
+        if (mode != 3 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
         aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : ec), Y);
-        if (md.K > 0 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+        if (md.K > 0 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
         } else {
             snprintf(why, sizeof why, md.K > 0 ? "policy: generated GEMM" : "K = 0");
@@ -1414,11 +1429,11 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     {
         aicf__matmul_desc plain = md;
         int n_native = 0;
-        if (nrep == 1 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+        if (nrep == 1 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
         }
-        if (K > 0 && c->p->policy.matmul_algo != AICF_MATMUL_GENERATED) {
+        if (K > 0 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
         } else {
             snprintf(why, sizeof why, K > 0 ? "policy: generated GEMM" : "K = 0");
@@ -3716,6 +3731,35 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     } else {
         r = aicf__cuo_lower_node(&c);
     }
+    if (r == AICF_SUCCESS && st->choice != AICF_CHOICE_RULE) { /* a pinned, tuned or tried choice must take the step */
+        int took, is_conv = c.nd && c.nd->op == AICF__OP_Conv, has_mm = 0;
+        for (i = 0; i < c.n_ops; i++) has_mm |= c.ops[i].kind == AICF__CUO_MATMUL;
+        if (is_conv) took = strncmp(c.first_name, "aicf_conv2d_tc", 14) == 0 ? AICF_CHOICE_IMPLICIT_GEMM_TC
+                            : has_mm                                      ? AICF_CHOICE_IM2COL_GEMM
+                                                                          : AICF_CHOICE_DIRECT;
+        else took = has_mm ? AICF_CHOICE_CUBLASLT : AICF_CHOICE_GENERATED;
+        if (took != st->choice) {
+            if (st->choice_src == AICF__CHOICE_TRYING) r = AICF_ERROR_UNSUPPORTED;
+            else
+                r = aicf__cuo_fail(&c, AICF_ERROR_UNSUPPORTED, "the %s choice %s%s%.0d does not apply: the lowering took %s (%.200s)%s%.240s",
+                                   st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned" : "recorded", aicf__choice_name(st->choice),
+                                   st->choice_lt ? "/" : "", st->choice_lt, aicf__choice_name(took), c.reason,
+                                   c.lt_fail[0] ? "; cuBLASLt: " : "", c.lt_fail);
+        } else if (st->choice_src == AICF__CHOICE_FROM_PIN || st->choice_src == AICF__CHOICE_FROM_TUNE) {
+            char why[sizeof c.reason];
+            int k, best = 0;
+            if (st->choice_src == AICF__CHOICE_FROM_PIN)
+                snprintf(why, sizeof why, "pinned %s%s%.0d; %s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt, c.reason);
+            else {
+                for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
+                    if (st->tuned[k].ns < st->tuned[best].ns) best = k;
+                snprintf(why, sizeof why, "autotuned: %s%s%.0d fastest of %d (%.2f us); %s", aicf__choice_name(st->choice),
+                         st->choice_lt ? "/" : "", st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0,
+                         c.reason);
+            }
+            memcpy(c.reason, why, sizeof why);
+        }
+    }
     if (r == AICF_SUCCESS) {
         size_t bytes = AICF__CUO_HDR + (size_t)c.n_ops * sizeof(aicf__cuo_op) + (size_t)c.n_algo * AICF__CUO_ALGO_BYTES;
         aicf__cuo_prog* pr = NULL;
@@ -3865,6 +3909,7 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) 
         a->align[2] = rec->align_c;
         a->align[3] = rec->align_d;
         a->n_results = rec->n_results;
+        a->index = rec->index;
     }
 #endif
 }

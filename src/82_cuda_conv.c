@@ -167,7 +167,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     ch->k_per_split = kt * AICF__CUC_TC_BK;
     ch->scratch = ws;
     ch->sm_count = (int)sm;
-    snprintf(ch->why, sizeof ch->why, "%s", c->p->policy.conv_algo == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
+    snprintf(ch->why, sizeof ch->why, "%s", aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
                                                                                                    : "AUTO: float16, group 1");
     return NULL;
 }
@@ -189,7 +189,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
    buffer. Hence: GEMM when K >= 64 and M >= 32 (resnet-style 3x3 layers and 7x7 stems pass;
    MNIST-size convs, K = 25 or M = 16, stay direct), and while the buffer is at most 1 GiB. */
 static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t group, aicf__cuc_choice* ch) {
-    aicf_conv_algo algo = c->p->policy.conv_algo;
+    aicf_conv_algo algo = aicf__cuo_conv_algo(c);
     int pointwise = w->KH == 1 && w->KW == 1 && w->sh == 1 && w->sw == 1 && w->ph == 0 && w->pw == 0 && w->phe == 0 &&
                     w->pwe == 0 && w->OH == w->H && w->OW == w->W;
     const char* forced = algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM does not apply: " : "";

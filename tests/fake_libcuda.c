@@ -172,6 +172,39 @@ static struct {
 FK_EXPORT void fakecuda_set_current(int on) { FE.base_current = on; }
 FK_EXPORT void fakecuda_set_node_us(double us) { FE.node_us = us; }
 
+/* per-kernel device time: a kernel node whose name starts with a registered prefix takes that
+   many microseconds instead of node_us (the first prefix registered that matches); NULL clears.
+   fakecuda_capture_kernel(name): the next stream capture's graph holds one kernel node of that
+   name (what a captured library call, e.g. cublasLtMatmul, launched) */
+static struct {
+    char prefix[16][64];
+    double us[16];
+    int n;
+    char cap[64];
+    char names[32][64];
+    int n_names;
+} FT;
+FK_EXPORT void fakecuda_set_kernel_us(const char* prefix, double us) {
+    int i;
+    if (!prefix) {
+        FT.n = 0;
+        return;
+    }
+    for (i = 0; i < FT.n; i++)
+        if (strcmp(FT.prefix[i], prefix) == 0) break;
+    if (i == 16) return;
+    snprintf(FT.prefix[i], sizeof FT.prefix[i], "%s", prefix);
+    FT.us[i] = us;
+    if (i == FT.n) FT.n++;
+}
+FK_EXPORT void fakecuda_capture_kernel(const char* name) { snprintf(FT.cap, sizeof FT.cap, "%s", name ? name : ""); }
+static double fk_kernel_us(const char* name) {
+    int i;
+    for (i = 0; name && i < FT.n; i++)
+        if (strncmp(name, FT.prefix[i], strlen(FT.prefix[i])) == 0) return FT.us[i];
+    return FE.node_us;
+}
+
 /* ---- errors ---- */
 static const struct {
     int code;
@@ -694,7 +727,7 @@ static void fk_run(const fk_graph* g) {
             ((fk_event*)nd->event)->recorded = 1;
             continue;
         }
-        if (nd->type != 4) FE.clock_us += FE.node_us; /* device time of a leaf node */
+        if (nd->type != 4) FE.clock_us += nd->type == 0 ? fk_kernel_us(nd->kname) : FE.node_us; /* device time of a leaf node */
         if (nd->type == 1) {
             void* d = nd->cp.dstMemoryType == 1 ? nd->cp.dstHost : (void*)(uintptr_t)nd->cp.dstDevice;
             const void* s = nd->cp.srcMemoryType == 1 ? nd->cp.srcHost : (const void*)(uintptr_t)nd->cp.srcDevice;
@@ -731,8 +764,24 @@ static CUresult cuStreamBeginCapture(void* s, int mode) {
 }
 static CUresult cuStreamEndCapture(void* s, void** g) {
     (void)s;
+    fk_graph* cg;
     FK("cuStreamEndCapture");
-    *g = fk_graph_new();
+    *g = cg = fk_graph_new();
+    if (cg && FT.cap[0]) { /* the captured kernel, its name interned (nodes keep a pointer) */
+        int i;
+        fk_node* node = (fk_node*)calloc(1, sizeof *node);
+        for (i = 0; i < FT.n_names && strcmp(FT.names[i], FT.cap) != 0; i++) {
+        }
+        if (i == FT.n_names && i < 32) snprintf(FT.names[FT.n_names++], sizeof FT.names[0], "%s", FT.cap);
+        if (node && i < 32) {
+            node->type = 0;
+            node->kname = FT.names[i];
+            cg->nodes[cg->n++] = node;
+        } else {
+            free(node);
+        }
+        FT.cap[0] = 0;
+    }
     return 0;
 }
 

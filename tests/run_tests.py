@@ -192,6 +192,48 @@ def model_tests(backend, precisions):
                 record(tname, "failed", out.strip()[-600:])
 
 
+def autotune_tests():
+    """GPU: the onnx_light models planned with policy.autotune (every Conv / Gemm / MatMul step
+    timed under each kernel choice, the fastest kept) against their expected outputs, at fp32
+    and fp16; then one tuned plan saved and run again from the file (no timing on load)."""
+    import tempfile
+    aicf = os.path.join(B, "aicf")
+    files = sorted(glob.glob(os.path.join(MODELS, "onnx_light", "*.onnx")))
+    if not files:
+        print("onnx_light models not found: autotune tests SKIPPED")
+        totals["skipped"] += 1
+        return
+    for prec in ["fp32", "fp16"]:
+        for f in files:
+            base = f[:-5]
+            tname = f"autotune onnx_light/{os.path.basename(base)} cuda {prec}"
+            if args.filter and args.filter not in tname:
+                continue
+            rc, out, dt = run([aicf, "run", f, "--backend", "cuda", "--precision", prec, "--autotune", "--input-arange",
+                               "--expect", base + "_output_0.pb"], 900)
+            errs = re.findall(r"rel err ([0-9.e+-]+)", out)
+            if rc == 0:
+                record(tname, "passed")
+                print(f"  ok      {tname}: rel err {max(float(e) for e in errs):.2e} ({dt:.1f}s incl. tuning)", flush=True)
+            elif rc == 2 and prec == "fp16" and fp16_out_of_range(f, ["--input-arange"]):
+                record(tname, "skipped", fp16_out_of_range(f, ["--input-arange"]))
+            else:
+                record(tname, "failed", out.strip()[-600:])
+    f = os.path.join(MODELS, "onnx_light", "light_resnet50.onnx")
+    tname = "autotune light_resnet50 fp16: plan --save, run --plan"
+    if os.path.exists(f) and (not args.filter or args.filter in tname):
+        with tempfile.TemporaryDirectory() as td:
+            pf = os.path.join(td, "r50.plan")
+            rc1, out1, _ = run([aicf, "plan", f, "--backend", "cuda", "--precision", "fp16", "--autotune", "--save", pf], 900)
+            rc2, out2, dt = run([aicf, "run", f, "--plan", pf, "--input-arange", "--expect", f[:-5] + "_output_0.pb"], 900)
+            tuned = open(pf).read().count("from=autotune") if os.path.exists(pf) else 0
+            if rc1 == 0 and rc2 == 0 and tuned > 0:
+                record(tname, "passed")
+                print(f"  ok      {tname}: {tuned} steps autotuned, loaded and run ({dt:.1f}s)", flush=True)
+            else:
+                record(tname, "failed", (out1 + out2).strip()[-600:] + f" ({tuned} tuned steps)")
+
+
 def memory_tests():
     """The memory plan's target (issue 4): arena <= 1.05 x its lower bound (the largest total of
     tensors alive at one step) on every model of the data set, planned for the CPU and for CUDA at
@@ -349,6 +391,7 @@ if args.suite == "cpu":
 elif args.suite == "gpu":
     unit_tests(sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "tests", "test_gpu*.c"))))
     model_tests("cuda", ["fp32", "tf32", "fp16"])
+    autotune_tests()
     cli_tests("cuda")
     node_tests("cuda", ["--no-fork"])
 else:

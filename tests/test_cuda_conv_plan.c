@@ -166,16 +166,35 @@ static aicf__cublasStatus_t flt_heuristic(void* h, void* desc, void* la, void* l
     }
     return *n > 0 ? 0 : 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
 }
+/* the fake driver's fakecuda_capture_kernel, when a test wants cuBLASLt calls to take device
+   time: each call then launches a kernel "lt_algo_K" (K = heuristic result) into the capture */
+static void (*g_flt_capture)(const char* name);
+
 static aicf__cublasStatus_t flt_matmul(void* h, void* desc, const void* alpha, const void* a, void* la, const void* b, void* lb,
                                        const void* beta, const void* c, void* lc, void* d, void* ld,
                                        const aicf__cublasLtMatmulAlgo_t* algo, void* ws, size_t wsb, aicf__CUstream s) {
     (void)desc, (void)alpha, (void)la, (void)lb, (void)beta, (void)c, (void)lc, (void)ld, (void)algo, (void)ws, (void)wsb, (void)s;
     if (h != (void*)&FLT) return 7;
+    if (g_flt_capture && algo) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "lt_algo_%u", (unsigned)(algo->data[0] - 1000u));
+        g_flt_capture(nm);
+    }
     FLT.matmuls++; /* recorded, not computed: the fake driver's captured graph is empty */
     FLT.mm_a = (uint64_t)(uintptr_t)a;
     FLT.mm_b = (uint64_t)(uintptr_t)b;
     FLT.mm_d = (uint64_t)(uintptr_t)d;
     return 0;
+}
+
+static aicf__cublasStatus_t flt_check(void* h, void* desc, void* la, void* lb, void* lc, void* ld, const aicf__cublasLtMatmulAlgo_t* algo,
+                                      aicf__cublasLtMatmulHeuristicResult_t* res) {
+    (void)desc, (void)la, (void)lb, (void)lc, (void)ld;
+    if (h != (void*)&FLT || !algo || !res) return 7;
+    memset(res, 0, sizeof *res);
+    res->algo = *algo;
+    res->wavesCount = 1.0f;
+    return algo->data[0] >= 1000u && algo->data[0] < 1008u ? 0 : 15;
 }
 
 /* Installs the fake in ctx's cuBLASLt table (the driver is the fake libcuda). */
@@ -198,6 +217,7 @@ static int flt_install(aicf_context* ctx) {
     cu->lt.cublasLtMatmulPreferenceSetAttribute = flt_pref_set;
     cu->lt.cublasLtMatmulAlgoGetHeuristic = flt_heuristic;
     cu->lt.cublasLtMatmul = flt_matmul;
+    cu->lt.cublasLtMatmulAlgoCheck = flt_check;
     cu->lt_version = flt_version();
     cu->lt_error[0] = 0;
     snprintf(cu->lt_path, sizeof cu->lt_path, "in-process fake (tests/test_cuda_conv_plan.c)");
@@ -1261,6 +1281,353 @@ static void fake_exec_close(fake_exec_dev* d) {
     dlclose(d->h);
 }
 
+/* ---- autotuning (policy.autotune) and pins, through the fake driver's device clock ----
+   Kernel times are set per kernel name (fakecuda_set_kernel_us); the fake cuBLASLt launches
+   "lt_algo_K" for heuristic result K. The tuner must time every candidate that applies with
+   those times (exact: the fake clock), take the fastest, record it in the plan (choice, times,
+   the cuBLASLt result index), and a saved plan must load without timing again. */
+typedef void (*fk_kus_fn)(const char*, double);
+typedef long (*fk_calls_fn)(const char*);
+
+/* A context on the fake driver at `path` with the in-process fake cuBLASLt; NULL on failure. */
+static aicf_context* fake_lt_ctx(const char* path) {
+    aicf_context_desc cd;
+    aicf_context* ctx = NULL;
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) return NULL;
+    if (!flt_install(ctx)) {
+        aicf_context_destroy(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* the fake driver's device-clock controls (tests/fake_libcuda.c) */
+typedef struct fake_timing {
+    fk_kus_fn kernel_us;
+    fk_calls_fn calls;
+    void (*node_us)(double);
+} fake_timing;
+
+/* Looks the timing exports up (and the capture hook the fake cuBLASLt calls); 0 with a SKIP if
+   the driver lacks them. */
+static int fake_timing_open(fake_exec_dev* fd, const char* what, fake_timing* t) {
+    void* sym;
+    sym = dlsym(fd->h, "fakecuda_set_kernel_us");
+    memcpy(&t->kernel_us, &sym, sizeof sym);
+    sym = dlsym(fd->h, "fakecuda_capture_kernel");
+    memcpy(&g_flt_capture, &sym, sizeof sym);
+    sym = dlsym(fd->h, "fakecuda_calls");
+    memcpy(&t->calls, &sym, sizeof sym);
+    sym = dlsym(fd->h, "fakecuda_set_node_us");
+    memcpy(&t->node_us, &sym, sizeof sym);
+    if (!t->kernel_us || !g_flt_capture || !t->calls || !t->node_us) {
+        printf("SKIP %s: the fake driver lacks fakecuda_set_kernel_us / _capture_kernel / _calls / _set_node_us\n", what);
+        g_skip++;
+        g_flt_capture = NULL;
+        return 0;
+    }
+    t->kernel_us(NULL, 0);
+    t->node_us(0.5);
+    return 1;
+}
+
+static void fake_timing_close(fake_timing* t) {
+    t->kernel_us(NULL, 0);
+    t->node_us(0.0);
+    g_flt_capture = NULL;
+}
+
+static int tuned_ns(const aicf__step* st, int choice, int lt, int64_t* ns) {
+    int k;
+    for (k = 0; k < st->n_tuned; k++)
+        if (st->tuned[k].choice == choice && st->tuned[k].lt == lt) {
+            *ns = st->tuned[k].ns;
+            return 1;
+        }
+    return 0;
+}
+
+static aicf_plan* tune_plan(aicf_graph* g, aicf_precision pr, int autotune, const char* pin_node, aicf_kernel_choice pin, int pin_lt) {
+    aicf_plan_desc pd;
+    aicf_plan* p = NULL;
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CUDA;
+    pd.policy.precision = pr;
+    pd.policy.autotune = autotune;
+    if (pin_node) {
+        snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "%s", pin_node);
+        pd.policy.pins[0].kernel = pin;
+        pd.policy.pins[0].cublaslt_algo = pin_lt;
+    }
+    if (aicf_plan_create(g, &pd, &p) != AICF_SUCCESS) return NULL;
+    return p;
+}
+
+static char* plan_text(const aicf_plan* p) {
+    size_t need = 0;
+    char* t;
+    if (aicf_plan_serialize(p, NULL, 0, &need) != AICF_SUCCESS || !(t = (char*)malloc(need))) return NULL;
+    if (aicf_plan_serialize(p, t, need, NULL) != AICF_SUCCESS) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* the step lines of a plan text (from the "plan " line on) */
+static const char* steps_of(const char* t) {
+    const char* s = t ? strstr(t, "\nplan ") : NULL;
+    return s ? s : "";
+}
+
+static void test_autotune(const char* path) {
+    fake_exec_dev fd;
+    fake_timing ft;
+    fk_kus_fn kus;
+    fk_calls_fn calls;
+    int pr;
+    if (!fake_exec_open(path, "autotune through the fake driver", &fd)) return;
+    if (!fake_timing_open(&fd, "autotune", &ft)) {
+        fake_exec_close(&fd);
+        return;
+    }
+    kus = ft.kernel_us;
+    calls = ft.calls;
+    for (pr = 0; pr < 2; pr++) {
+        aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        const char* pn = prec_name(prec);
+        ccase c = mk("tune", 4, 1, 8, 10, 10, 32, 3, 3, 1, 1, 1, 1);
+        aicf_context* ctx = fake_lt_ctx(path);
+        aicf_plan *p = NULL, *q = NULL, *pin = NULL, *pin0 = NULL;
+        aicf_exec* e = NULL;
+        cgraph cg;
+        char *t = NULL, *t2 = NULL, *tp = NULL, *tp0 = NULL;
+        int si, n_expect = pr ? 5 : 4;
+        int64_t d_ns = 0, l0 = 0, l1 = 0, l2 = 0, tc = 0;
+        c.relu = 1;
+        describe(&c);
+        memset(&cg, 0, sizeof cg);
+        if (!ctx || !build(ctx, &c, &cg)) {
+            CHECK(0, "autotune [%s]: setup: %s", pn, ctx ? aicf_last_error(ctx) : "context");
+            cgraph_free(&cg);
+            aicf_context_destroy(ctx);
+            continue;
+        }
+        FLT.n_results = 3;
+        kus(NULL, 0);
+        kus("aicf_conv2d_igemm", 3.0);
+        kus("aicf_conv2d_tc", 5.0);
+        kus("aicf_im2col", 1.0);
+        kus("lt_algo_0", 4.0);
+        kus("lt_algo_1", 0.25);
+        kus("lt_algo_2", 6.0);
+        /* cuBLASLt's second heuristic result is the fastest */
+        p = tune_plan(cg.g, prec, 1, NULL, AICF_CHOICE_RULE, 0);
+        CHECK(p != NULL, "autotune [%s]: plan: %s", pn, aicf_last_error(ctx));
+        si = p ? conv_step(p) : -1;
+        if (si >= 0) {
+            const aicf__step* st = &p->steps[si];
+            aicf__algo_rec a;
+            int ok_all = tuned_ns(st, AICF_CHOICE_DIRECT, 0, &d_ns) && tuned_ns(st, AICF_CHOICE_IM2COL_GEMM, 0, &l0) &&
+                         tuned_ns(st, AICF_CHOICE_IM2COL_GEMM, 1, &l1) && tuned_ns(st, AICF_CHOICE_IM2COL_GEMM, 2, &l2) &&
+                         (!pr || tuned_ns(st, AICF_CHOICE_IMPLICIT_GEMM_TC, 0, &tc));
+            CHECK(st->choice_src == AICF__CHOICE_FROM_TUNE && st->n_tuned == n_expect && ok_all,
+                  "autotune [%s]: %d candidates timed (expected %d: direct,%s im2col_gemm/0..2), choice from %d", pn, st->n_tuned, n_expect,
+                  pr ? " implicit_gemm_tc," : "", st->choice_src);
+            CHECK(st->choice == AICF_CHOICE_IM2COL_GEMM && st->choice_lt == 1,
+                  "autotune [%s]: took %s/%d, expected im2col_gemm/1 (times direct %lld, lt0 %lld, lt1 %lld, lt2 %lld, tc %lld ns)", pn,
+                  aicf__choice_name(st->choice), st->choice_lt, (long long)d_ns, (long long)l0, (long long)l1, (long long)l2, (long long)tc);
+            /* the fake clock is exact: the three cuBLASLt candidates differ by their kernels' times */
+            CHECK(l0 - l1 == 3750 && l2 - l1 == 5750 && d_ns >= 3000 && (!pr || tc >= 5000),
+                  "autotune [%s]: measured times lt0-lt1 %lld ns (3750), lt2-lt1 %lld ns (5750), direct %lld ns (>= 3000), tc %lld ns", pn,
+                  (long long)(l0 - l1), (long long)(l2 - l1), (long long)d_ns, (long long)tc);
+            aicf__cuda_step_algo(p, si, 0, &a);
+            CHECK(a.index == 1 && a.n_results == 3 && a.blob[0] == 1001u, "autotune [%s]: the step's cuBLASLt algorithm is result %d of %d (blob %llu)",
+                  pn, a.index, a.n_results, (unsigned long long)a.blob[0]);
+            CHECK(strncmp(st->reason, "autotuned: im2col_gemm/1 fastest of", 35) == 0, "autotune [%s]: reason '%s'", pn, st->reason);
+        }
+        /* explain, save -> load without timing, exec */
+        if (p) {
+            char ex[16384];
+            long launches;
+            t = plan_text(p);
+            CHECK(aicf_plan_explain(p, ex, sizeof ex, NULL) == AICF_SUCCESS && strstr(ex, "autotune on") &&
+                      strstr(ex, "choice: im2col_gemm/1 (autotuned: fastest measured); candidates, device time per run in us: direct="),
+                  "autotune [%s]: explain lists the candidates:\n%s", pn, ex);
+            CHECK(t && strstr(t, "\npolicy autotune = 1\n") && strstr(t, "\n  choice kernel=im2col_gemm lt=1 from=autotune\n  tuned direct=") &&
+                      strstr(t, " index=1\n"),
+                  "autotune [%s]: plan file lines:\n%s", pn, t ? t : "(none)");
+            launches = calls("cuGraphLaunch");
+            if (t && aicf_plan_load_memory(cg.g, t, strlen(t), &q) == AICF_SUCCESS) {
+                t2 = plan_text(q);
+                CHECK(t2 && strcmp(t, t2) == 0, "autotune [%s]: the loaded plan serialises as the file", pn);
+                CHECK(calls("cuGraphLaunch") == launches, "autotune [%s]: loading timed again (%ld graph launches)", pn,
+                      calls("cuGraphLaunch") - launches);
+            } else {
+                CHECK(0, "autotune [%s]: load: %s", pn, aicf_last_error(ctx));
+            }
+            if (t) { /* an edited record: the winner no longer the fastest listed, or another choice */
+                char* bad = strdup(t);
+                char* at = strstr(bad, " im2col_gemm/1=2.");
+                if (at) at[15] = '9';
+                CHECK(at && aicf_plan_load_memory(cg.g, bad, strlen(bad), &pin) == AICF_ERROR_PLAN_MISMATCH &&
+                          strstr(aicf_last_error(ctx), "autotune record of step") && strstr(aicf_last_error(ctx), "not the fastest"),
+                      "autotune [%s]: a tuned line whose fastest is not the choice is refused: %s", pn, aicf_last_error(ctx));
+                aicf_plan_destroy(pin);
+                pin = NULL;
+                free(bad);
+                bad = strdup(t);
+                at = strstr(bad, "choice kernel=im2col_gemm lt=1");
+                if (at) at[29] = '2';
+                CHECK(at && aicf_plan_load_memory(cg.g, bad, strlen(bad), &pin) == AICF_ERROR_PLAN_MISMATCH,
+                      "autotune [%s]: an edited choice line is refused: %s", pn, aicf_last_error(ctx));
+                aicf_plan_destroy(pin);
+                pin = NULL;
+                free(bad);
+            }
+            FLT.matmuls = 0;
+            CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS && FLT.matmuls == 1, "autotune [%s]: exec of the tuned plan: %s (%d matmuls)",
+                  pn, aicf_last_error(ctx), FLT.matmuls);
+            aicf_exec_destroy(e);
+            e = NULL;
+        }
+        aicf_plan_destroy(p);
+        aicf_plan_destroy(q);
+        p = q = NULL;
+        /* the generated kernel made fastest */
+        kus("aicf_conv2d_igemm", 0.1);
+        p = tune_plan(cg.g, prec, 1, NULL, AICF_CHOICE_RULE, 0);
+        si = p ? conv_step(p) : -1;
+        CHECK(si >= 0 && p->steps[si].choice == AICF_CHOICE_DIRECT && p->steps[si].n_tuned == n_expect &&
+                  strncmp(p->steps[si].kernel, "aicf_conv2d_igemm", 17) == 0,
+              "autotune [%s]: direct made fastest: took %s (%s)", pn, si >= 0 ? aicf__choice_name(p->steps[si].choice) : "?",
+              p ? p->steps[si].kernel : aicf_last_error(ctx));
+        aicf_plan_destroy(p);
+        p = NULL;
+        /* a pin wins over autotuning: that step is not timed, and is as without autotuning */
+        pin = tune_plan(cg.g, prec, 1, "conv", AICF_CHOICE_IM2COL_GEMM, 2);
+        pin0 = tune_plan(cg.g, prec, 0, "conv", AICF_CHOICE_IM2COL_GEMM, 2);
+        si = pin ? conv_step(pin) : -1;
+        CHECK(si >= 0 && pin0 && pin->steps[si].choice_src == AICF__CHOICE_FROM_PIN && pin->steps[si].n_tuned == 0 &&
+                  pin->steps[si].choice_lt == 2,
+              "autotune [%s]: pinned im2col_gemm/2 under autotune: %s", pn, aicf_last_error(ctx));
+        tp = pin ? plan_text(pin) : NULL;
+        tp0 = pin0 ? plan_text(pin0) : NULL;
+        CHECK(tp && tp0 && strcmp(steps_of(tp), steps_of(tp0)) == 0 && strstr(tp, "\n  choice kernel=im2col_gemm lt=2 from=pin\n"),
+              "autotune [%s]: the pinned plan's steps are those without autotuning", pn);
+        if (si >= 0) {
+            aicf__algo_rec a;
+            aicf__cuda_step_algo(pin, si, 0, &a);
+            CHECK(a.index == 2 && a.blob[0] == 1002u, "autotune [%s]: pinned cuBLASLt result 2, got %d", pn, a.index);
+        }
+        aicf_plan_destroy(pin);
+        aicf_plan_destroy(pin0);
+        pin = pin0 = NULL;
+        /* a pin that cannot take the step */
+        FLT.n_results = 2;
+        pin = tune_plan(cg.g, prec, 0, "conv", AICF_CHOICE_IM2COL_GEMM, 2);
+        CHECK(!pin && strstr(aicf_last_error(ctx), "the pinned choice im2col_gemm/2 does not apply") &&
+                  strstr(aicf_last_error(ctx), "heuristic result #2 asked for, cuBLASLt returned 2"),
+              "autotune [%s]: pinned result #2 of 2: %s", pn, aicf_last_error(ctx));
+        aicf_plan_destroy(pin);
+        pin = NULL;
+        if (!pr) {
+            pin = tune_plan(cg.g, prec, 0, "conv", AICF_CHOICE_IMPLICIT_GEMM_TC, 0);
+            CHECK(!pin && strstr(aicf_last_error(ctx), "node") && strstr(aicf_last_error(ctx), "'conv'") &&
+                      strstr(aicf_last_error(ctx), "implicit_gemm_tc does not apply"),
+                  "autotune [fp32]: pinned implicit_gemm_tc at fp32: %s", aicf_last_error(ctx));
+            aicf_plan_destroy(pin);
+            pin = NULL;
+        }
+        free(t);
+        free(t2);
+        free(tp);
+        free(tp0);
+        cgraph_free(&cg);
+        aicf_context_destroy(ctx);
+    }
+    fake_timing_close(&ft);
+    fake_exec_close(&fd);
+}
+
+/* autotuning a Gemm: the generated GEMV against cuBLASLt's heuristic results */
+static void test_autotune_gemm(const char* path) {
+    fake_exec_dev fd;
+    fake_timing ft;
+    fk_kus_fn kus;
+    int pr;
+    if (!fake_exec_open(path, "autotune (Gemm) through the fake driver", &fd)) return;
+    if (!fake_timing_open(&fd, "autotune (Gemm)", &ft)) {
+        fake_exec_close(&fd);
+        return;
+    }
+    kus = ft.kernel_us;
+    for (pr = 0; pr < 2; pr++) {
+        aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        static const int64_t xd[2] = {2, 64}, wd[2] = {16, 64}, bd[1] = {16};
+        float w[16 * 64], b[16];
+        const char *gin[3] = {"x", "W", "B"}, *gout[1] = {"y"};
+        aicf_context* ctx = fake_lt_ctx(path);
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_tensor_desc td;
+        aicf_node_desc nd;
+        aicf_attr at;
+        int i, si = -1, k;
+        for (i = 0; i < 16 * 64; i++) w[i] = rndf(-1, 1);
+        for (i = 0; i < 16; i++) b[i] = rndf(-1, 1);
+        if (!ctx || aicf_graph_create(ctx, &g) != AICF_SUCCESS) {
+            CHECK(0, "autotune gemm [%s]: setup: %s", prec_name(prec), ctx ? aicf_last_error(ctx) : "context");
+            aicf_context_destroy(ctx);
+            continue;
+        }
+        aicf_graph_set_opset(g, "", 17);
+        memset(&td, 0, sizeof td);
+        td.dtype = AICF_DTYPE_FLOAT32;
+        td.name = "x", td.rank = 2, td.dims = xd;
+        aicf_graph_add_input(g, &td);
+        td.name = "W", td.dims = wd, td.data = w, td.data_bytes = sizeof w;
+        aicf_graph_add_constant(g, &td);
+        td.name = "B", td.rank = 1, td.dims = bd, td.data = b, td.data_bytes = sizeof b;
+        aicf_graph_add_constant(g, &td);
+        memset(&at, 0, sizeof at);
+        at.name = "transB", at.type = AICF_ATTR_INT, at.i = 1;
+        memset(&nd, 0, sizeof nd);
+        nd.op_type = "Gemm", nd.name = "fc", nd.num_inputs = 3, nd.inputs = gin, nd.num_outputs = 1, nd.outputs = gout;
+        nd.num_attrs = 1, nd.attrs = &at;
+        aicf_graph_add_node(g, &nd);
+        aicf_graph_add_output(g, "y");
+        FLT.n_results = 4;
+        kus(NULL, 0);
+        kus("aicf_gemv", 9.0);
+        kus("lt_algo_0", 5.0);
+        kus("lt_algo_1", 6.0);
+        kus("lt_algo_2", 0.3);
+        kus("lt_algo_3", 7.0);
+        p = tune_plan(g, prec, 1, NULL, AICF_CHOICE_RULE, 0);
+        for (k = 0; p && k < p->n_steps; k++)
+            if (p->steps[k].kind == AICF__STEP_NODE && p->g->nodes[p->steps[k].node].op == AICF__OP_Gemm) si = k;
+        CHECK(si >= 0 && p->steps[si].n_tuned == 5 && p->steps[si].tuned[0].choice == AICF_CHOICE_GENERATED &&
+                  p->steps[si].choice == AICF_CHOICE_CUBLASLT && p->steps[si].choice_lt == 2 && p->steps[si].tuned[0].ns >= 9000,
+              "autotune gemm [%s]: %d candidates, took %s/%d (%s)", prec_name(prec), si >= 0 ? p->steps[si].n_tuned : -1,
+              si >= 0 ? aicf__choice_name(p->steps[si].choice) : "?", si >= 0 ? p->steps[si].choice_lt : -1, aicf_last_error(ctx));
+        aicf_plan_destroy(p);
+        kus("aicf_gemv", 0.2);
+        p = tune_plan(g, prec, 1, NULL, AICF_CHOICE_RULE, 0);
+        CHECK(p && si >= 0 && si < p->n_steps && p->steps[si].choice == AICF_CHOICE_GENERATED &&
+                  strncmp(p->steps[si].kernel, "aicf_gemv", 9) == 0,
+              "autotune gemm [%s]: GEMV made fastest: took %s", prec_name(prec), p && si >= 0 ? p->steps[si].kernel : aicf_last_error(ctx));
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+        aicf_context_destroy(ctx);
+    }
+    fake_timing_close(&ft);
+    fake_exec_close(&fd);
+}
+
 static void test_exec_scratch(const char* path) {
     fake_exec_dev fd;
     int pr;
@@ -1268,19 +1635,15 @@ static void test_exec_scratch(const char* path) {
     for (pr = 0; pr < 2; pr++) {
         aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
         ccase c = mk("exec", 4, 2, 16, 9, 10, 32, 3, 3, 1, 1, 1, 1);
-        aicf_context_desc cd;
-        aicf_context* ctx = NULL;
+        aicf_context* ctx = fake_lt_ctx(path);
         aicf_plan* p = NULL;
         aicf_exec* e = NULL;
         aicf_exec_stats es;
         cgraph cg;
         int si;
-        memset(&cd, 0, sizeof cd);
-        cd.cuda_driver_path = path;
-        cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
         describe(&c);
         memset(&cg, 0, sizeof cg);
-        if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || !flt_install(ctx) || !build(ctx, &c, &cg)) {
+        if (!ctx || !build(ctx, &c, &cg)) {
             CHECK(0, "exec [%s]: setup: %s", prec_name(prec), ctx ? aicf_last_error(ctx) : "context");
             cgraph_free(&cg);
             aicf_context_destroy(ctx);
@@ -1333,8 +1696,7 @@ static void test_exec_concat_view_matmul(const char* path) {
         aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
         static const int64_t xd[4] = {1, 8, 2, 2}, wd[4] = {8, 8, 1, 1}, yd[4] = {1, 16, 2, 2};
         float w1[64], w2[64];
-        aicf_context_desc cd;
-        aicf_context* ctx = NULL;
+        aicf_context* ctx = fake_lt_ctx(path);
         aicf_graph* g = NULL;
         aicf_plan* p = NULL;
         aicf_exec* e = NULL;
@@ -1344,10 +1706,7 @@ static void test_exec_concat_view_matmul(const char* path) {
         aicf_attr ax;
         int i, views = 0, matmuls = 0;
         for (i = 0; i < 64; i++) w1[i] = rndf(-1, 1), w2[i] = rndf(-1, 1);
-        memset(&cd, 0, sizeof cd);
-        cd.cuda_driver_path = path;
-        cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
-        if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || !flt_install(ctx) || aicf_graph_create(ctx, &g) != AICF_SUCCESS) {
+        if (!ctx || aicf_graph_create(ctx, &g) != AICF_SUCCESS) {
             CHECK(0, "concat view exec [%s]: setup: %s", prec_name(prec), ctx ? aicf_last_error(ctx) : "context");
             aicf_context_destroy(ctx);
             continue;
@@ -1850,6 +2209,8 @@ int main(int argc, char** argv) {
     test_gemvp(ctx);
     test_no_algorithm(ctx);
     test_exec_scratch(path);
+    test_autotune(path);
+    test_autotune_gemm(path);
     test_exec_concat_view_matmul(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:

@@ -649,8 +649,8 @@ static const fcase CASES[] = {
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
-static int plan_run(fb* b, aicf_backend backend, aicf_precision prec, int no_fusion, int* steps, int* kernels,
-                    float** outs, size_t* out_bytes) {
+static int plan_run_ex(fb* b, aicf_backend backend, aicf_precision prec, int no_fusion, int autotune, int* steps, int* kernels,
+                       float** outs, size_t* out_bytes, int* tuned) {
     aicf_plan_desc pd;
     aicf_plan* plan = NULL;
     aicf_exec* ex = NULL;
@@ -661,12 +661,17 @@ static int plan_run(fb* b, aicf_backend backend, aicf_precision prec, int no_fus
     pd.backend = backend;
     pd.policy.precision = prec;
     pd.policy.no_fusion = no_fusion;
+    pd.policy.autotune = autotune;
     if (aicf_plan_create(b->g, &pd, &plan) != AICF_SUCCESS) {
         printf("  plan: %s\n", aicf_last_error(b->ctx));
         return 0;
     }
     aicf_plan_stats_get(plan, &ps);
     *steps = ps.num_steps;
+    if (tuned) {
+        *tuned = 0;
+        for (i = 0; i < plan->n_steps; i++) *tuned += plan->steps[i].n_tuned > 0;
+    }
     if (aicf_exec_create(plan, NULL, &ex) != AICF_SUCCESS) {
         printf("  exec: %s\n", aicf_last_error(b->ctx));
         aicf_plan_destroy(plan);
@@ -693,6 +698,11 @@ static int plan_run(fb* b, aicf_backend backend, aicf_precision prec, int no_fus
     aicf_exec_destroy(ex);
     aicf_plan_destroy(plan);
     return ok;
+}
+
+static int plan_run(fb* b, aicf_backend backend, aicf_precision prec, int no_fusion, int* steps, int* kernels, float** outs,
+                    size_t* out_bytes) {
+    return plan_run_ex(b, backend, prec, no_fusion, 0, steps, kernels, outs, out_bytes, NULL);
 }
 
 /* max |a - b| / max(1e-6, max |b|) */
@@ -754,6 +764,20 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
                     }
                 } else {
                     CHECK(0, "%s: CPU reference runs", c->name);
+                }
+                /* autotuned (policy.autotune): other kernels, the same results */
+                if (out_ref[0]) {
+                    float* out_t[FB_MAX] = {0};
+                    size_t bytes_t[FB_MAX];
+                    int st = 0, kt = 0, tuned = 0;
+                    double tol = prec == AICF_PRECISION_FP16 ? 1e-2 : 1e-5;
+                    CHECK(plan_run_ex(&b, backend, prec, 0, 1, &st, &kt, out_t, bytes_t, &tuned), "%s %s: autotuned plan runs", c->name, pname);
+                    for (i = 0; i < b.n_out && out_t[i]; i++) {
+                        double e = bytes_t[i] == bytes_ref[i] ? rel_err(out_t[i], out_ref[i], bytes_ref[i] / 4) : 1e30;
+                        CHECK(e <= tol, "%s %s: CUDA autotuned (%d steps tuned) output %d vs CPU reference rel err %.3g > %.1g", c->name,
+                              pname, tuned, i, e, tol);
+                    }
+                    for (i = 0; i < FB_MAX; i++) free(out_t[i]);
                 }
             }
         }

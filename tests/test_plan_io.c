@@ -446,11 +446,103 @@ static int outs_equal(const outs* a, const outs* b) {
 /* policy text                                                                           */
 /* ===================================================================================== */
 static int policy_eq(const aicf_policy* a, const aicf_policy* b) {
-    return a->precision == b->precision && a->allow_cpu_fallback == b->allow_cpu_fallback && a->workspace_limit == b->workspace_limit &&
-           a->no_fusion == b->no_fusion && a->conv_algo == b->conv_algo && a->matmul_algo == b->matmul_algo;
+    int i;
+    if (!(a->precision == b->precision && a->allow_cpu_fallback == b->allow_cpu_fallback && a->workspace_limit == b->workspace_limit &&
+          a->no_fusion == b->no_fusion && a->conv_algo == b->conv_algo && a->matmul_algo == b->matmul_algo &&
+          !a->persistent == !b->persistent && !a->autotune == !b->autotune))
+        return 0;
+    for (i = 0; i < AICF_MAX_PINS; i++) {
+        const aicf_pin *x = &a->pins[i], *y = &b->pins[i];
+        if (strcmp(x->node, y->node) != 0) return 0;
+        if (x->node[0] && (x->kernel != y->kernel || x->cublaslt_algo != y->cublaslt_algo)) return 0;
+    }
+    return 1;
 }
 
 static aicf_result parse_str(aicf_context* ctx, const char* s, aicf_policy* out) { return aicf_policy_parse(ctx, s, strlen(s), out); }
+
+/* pins: random sets written and read back; what a pin line refuses */
+static void test_policy_pins(aicf_context* ctx) {
+    static const char alpha[] = "abcXYZ019_./:-+ ()[]'\"=";
+    int k, bad = 0;
+    for (k = 0; k < 300; k++) {
+        aicf_policy p, q;
+        char buf[8192];
+        int n = (int)(rnd() % (AICF_MAX_PINS + 1)), i, j;
+        memset(&p, 0, sizeof p);
+        p.autotune = (int)(rnd() & 1);
+        p.persistent = (int)(rnd() & 1);
+        for (i = 0; i < n; i++) {
+            aicf_pin* pin = &p.pins[i];
+            size_t len = 3 + (size_t)(rnd() % (AICF_PIN_NODE_CAP - 3));
+            for (j = 0; j < (int)len; j++) pin->node[j] = alpha[rnd() % (sizeof alpha - 1)];
+            pin->node[0] = 'n', pin->node[1] = (char)('a' + i), pin->node[len - 1] = 'z'; /* distinct, no blank at either end */
+            pin->kernel = (aicf_kernel_choice)(1 + rnd() % 5);
+            pin->cublaslt_algo = (pin->kernel == AICF_CHOICE_IM2COL_GEMM || pin->kernel == AICF_CHOICE_CUBLASLT) ? (int)(rnd() % 8) : 0;
+        }
+        memset(&q, 0x5a, sizeof q);
+        if (aicf_policy_format(&p, buf, sizeof buf, NULL) != AICF_SUCCESS || parse_str(ctx, buf, &q) != AICF_SUCCESS || !policy_eq(&p, &q)) {
+            if (!bad) printf("     pin round trip failed on:\n%s(%s)\n", buf, aicf_last_error(ctx));
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "policy pins: format -> parse round trip, %d of 300 random sets differ", bad);
+    {
+        aicf_policy q;
+        CHECK(parse_str(ctx, "pin = cublaslt/3 /encoder/layer.0/attention/MatMul  # a comment\nautotune = 1\npin = direct conv 1", &q) ==
+                      AICF_SUCCESS &&
+                  q.autotune == 1 && strcmp(q.pins[0].node, "/encoder/layer.0/attention/MatMul") == 0 && q.pins[0].kernel == AICF_CHOICE_CUBLASLT &&
+                  q.pins[0].cublaslt_algo == 3 && strcmp(q.pins[1].node, "conv 1") == 0 && q.pins[1].kernel == AICF_CHOICE_DIRECT &&
+                  q.pins[1].cublaslt_algo == 0 && q.pins[2].node[0] == 0,
+              "pin lines: names with spaces and slashes, /K, comments (%s)", aicf_last_error(ctx));
+    }
+    {
+        static const struct {
+            const char *text, *n1, *n2;
+        } BAD[] = {
+            {"pin = winograd conv1", "line 1", "does not start with a choice"},
+            {"pin = direct", "line 1", "names no node"},
+            {"pin = direct/1 conv1", "line 1", "/K (cuBLASLt heuristic result 0..7) follows only im2col_gemm or cublaslt"},
+            {"pin = cublaslt/8 mm", "line 1", "follows only im2col_gemm or cublaslt"},
+            {"pin = cublaslt/ mm", "line 1", "follows only"},
+            {"pin = cublaslt2 mm", "line 1", "does not start with a choice"},
+            {"pin = direct conv1\npin = generated conv1", "line 2", "node 'conv1' is pinned twice"},
+            {"autotune = 2", "line 1", "autotune"},
+            {"autotune = 1\nautotune = 0", "line 2", "'autotune' given twice"},
+        };
+        size_t i;
+        for (i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+            aicf_policy q;
+            CHECK_ERR(ctx, parse_str(ctx, BAD[i].text, &q), AICF_ERROR_INVALID_ARGUMENT, BAD[i].n1, BAD[i].n2);
+        }
+    }
+    {
+        char text[4096];
+        size_t len = 0;
+        aicf_policy q;
+        int i;
+        for (i = 0; i <= AICF_MAX_PINS; i++) len += (size_t)snprintf(text + len, sizeof text - len, "pin = direct c%d\n", i);
+        CHECK_ERR(ctx, parse_str(ctx, text, &q), AICF_ERROR_INVALID_ARGUMENT, "line 17", "more than 16 pins");
+        memcpy(text, "pin = direct ", 13);
+        memset(text + 13, 'x', AICF_PIN_NODE_CAP);
+        text[13 + AICF_PIN_NODE_CAP] = 0;
+        CHECK_ERR(ctx, parse_str(ctx, text, &q), AICF_ERROR_INVALID_ARGUMENT, "line 1", "node name of 128 bytes");
+    }
+    { /* names a line cannot carry are refused by the writer */
+        static const char* const NAMES[] = {"a#b", " lead", "trail ", "tab\there", "nl\nx"};
+        size_t i;
+        for (i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+            aicf_policy p;
+            char buf[2048];
+            memset(&p, 0, sizeof p);
+            snprintf(p.pins[0].node, sizeof p.pins[0].node, "%s", NAMES[i]);
+            p.pins[0].kernel = AICF_CHOICE_DIRECT;
+            CHECK(aicf_policy_format(&p, buf, sizeof buf, NULL) == AICF_ERROR_INVALID_ARGUMENT, "policy format refuses the pin name '%s'",
+                  NAMES[i]);
+        }
+    }
+}
+
 
 static void test_policy_roundtrip(aicf_context* ctx) {
     static const size_t limits[6] = {0, 1, 4096, (size_t)32 << 20, (size_t)3 << 30, SIZE_MAX};
@@ -1518,7 +1610,13 @@ static void test_fake_cuda(void) {
             if (e) expect_refused(ctx, g, "invalid blob", e, strlen(e), AICF_ERROR_PLAN_MISMATCH, "cublasLtMatmulAlgoCheck refuses it", NULL);
             free(e);
             e = replace_in(s, "  algo 0 ", "results=3", "results=0", &line);
-            if (e) expect_refused(ctx, g, "0 results", e, strlen(e), AICF_ERROR_PLAN_MISMATCH, "result count 0", NULL);
+            if (e) expect_refused(ctx, g, "0 results", e, strlen(e), AICF_ERROR_PLAN_MISMATCH, "heuristic result 0 of 0 is not within", NULL);
+            free(e);
+            e = replace_in(s, "  algo 0 ", "index=0", "index=5", &line);
+            if (e) expect_refused(ctx, g, "index past the results", e, strlen(e), AICF_ERROR_PLAN_MISMATCH, "heuristic result 5 of 3", NULL);
+            free(e);
+            e = replace_in(s, "  algo 0 ", " index=0", "", &line);
+            if (e) expect_refused(ctx, g, "no index", e, strlen(e), AICF_ERROR_INVALID_MODEL, "needs index=K", NULL);
             free(e);
             e = replace_in(s, "  algo 0 ", "align=256,", "align=128,", &line);
             if (e) expect_refused(ctx, g, "alignment", e, strlen(e), AICF_ERROR_PLAN_MISMATCH, "alignments", NULL);
@@ -1586,6 +1684,7 @@ int main(void) {
     }
     test_policy_roundtrip(ctx);
     test_policy_errors(ctx);
+    test_policy_pins(ctx);
     test_policy_files(ctx);
     test_cpu_roundtrips(ctx);
     test_data_models(ctx);
