@@ -274,6 +274,12 @@ aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_
 enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
 #define AICF__TUNE_MAX 8 /* candidates of one step: 2 generated + AICF_AUTOTUNE_CUBLASLT_ALGOS (+ spare) */
 
+/* one autotuning candidate of a step and its measured time */
+struct aicf__tuned {
+    int choice, lt;            /* aicf_kernel_choice and cuBLASLt heuristic result */
+    int64_t ns;                /* device time of one run of the step, nanoseconds */
+};
+
 typedef struct aicf__step {
     aicf__step_kind kind;
     int node;                  /* node index in plan->g, or -1 */
@@ -304,10 +310,7 @@ typedef struct aicf__step {
     int choice_lt;             /* cuBLASLt heuristic result its matmuls take (0 = the first) */
     int choice_src;            /* AICF__CHOICE_FROM_* */
     int n_tuned;               /* autotune: candidates timed (0 = not tuned) */
-    struct aicf__tuned {
-        int choice, lt;        /* the candidate */
-        int64_t ns;            /* measured device time of one run of the step, nanoseconds */
-    } tuned[AICF__TUNE_MAX];
+    struct aicf__tuned tuned[AICF__TUNE_MAX];
 } aicf__step;
 
 struct aicf_plan {

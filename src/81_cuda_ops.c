@@ -3749,11 +3749,12 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
             char why[sizeof c.reason];
             int k, best = 0;
             if (st->choice_src == AICF__CHOICE_FROM_PIN)
-                snprintf(why, sizeof why, "pinned %s%s%.0d; %s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt, c.reason);
+                snprintf(why, sizeof why, "pinned %s%s%.0d; %.150s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
+                         c.reason);
             else {
                 for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
                     if (st->tuned[k].ns < st->tuned[best].ns) best = k;
-                snprintf(why, sizeof why, "autotuned: %s%s%.0d fastest of %d (%.2f us); %s", aicf__choice_name(st->choice),
+                snprintf(why, sizeof why, "autotuned: %s%s%.0d fastest of %d (%.2f us); %.120s", aicf__choice_name(st->choice),
                          st->choice_lt ? "/" : "", st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0,
                          c.reason);
             }

@@ -744,7 +744,7 @@ static void test_fake_exec(void) {
         md.lda = md.ldb = md.ldc = 8;
         md.batch = 1;
         md.dtype = AICF_DTYPE_FLOAT32;
-        r = aicf__cuda_matmul_plan(&tp.p, &md, &algo, reason, sizeof reason);
+        r = aicf__cuda_matmul_plan(&tp.p, 0, &md, 0, &algo, reason, sizeof reason);
         CHECK_ERR(ctx, r, AICF_ERROR_UNSUPPORTED, "cuBLASLt not found");
         CHECK(algo == NULL, "no algorithm record");
         tplan_free(&tp);

@@ -332,7 +332,7 @@ static void run_matmul_case(aicf_context* ctx, const mm_case* c) {
     m->d.tf32 = c->tf32;
     m->d.bias = c->bias;
     m->d.relu = c->relu;
-    r = aicf__cuda_matmul_plan(&sp.p, &m->d, &m->algo, reason, sizeof reason);
+    r = aicf__cuda_matmul_plan(&sp.p, 0, &m->d, 0, &m->algo, reason, sizeof reason);
     CHECK(r == AICF_SUCCESS, "%s: matmul_plan: %s", c->name, aicf_last_error(ctx));
     if (r != AICF_SUCCESS) goto done;
     r = sp_exec(&sp, &e, 0);
@@ -437,7 +437,7 @@ static void test_chain(aicf_context* ctx, uint32_t flags) {
     sp.mm[0].d.batch = 1;
     sp.mm[0].d.alpha = 1.0f;
     sp.mm[0].d.dtype = AICF_DTYPE_FLOAT32;
-    r = aicf__cuda_matmul_plan(&sp.p, &sp.mm[0].d, &sp.mm[0].algo, reason, sizeof reason);
+    r = aicf__cuda_matmul_plan(&sp.p, 0, &sp.mm[0].d, 0, &sp.mm[0].algo, reason, sizeof reason);
     CHECK(r == AICF_SUCCESS, "%s: matmul plan: %s", what, aicf_last_error(ctx));
     if (r == AICF_SUCCESS) r = sp_exec(&sp, &e, flags);
     CHECK(r == AICF_SUCCESS, "%s: exec: %s", what, aicf_last_error(ctx));
