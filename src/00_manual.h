@@ -119,10 +119,21 @@
    touching memory. Same results; measured (docs/benchmarks.md) it saves ~0.3 us per edge on
    chains of small kernels and loses on convolution-heavy graphs, hence opt-in.
    aicf_exec_stats.programmatic_edges counts the edges it made.
-   Batch-1 Linear layers (Gemm, transB, M <= 8) run on generated GEMV kernels; one next to a
-   float32 <-> float16 boundary Cast joins it in one launch (aicf_gemvp_*). The policy key
-   `persistent = 1` joins consecutive such layers into one launch with grid barriers between
-   them: same results, but measured slower on an H100 (docs/benchmarks.md), hence opt-in.
+   Batch-1 Linear layers (Gemm, transB, M <= 8) run on generated GEMV kernels; the float32 <->
+   float16 boundary Casts beside one are done by the GEMV itself (no launch of their own). The
+   policy key `persistent = 1` joins consecutive such layers into one launch (aicf_gemvp_*) with
+   grid barriers between them: same results, but measured slower on an H100
+   (docs/benchmarks.md), hence opt-in.
+
+   KERNEL CHOICES: PINS AND AUTOTUNING
+   Each Conv, Gemm and MatMul step has a kernel family (aicf_kernel_choice): the rules of the
+   policy (conv_algo, matmul_algo, the cost model) pick it, a pin fixes it for one node:
+       strcpy(desc.policy.pins[0].node, "conv1");
+       desc.policy.pins[0].kernel = AICF_CHOICE_DIRECT;         (policy text: pin = direct conv1)
+   and policy.autotune = 1 times every unpinned step under each choice on the device at plan
+   creation and keeps the fastest (plan creation then takes about a second for a ResNet-50).
+   aicf_plan_explain lists each tuned step's candidates with their times; a saved plan keeps
+   the decisions and the times, and loads without timing again.
 
    CONFIGURATION MACROS
    ====================

@@ -219,11 +219,13 @@ def autotune_tests():
                 record(tname, "skipped", fp16_out_of_range(f, ["--input-arange"]))
             else:
                 record(tname, "failed", out.strip()[-600:])
-    f = os.path.join(MODELS, "onnx_light", "light_resnet50.onnx")
-    tname = "autotune light_resnet50 fp16: plan --save, run --plan"
+    # densenet121 at fp16 (light_resnet50's activations leave float16's range on this input):
+    # tensor-core convs, Concat views, cuBLASLt
+    f = os.path.join(MODELS, "onnx_light", "light_densenet121.onnx")
+    tname = "autotune light_densenet121 fp16: plan --save, run --plan"
     if os.path.exists(f) and (not args.filter or args.filter in tname):
         with tempfile.TemporaryDirectory() as td:
-            pf = os.path.join(td, "r50.plan")
+            pf = os.path.join(td, "densenet.plan")
             rc1, out1, _ = run([aicf, "plan", f, "--backend", "cuda", "--precision", "fp16", "--autotune", "--save", pf], 900)
             rc2, out2, dt = run([aicf, "run", f, "--plan", pf, "--input-arange", "--expect", f[:-5] + "_output_0.pb"], 900)
             tuned = open(pf).read().count("from=autotune") if os.path.exists(pf) else 0
