@@ -417,13 +417,15 @@ typedef enum aicf_kernel_choice {
 
 /* Pins one node's step to a kernel family: that step is lowered with `kernel` whatever the
    policy's rules say, and only that step changes. `node` is the ONNX node name of a Conv, Gemm
-   or MatMul (the step's main node); "" marks an unused slot. `cublaslt_algo`: for the choices
-   that run cuBLASLt (IM2COL_GEMM, CUBLASLT), which of cuBLASLt's heuristic results to take
-   (0 = the first, as without a pin; at most 7); 0 for the others. */
+   or MatMul (the step's main node); "" marks an unused slot. `variant` refines the choice
+   (0 = as the rules would, for every choice): for IM2COL_GEMM and CUBLASLT, which of
+   cuBLASLt's heuristic results to take (0..7, 0 = the first); for IMPLICIT_GEMM_TC, the K split:
+   2^(variant-1) parts (1..6: 1 to 32 splits, each with its float32 partial sums in the step's
+   scratch and one reduction launch); 0 for DIRECT and GENERATED. */
 typedef struct aicf_pin {
     char node[AICF_PIN_NODE_CAP];
     aicf_kernel_choice kernel;
-    int cublaslt_algo;
+    int variant;
 } aicf_pin;
 
 typedef struct aicf_policy {
@@ -441,7 +443,8 @@ typedef struct aicf_policy {
                                reference MLP measured 21.9 us joined vs 16.0 us separate */
     int autotune;           /* CUDA, 1: every Conv, Gemm and MatMul step that is not pinned is
                                timed on the device at plan creation under each kernel choice
-                               that applies (the generated kernels, cuBLASLt with its first
+                               that applies (the generated kernels, the tensor-core conv with
+                               each K split, cuBLASLt with its first
                                AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results) and takes the
                                fastest; the plan records every candidate's measured time
                                (aicf_plan_explain, plan files). A saved plan loads with those
@@ -589,8 +592,10 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
                                             MatMul step at plan creation, keep the fastest)
        pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
                                             of the line, takes CHOICE = direct | im2col_gemm |
-                                            implicit_gemm_tc | cublaslt | generated; /K picks
-                                            cuBLASLt's heuristic result K; NODE may not hold '#')
+                                            implicit_gemm_tc | cublaslt | generated; /K is the
+                                            pin's variant: cuBLASLt's heuristic result K, or for
+                                            implicit_gemm_tc 2^(K-1) K splits; NODE may not
+                                            hold '#')
    aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
    line, then one `pin` line per used pin slot, so parse(format(p)) == p for every valid policy
    (pins come back in slot order, packed from slot 0). Writes into buf (NUL-terminated when
@@ -986,7 +991,8 @@ aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_
 
 /* aicf__step.choice_src */
 enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
-#define AICF__TUNE_MAX 8 /* candidates of one step: 2 generated + AICF_AUTOTUNE_CUBLASLT_ALGOS (+ spare) */
+#define AICF__TUNE_MAX 12 /* candidates of one step: a Conv's direct, tensor-core K splits 0..6 and
+                              AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results */
 
 /* one autotuning candidate of a step and its measured time */
 struct aicf__tuned {
@@ -1268,6 +1274,9 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
    in st->choice (choice_src TUNE) with every candidate's time in st->tuned. The caller then
    lowers and places the plan again. */
 aicf_result aicf__cuda_tune(aicf_plan* p);
+/* FNV-1a of step si's lowered program (launches, arguments, patches, cuBLASLt records); 0 if none:
+   two candidates with the same hash run the same launches */
+uint64_t aicf__cuda_step_hash(const aicf_plan* p, int si);
 /* "direct", "im2col_gemm", ... for an aicf_kernel_choice; "rule" for 0, "?" out of range */
 const char* aicf__choice_name(int choice);
 
@@ -11546,7 +11555,10 @@ const char* aicf__choice_name(int choice) {
 }
 
 static int aicf__choice_is_conv(int choice) { return choice >= AICF_CHOICE_DIRECT && choice <= AICF_CHOICE_IMPLICIT_GEMM_TC; }
-static int aicf__choice_runs_lt(int choice) { return choice == AICF_CHOICE_IM2COL_GEMM || choice == AICF_CHOICE_CUBLASLT; }
+/* the largest variant of a choice: cuBLASLt results 0..7, tensor-core K splits 1..6 (1..32 parts) */
+static int aicf__choice_max_variant(int choice) {
+    return choice == AICF_CHOICE_IM2COL_GEMM || choice == AICF_CHOICE_CUBLASLT ? 7 : choice == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 0;
+}
 
 /* The policy's pins, checked against the caller's graph (any backend): a known choice, a
    cuBLASLt result index only where cuBLASLt runs, each node pinned once and present. */
@@ -11562,10 +11574,10 @@ static aicf_result aicf__check_pins(aicf_context* ctx, const aicf_graph* graph, 
         if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED)
             return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] (node '%s'): kernel %d is not a choice (1..5)", i,
                              pin->node, (int)pin->kernel);
-        if (pin->cublaslt_algo < 0 || pin->cublaslt_algo > 7 || (pin->cublaslt_algo > 0 && !aicf__choice_runs_lt((int)pin->kernel)))
+        if (pin->variant < 0 || pin->variant > aicf__choice_max_variant((int)pin->kernel))
             return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
-                             "aicf_plan_create: policy.pins[%d] (node '%s'): cublaslt_algo %d (0..7, and non-zero only for im2col_gemm or cublaslt, "
-                             "not %s)", i, pin->node, pin->cublaslt_algo, aicf__choice_name((int)pin->kernel));
+                             "aicf_plan_create: policy.pins[%d] (node '%s'): variant %d is not one of %s's (0..%d)", i, pin->node,
+                             pin->variant, aicf__choice_name((int)pin->kernel), aicf__choice_max_variant((int)pin->kernel));
         for (j = 0; j < i; j++)
             if (strcmp(pol->pins[j].node, pin->node) == 0)
                 return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] and [%d] both pin node '%s'", j, i, pin->node);
@@ -11614,7 +11626,7 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                              pin->node, aicf__choice_name((int)pin->kernel), g->nodes[p->steps[step].node].op_type,
                              op == AICF__OP_Conv ? "direct, im2col_gemm, implicit_gemm_tc" : "cublaslt, generated");
         p->steps[step].choice = (int)pin->kernel;
-        p->steps[step].choice_lt = pin->cublaslt_algo;
+        p->steps[step].choice_lt = pin->variant;
         p->steps[step].choice_src = AICF__CHOICE_FROM_PIN;
     }
     for (i = 0; saved && i < saved->n; i++) {
@@ -12847,8 +12859,11 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
         const aicf_pin* pin = &pol->pins[i];
         if (!memchr(pin->node, 0, sizeof pin->node)) return AICF_ERROR_INVALID_ARGUMENT;
         if (!pin->node[0]) continue;
-        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->cublaslt_algo < 0 ||
-            pin->cublaslt_algo > 7 || !aicf__io_pin_name_ok(pin->node))
+        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->variant < 0 ||
+            pin->variant > (pin->kernel == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 7) ||
+            (pin->variant > 0 && pin->kernel != AICF_CHOICE_IMPLICIT_GEMM_TC && pin->kernel != AICF_CHOICE_IM2COL_GEMM &&
+             pin->kernel != AICF_CHOICE_CUBLASLT) ||
+            !aicf__io_pin_name_ok(pin->node))
             return AICF_ERROR_INVALID_ARGUMENT;
     }
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
@@ -12863,7 +12878,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
         const aicf_pin* pin = &pol->pins[i];
         if (!pin->node[0]) continue;
         aicf__sbuf_printf(b, "%spin = %s", prefix, aicf__choice_name((int)pin->kernel));
-        if (pin->cublaslt_algo) aicf__sbuf_printf(b, "/%d", pin->cublaslt_algo);
+        if (pin->variant) aicf__sbuf_printf(b, "/%d", pin->variant);
         aicf__sbuf_printf(b, " %s\n", pin->node);
     }
     return AICF_SUCCESS;
@@ -12962,9 +12977,10 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             size_t d0 = ++cn;
             uint64_t x = 0;
             while (cn < vn && v[cn] >= '0' && v[cn] <= '9') cn++;
-            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, 7, &x) || (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT))
-                return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K (cuBLASLt heuristic result 0..7) follows only im2col_gemm "
-                                 "or cublaslt", fn, line, show2);
+            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, choice == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 7, &x) ||
+                (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT && choice != AICF_CHOICE_IMPLICIT_GEMM_TC))
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K follows only im2col_gemm or cublaslt (cuBLASLt "
+                                 "heuristic result 0..7) and implicit_gemm_tc (2^(K-1) K splits, 1..6)", fn, line, show2);
             lt = (int)x;
         }
         if (cn < vn && v[cn] != ' ' && v[cn] != '\t')
@@ -12987,7 +13003,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         memcpy(pin->node, v + cn, vn - cn);
         pin->node[vn - cn] = 0;
         pin->kernel = (aicf_kernel_choice)choice;
-        pin->cublaslt_algo = lt;
+        pin->variant = lt;
         return AICF_SUCCESS;
     }
     case AICF__POL_FALLBACK:
@@ -13067,7 +13083,7 @@ aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const
     r = aicf_policy_format(policy, buf, sizeof buf, &need);
     if (r != AICF_SUCCESS)
         return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d) "
-                         "or a pin that a policy line cannot carry (a choice out of range, cublaslt_algo outside 0..7, a node name "
+                         "or a pin that a policy line cannot carry (a choice out of range, variant outside 0..7, a node name "
                          "with '#', control bytes or blanks at either end)",
                          (int)policy->precision, (int)policy->conv_algo, (int)policy->matmul_algo);
     if (need > sizeof buf) return aicf__err(ctx, AICF_ERROR_STATE, "aicf_policy_save: policy text of %zu bytes", need);
@@ -16360,7 +16376,9 @@ static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, 
    each candidate's scratch after it), its weights uploaded as the exec would, the arena filled
    with random float16 values in [-1, 1) (read as float32 they are finite and small too). A
    candidate that does not apply (aicf_plan_create's pinned-choice check, here silent) is
-   skipped; the fastest of those timed wins, the first listed on a tie. */
+   skipped, and so is one whose lowered program equals a candidate's already timed
+   (aicf__cuda_step_hash: a K split equal to the rule's, a cuBLASLt algorithm listed twice); the
+   fastest of those timed wins, the first listed on a tie. */
 #define AICF__TUNE_REPS 8
 #define AICF__TUNE_RUNS 5
 
@@ -16375,7 +16393,7 @@ static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
     op = (int)p->g->nodes[st->node].op;
     if (op == (int)AICF__OP_Conv) {
         c[n].choice = AICF_CHOICE_DIRECT, c[n++].lt = 0;
-        c[n].choice = AICF_CHOICE_IMPLICIT_GEMM_TC, c[n++].lt = 0;
+        for (k = 0; k <= 6; k++) c[n].choice = AICF_CHOICE_IMPLICIT_GEMM_TC, c[n++].lt = k; /* the rule's split, then 1..32 */
         for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_IM2COL_GEMM, c[n++].lt = k;
     } else if (op == (int)AICF__OP_Gemm || op == (int)AICF__OP_MatMul) {
         c[n].choice = AICF_CHOICE_GENERATED, c[n++].lt = 0;
@@ -16383,7 +16401,7 @@ static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
     }
     return n;
 }
-typedef char aicf__tune_check_max[2 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
+typedef char aicf__tune_check_max[8 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
 
 static int aicf__tune_cmp_float(const void* a, const void* b) {
     float x = *(const float*)a, y = *(const float*)b;
@@ -16544,6 +16562,7 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
         size_t keep_bytes = st->scratch_bytes, keep_off = st->scratch_offset;
         int n = aicf__tune_cands(p, si, c), best = -1, n_t = 0;
         struct aicf__tuned t[AICF__TUNE_MAX];
+        uint64_t hash[AICF__TUNE_MAX];
         if (n < 2) continue;
         for (k = 0; k < n && res == AICF_SUCCESS; k++) {
             size_t b = 0;
@@ -16566,6 +16585,14 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
             if (lr != AICF_SUCCESS) {
                 res = lr;
                 break;
+            }
+            { /* the same launches as a candidate already timed (a K split equal to the rule's,
+                 cuBLASLt returning one algorithm twice): not timed again */
+                uint64_t h = aicf__cuda_step_hash(p, si);
+                int j, dup = 0;
+                for (j = 0; j < n_t; j++) dup |= hash[j] == h;
+                if (dup) continue;
+                hash[n_t] = h;
             }
             t[n_t].choice = c[k].choice;
             t[n_t].lt = c[k].lt;
@@ -20608,6 +20635,14 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
 /* ---- the op program as plain data, for plan files and explain (>>plan_io) ---- */
 typedef char aicf__cuo_check_view[AICF__CUO_MAX_PATCH <= AICF__CUDA_VIEW_MAX_PATCH ? 1 : -1]; /* aicf__cuda_op_view's arrays */
 
+uint64_t aicf__cuda_step_hash(const aicf_plan* p, int si) {
+    const aicf__cuo_prog* pr;
+    if (!p || si < 0 || si >= p->n_steps || !p->steps[si].backend) return 0;
+    pr = (const aicf__cuo_prog*)p->steps[si].backend;
+    return aicf__fnv1a(AICF__FNV_BASIS, pr,
+                       AICF__CUO_HDR + (size_t)pr->n_ops * sizeof(aicf__cuo_op) + (size_t)pr->n_algo * AICF__CUO_ALGO_BYTES);
+}
+
 int aicf__cuda_step_ops(const aicf_plan* p, int si, int* n_algo) {
     const aicf__cuo_prog* pr;
     if (n_algo) *n_algo = 0;
@@ -20815,12 +20850,24 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
         if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
     }
+    if (c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 0) { /* a pinned or tried K split */
+        int64_t want = (int64_t)1 << (c->st->choice_lt - 1);
+        if (want > ktiles || want > AICF__CUC_TC_MAX_SPLITS) return "K split: more parts than K tiles of 32";
+        if (want > 1) {
+            int64_t k2 = (ktiles + want - 1) / want;
+            if ((ktiles + k2 - 1) / k2 != want) return "K split: a part would be empty";
+        }
+        splits = want;
+    }
     if (splits > 1) {
         kt = (ktiles + splits - 1) / splits;
         splits = (ktiles + kt - 1) / kt; /* no empty split */
         if (!aicf__mul_size((size_t)splits, (size_t)M, &ws) || !aicf__mul_size(ws, (size_t)NP, &ws) ||
-            !aicf__mul_size(ws, 4, &ws) || ws > AICF__CUC_AUTO_MAX_SCRATCH)
+            !aicf__mul_size(ws, 4, &ws) || ws > AICF__CUC_AUTO_MAX_SCRATCH) {
+            if (c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 0)
+                return "K split: partial sums over 1 GiB";
             splits = 1;
+        }
     }
     if (splits <= 1) {
         splits = 1;

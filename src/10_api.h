@@ -249,13 +249,15 @@ typedef enum aicf_kernel_choice {
 
 /* Pins one node's step to a kernel family: that step is lowered with `kernel` whatever the
    policy's rules say, and only that step changes. `node` is the ONNX node name of a Conv, Gemm
-   or MatMul (the step's main node); "" marks an unused slot. `cublaslt_algo`: for the choices
-   that run cuBLASLt (IM2COL_GEMM, CUBLASLT), which of cuBLASLt's heuristic results to take
-   (0 = the first, as without a pin; at most 7); 0 for the others. */
+   or MatMul (the step's main node); "" marks an unused slot. `variant` refines the choice
+   (0 = as the rules would, for every choice): for IM2COL_GEMM and CUBLASLT, which of
+   cuBLASLt's heuristic results to take (0..7, 0 = the first); for IMPLICIT_GEMM_TC, the K split:
+   2^(variant-1) parts (1..6: 1 to 32 splits, each with its float32 partial sums in the step's
+   scratch and one reduction launch); 0 for DIRECT and GENERATED. */
 typedef struct aicf_pin {
     char node[AICF_PIN_NODE_CAP];
     aicf_kernel_choice kernel;
-    int cublaslt_algo;
+    int variant;
 } aicf_pin;
 
 typedef struct aicf_policy {
@@ -273,7 +275,8 @@ typedef struct aicf_policy {
                                reference MLP measured 21.9 us joined vs 16.0 us separate */
     int autotune;           /* CUDA, 1: every Conv, Gemm and MatMul step that is not pinned is
                                timed on the device at plan creation under each kernel choice
-                               that applies (the generated kernels, cuBLASLt with its first
+                               that applies (the generated kernels, the tensor-core conv with
+                               each K split, cuBLASLt with its first
                                AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results) and takes the
                                fastest; the plan records every candidate's measured time
                                (aicf_plan_explain, plan files). A saved plan loads with those
@@ -421,8 +424,10 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
                                             MatMul step at plan creation, keep the fastest)
        pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
                                             of the line, takes CHOICE = direct | im2col_gemm |
-                                            implicit_gemm_tc | cublaslt | generated; /K picks
-                                            cuBLASLt's heuristic result K; NODE may not hold '#')
+                                            implicit_gemm_tc | cublaslt | generated; /K is the
+                                            pin's variant: cuBLASLt's heuristic result K, or for
+                                            implicit_gemm_tc 2^(K-1) K splits; NODE may not
+                                            hold '#')
    aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
    line, then one `pin` line per used pin slot, so parse(format(p)) == p for every valid policy
    (pins come back in slot order, packed from slot 0). Writes into buf (NUL-terminated when

@@ -272,7 +272,8 @@ aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_
 
 /* aicf__step.choice_src */
 enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
-#define AICF__TUNE_MAX 8 /* candidates of one step: 2 generated + AICF_AUTOTUNE_CUBLASLT_ALGOS (+ spare) */
+#define AICF__TUNE_MAX 12 /* candidates of one step: a Conv's direct, tensor-core K splits 0..6 and
+                              AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results */
 
 /* one autotuning candidate of a step and its measured time */
 struct aicf__tuned {
@@ -554,6 +555,9 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
    in st->choice (choice_src TUNE) with every candidate's time in st->tuned. The caller then
    lowers and places the plan again. */
 aicf_result aicf__cuda_tune(aicf_plan* p);
+/* FNV-1a of step si's lowered program (launches, arguments, patches, cuBLASLt records); 0 if none:
+   two candidates with the same hash run the same launches */
+uint64_t aicf__cuda_step_hash(const aicf_plan* p, int si);
 /* "direct", "im2col_gemm", ... for an aicf_kernel_choice; "rule" for 0, "?" out of range */
 const char* aicf__choice_name(int choice);
 

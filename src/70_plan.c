@@ -1031,7 +1031,10 @@ const char* aicf__choice_name(int choice) {
 }
 
 static int aicf__choice_is_conv(int choice) { return choice >= AICF_CHOICE_DIRECT && choice <= AICF_CHOICE_IMPLICIT_GEMM_TC; }
-static int aicf__choice_runs_lt(int choice) { return choice == AICF_CHOICE_IM2COL_GEMM || choice == AICF_CHOICE_CUBLASLT; }
+/* the largest variant of a choice: cuBLASLt results 0..7, tensor-core K splits 1..6 (1..32 parts) */
+static int aicf__choice_max_variant(int choice) {
+    return choice == AICF_CHOICE_IM2COL_GEMM || choice == AICF_CHOICE_CUBLASLT ? 7 : choice == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 0;
+}
 
 /* The policy's pins, checked against the caller's graph (any backend): a known choice, a
    cuBLASLt result index only where cuBLASLt runs, each node pinned once and present. */
@@ -1047,10 +1050,10 @@ static aicf_result aicf__check_pins(aicf_context* ctx, const aicf_graph* graph, 
         if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED)
             return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] (node '%s'): kernel %d is not a choice (1..5)", i,
                              pin->node, (int)pin->kernel);
-        if (pin->cublaslt_algo < 0 || pin->cublaslt_algo > 7 || (pin->cublaslt_algo > 0 && !aicf__choice_runs_lt((int)pin->kernel)))
+        if (pin->variant < 0 || pin->variant > aicf__choice_max_variant((int)pin->kernel))
             return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
-                             "aicf_plan_create: policy.pins[%d] (node '%s'): cublaslt_algo %d (0..7, and non-zero only for im2col_gemm or cublaslt, "
-                             "not %s)", i, pin->node, pin->cublaslt_algo, aicf__choice_name((int)pin->kernel));
+                             "aicf_plan_create: policy.pins[%d] (node '%s'): variant %d is not one of %s's (0..%d)", i, pin->node,
+                             pin->variant, aicf__choice_name((int)pin->kernel), aicf__choice_max_variant((int)pin->kernel));
         for (j = 0; j < i; j++)
             if (strcmp(pol->pins[j].node, pin->node) == 0)
                 return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy.pins[%d] and [%d] both pin node '%s'", j, i, pin->node);
@@ -1099,7 +1102,7 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                              pin->node, aicf__choice_name((int)pin->kernel), g->nodes[p->steps[step].node].op_type,
                              op == AICF__OP_Conv ? "direct, im2col_gemm, implicit_gemm_tc" : "cublaslt, generated");
         p->steps[step].choice = (int)pin->kernel;
-        p->steps[step].choice_lt = pin->cublaslt_algo;
+        p->steps[step].choice_lt = pin->variant;
         p->steps[step].choice_src = AICF__CHOICE_FROM_PIN;
     }
     for (i = 0; saved && i < saved->n; i++) {

@@ -427,8 +427,11 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
         const aicf_pin* pin = &pol->pins[i];
         if (!memchr(pin->node, 0, sizeof pin->node)) return AICF_ERROR_INVALID_ARGUMENT;
         if (!pin->node[0]) continue;
-        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->cublaslt_algo < 0 ||
-            pin->cublaslt_algo > 7 || !aicf__io_pin_name_ok(pin->node))
+        if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->variant < 0 ||
+            pin->variant > (pin->kernel == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 7) ||
+            (pin->variant > 0 && pin->kernel != AICF_CHOICE_IMPLICIT_GEMM_TC && pin->kernel != AICF_CHOICE_IM2COL_GEMM &&
+             pin->kernel != AICF_CHOICE_CUBLASLT) ||
+            !aicf__io_pin_name_ok(pin->node))
             return AICF_ERROR_INVALID_ARGUMENT;
     }
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
@@ -443,7 +446,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
         const aicf_pin* pin = &pol->pins[i];
         if (!pin->node[0]) continue;
         aicf__sbuf_printf(b, "%spin = %s", prefix, aicf__choice_name((int)pin->kernel));
-        if (pin->cublaslt_algo) aicf__sbuf_printf(b, "/%d", pin->cublaslt_algo);
+        if (pin->variant) aicf__sbuf_printf(b, "/%d", pin->variant);
         aicf__sbuf_printf(b, " %s\n", pin->node);
     }
     return AICF_SUCCESS;
@@ -542,9 +545,10 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             size_t d0 = ++cn;
             uint64_t x = 0;
             while (cn < vn && v[cn] >= '0' && v[cn] <= '9') cn++;
-            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, 7, &x) || (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT))
-                return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K (cuBLASLt heuristic result 0..7) follows only im2col_gemm "
-                                 "or cublaslt", fn, line, show2);
+            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, choice == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 7, &x) ||
+                (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT && choice != AICF_CHOICE_IMPLICIT_GEMM_TC))
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K follows only im2col_gemm or cublaslt (cuBLASLt "
+                                 "heuristic result 0..7) and implicit_gemm_tc (2^(K-1) K splits, 1..6)", fn, line, show2);
             lt = (int)x;
         }
         if (cn < vn && v[cn] != ' ' && v[cn] != '\t')
@@ -567,7 +571,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         memcpy(pin->node, v + cn, vn - cn);
         pin->node[vn - cn] = 0;
         pin->kernel = (aicf_kernel_choice)choice;
-        pin->cublaslt_algo = lt;
+        pin->variant = lt;
         return AICF_SUCCESS;
     }
     case AICF__POL_FALLBACK:
@@ -647,7 +651,7 @@ aicf_result aicf_policy_save(aicf_context* ctx, const aicf_policy* policy, const
     r = aicf_policy_format(policy, buf, sizeof buf, &need);
     if (r != AICF_SUCCESS)
         return aicf__err(ctx, r, "aicf_policy_save: the policy has an enum value out of range (precision %d, conv_algo %d, matmul_algo %d) "
-                         "or a pin that a policy line cannot carry (a choice out of range, cublaslt_algo outside 0..7, a node name "
+                         "or a pin that a policy line cannot carry (a choice out of range, variant outside 0..7, a node name "
                          "with '#', control bytes or blanks at either end)",
                          (int)policy->precision, (int)policy->conv_algo, (int)policy->matmul_algo);
     if (need > sizeof buf) return aicf__err(ctx, AICF_ERROR_STATE, "aicf_policy_save: policy text of %zu bytes", need);

@@ -2238,7 +2238,9 @@ static aicf_result aicf__cuda_exec_profile(aicf_exec* e, int warmup, int iters, 
    each candidate's scratch after it), its weights uploaded as the exec would, the arena filled
    with random float16 values in [-1, 1) (read as float32 they are finite and small too). A
    candidate that does not apply (aicf_plan_create's pinned-choice check, here silent) is
-   skipped; the fastest of those timed wins, the first listed on a tie. */
+   skipped, and so is one whose lowered program equals a candidate's already timed
+   (aicf__cuda_step_hash: a K split equal to the rule's, a cuBLASLt algorithm listed twice); the
+   fastest of those timed wins, the first listed on a tie. */
 #define AICF__TUNE_REPS 8
 #define AICF__TUNE_RUNS 5
 
@@ -2253,7 +2255,7 @@ static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
     op = (int)p->g->nodes[st->node].op;
     if (op == (int)AICF__OP_Conv) {
         c[n].choice = AICF_CHOICE_DIRECT, c[n++].lt = 0;
-        c[n].choice = AICF_CHOICE_IMPLICIT_GEMM_TC, c[n++].lt = 0;
+        for (k = 0; k <= 6; k++) c[n].choice = AICF_CHOICE_IMPLICIT_GEMM_TC, c[n++].lt = k; /* the rule's split, then 1..32 */
         for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_IM2COL_GEMM, c[n++].lt = k;
     } else if (op == (int)AICF__OP_Gemm || op == (int)AICF__OP_MatMul) {
         c[n].choice = AICF_CHOICE_GENERATED, c[n++].lt = 0;
@@ -2261,7 +2263,7 @@ static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
     }
     return n;
 }
-typedef char aicf__tune_check_max[2 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
+typedef char aicf__tune_check_max[8 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
 
 static int aicf__tune_cmp_float(const void* a, const void* b) {
     float x = *(const float*)a, y = *(const float*)b;
@@ -2422,6 +2424,7 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
         size_t keep_bytes = st->scratch_bytes, keep_off = st->scratch_offset;
         int n = aicf__tune_cands(p, si, c), best = -1, n_t = 0;
         struct aicf__tuned t[AICF__TUNE_MAX];
+        uint64_t hash[AICF__TUNE_MAX];
         if (n < 2) continue;
         for (k = 0; k < n && res == AICF_SUCCESS; k++) {
             size_t b = 0;
@@ -2444,6 +2447,14 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
             if (lr != AICF_SUCCESS) {
                 res = lr;
                 break;
+            }
+            { /* the same launches as a candidate already timed (a K split equal to the rule's,
+                 cuBLASLt returning one algorithm twice): not timed again */
+                uint64_t h = aicf__cuda_step_hash(p, si);
+                int j, dup = 0;
+                for (j = 0; j < n_t; j++) dup |= hash[j] == h;
+                if (dup) continue;
+                hash[n_t] = h;
             }
             t[n_t].choice = c[k].choice;
             t[n_t].lt = c[k].lt;

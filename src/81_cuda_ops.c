@@ -3854,6 +3854,14 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
 /* ---- the op program as plain data, for plan files and explain (>>plan_io) ---- */
 typedef char aicf__cuo_check_view[AICF__CUO_MAX_PATCH <= AICF__CUDA_VIEW_MAX_PATCH ? 1 : -1]; /* aicf__cuda_op_view's arrays */
 
+uint64_t aicf__cuda_step_hash(const aicf_plan* p, int si) {
+    const aicf__cuo_prog* pr;
+    if (!p || si < 0 || si >= p->n_steps || !p->steps[si].backend) return 0;
+    pr = (const aicf__cuo_prog*)p->steps[si].backend;
+    return aicf__fnv1a(AICF__FNV_BASIS, pr,
+                       AICF__CUO_HDR + (size_t)pr->n_ops * sizeof(aicf__cuo_op) + (size_t)pr->n_algo * AICF__CUO_ALGO_BYTES);
+}
+
 int aicf__cuda_step_ops(const aicf_plan* p, int si, int* n_algo) {
     const aicf__cuo_prog* pr;
     if (n_algo) *n_algo = 0;

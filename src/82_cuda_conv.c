@@ -145,12 +145,24 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
         if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
     }
+    if (c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 0) { /* a pinned or tried K split */
+        int64_t want = (int64_t)1 << (c->st->choice_lt - 1);
+        if (want > ktiles || want > AICF__CUC_TC_MAX_SPLITS) return "K split: more parts than K tiles of 32";
+        if (want > 1) {
+            int64_t k2 = (ktiles + want - 1) / want;
+            if ((ktiles + k2 - 1) / k2 != want) return "K split: a part would be empty";
+        }
+        splits = want;
+    }
     if (splits > 1) {
         kt = (ktiles + splits - 1) / splits;
         splits = (ktiles + kt - 1) / kt; /* no empty split */
         if (!aicf__mul_size((size_t)splits, (size_t)M, &ws) || !aicf__mul_size(ws, (size_t)NP, &ws) ||
-            !aicf__mul_size(ws, 4, &ws) || ws > AICF__CUC_AUTO_MAX_SCRATCH)
+            !aicf__mul_size(ws, 4, &ws) || ws > AICF__CUC_AUTO_MAX_SCRATCH) {
+            if (c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 0)
+                return "K split: partial sums over 1 GiB";
             splits = 1;
+        }
     }
     if (splits <= 1) {
         splits = 1;

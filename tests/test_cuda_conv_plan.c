@@ -1360,7 +1360,7 @@ static aicf_plan* tune_plan(aicf_graph* g, aicf_precision pr, int autotune, cons
     if (pin_node) {
         snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "%s", pin_node);
         pd.policy.pins[0].kernel = pin;
-        pd.policy.pins[0].cublaslt_algo = pin_lt;
+        pd.policy.pins[0].variant = pin_lt;
     }
     if (aicf_plan_create(g, &pd, &p) != AICF_SUCCESS) return NULL;
     return p;
@@ -1405,8 +1405,8 @@ static void test_autotune(const char* path) {
         aicf_exec* e = NULL;
         cgraph cg;
         char *t = NULL, *t2 = NULL, *tp = NULL, *tp0 = NULL;
-        int si, n_expect = pr ? 5 : 4;
-        int64_t d_ns = 0, l0 = 0, l1 = 0, l2 = 0, tc = 0;
+        int si, k, n_expect = pr ? 6 : 4; /* direct, [tc (the rule: no split), tc/2 (2 splits)], im2col_gemm/0..2 */
+        int64_t d_ns = 0, l0 = 0, l1 = 0, l2 = 0, tc = 0, tc2 = 0;
         c.relu = 1;
         describe(&c);
         memset(&cg, 0, sizeof cg);
@@ -1419,6 +1419,7 @@ static void test_autotune(const char* path) {
         FLT.n_results = 3;
         kus(NULL, 0);
         kus("aicf_conv2d_igemm", 3.0);
+        kus("aicf_conv2d_tc_reduce", 1.0); /* before the prefix it shares */
         kus("aicf_conv2d_tc", 5.0);
         kus("aicf_im2col", 1.0);
         kus("lt_algo_0", 4.0);
@@ -1433,10 +1434,15 @@ static void test_autotune(const char* path) {
             aicf__algo_rec a;
             int ok_all = tuned_ns(st, AICF_CHOICE_DIRECT, 0, &d_ns) && tuned_ns(st, AICF_CHOICE_IM2COL_GEMM, 0, &l0) &&
                          tuned_ns(st, AICF_CHOICE_IM2COL_GEMM, 1, &l1) && tuned_ns(st, AICF_CHOICE_IM2COL_GEMM, 2, &l2) &&
-                         (!pr || tuned_ns(st, AICF_CHOICE_IMPLICIT_GEMM_TC, 0, &tc));
+                         (!pr || (tuned_ns(st, AICF_CHOICE_IMPLICIT_GEMM_TC, 0, &tc) && tuned_ns(st, AICF_CHOICE_IMPLICIT_GEMM_TC, 2, &tc2)));
+            if (g_verbose)
+                for (k = 0; k < st->n_tuned; k++)
+                    printf("     tuned %s/%d %lld ns\n", aicf__choice_name(st->tuned[k].choice), st->tuned[k].lt, (long long)st->tuned[k].ns);
             CHECK(st->choice_src == AICF__CHOICE_FROM_TUNE && st->n_tuned == n_expect && ok_all,
                   "autotune [%s]: %d candidates timed (expected %d: direct,%s im2col_gemm/0..2), choice from %d", pn, st->n_tuned, n_expect,
-                  pr ? " implicit_gemm_tc," : "", st->choice_src);
+                  pr ? " implicit_gemm_tc, implicit_gemm_tc/2 (1 split = the rule's: not timed twice)," : "", st->choice_src);
+            CHECK(!pr || tc2 - tc == 1000, "autotune [%s]: the 2-way K split adds its reduction launch: %lld ns vs %lld ns", pn,
+                  (long long)tc2, (long long)tc);
             CHECK(st->choice == AICF_CHOICE_IM2COL_GEMM && st->choice_lt == 1,
                   "autotune [%s]: took %s/%d, expected im2col_gemm/1 (times direct %lld, lt0 %lld, lt1 %lld, lt2 %lld, tc %lld ns)", pn,
                   aicf__choice_name(st->choice), st->choice_lt, (long long)d_ns, (long long)l0, (long long)l1, (long long)l2, (long long)tc);
@@ -1526,6 +1532,31 @@ static void test_autotune(const char* path) {
         aicf_plan_destroy(pin);
         aicf_plan_destroy(pin0);
         pin = pin0 = NULL;
+        if (pr) { /* the tensor-core conv's K split pinned: 2 parts (conv + reduction), 4 parts exceed K's 3 tiles */
+            pin = tune_plan(cg.g, prec, 0, "conv", AICF_CHOICE_IMPLICIT_GEMM_TC, 2);
+            si = pin ? conv_step(pin) : -1;
+            if (si >= 0) {
+                aicf__cuda_op_view v0, v1;
+                aicf__k_conv2d_tc a;
+                memset(&a, 0, sizeof a);
+                aicf__cuda_step_op(pin, si, 0, &v0);
+                aicf__cuda_step_op(pin, si, 1, &v1);
+                if (v0.args_size == sizeof a) memcpy(&a, v0.args, sizeof a);
+                CHECK(aicf__cuda_step_ops(pin, si, NULL) == 2 && a.splits == 2 && strcmp(v1.kernel_name, "aicf_conv2d_tc_reduce_f16") == 0 &&
+                          pin->steps[si].scratch_bytes > 0,
+                      "autotune [fp16]: pinned implicit_gemm_tc/2: %d launches, splits %lld, second '%s'", aicf__cuda_step_ops(pin, si, NULL),
+                      (long long)a.splits, v1.kernel_name);
+            } else {
+                CHECK(0, "autotune [fp16]: pinned implicit_gemm_tc/2: %s", aicf_last_error(ctx));
+            }
+            aicf_plan_destroy(pin);
+            pin = tune_plan(cg.g, prec, 0, "conv", AICF_CHOICE_IMPLICIT_GEMM_TC, 3);
+            CHECK(!pin && strstr(aicf_last_error(ctx), "implicit_gemm_tc/3 does not apply") &&
+                      strstr(aicf_last_error(ctx), "K split: more parts than K tiles"),
+                  "autotune [fp16]: pinned implicit_gemm_tc/3 (4 splits of 3 K tiles): %s", aicf_last_error(ctx));
+            aicf_plan_destroy(pin);
+            pin = NULL;
+        }
         /* a pin that cannot take the step */
         FLT.n_results = 2;
         pin = tune_plan(cg.g, prec, 0, "conv", AICF_CHOICE_IM2COL_GEMM, 2);

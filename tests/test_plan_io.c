@@ -454,7 +454,7 @@ static int policy_eq(const aicf_policy* a, const aicf_policy* b) {
     for (i = 0; i < AICF_MAX_PINS; i++) {
         const aicf_pin *x = &a->pins[i], *y = &b->pins[i];
         if (strcmp(x->node, y->node) != 0) return 0;
-        if (x->node[0] && (x->kernel != y->kernel || x->cublaslt_algo != y->cublaslt_algo)) return 0;
+        if (x->node[0] && (x->kernel != y->kernel || x->variant != y->variant)) return 0;
     }
     return 1;
 }
@@ -478,7 +478,9 @@ static void test_policy_pins(aicf_context* ctx) {
             for (j = 0; j < (int)len; j++) pin->node[j] = alpha[rnd() % (sizeof alpha - 1)];
             pin->node[0] = 'n', pin->node[1] = (char)('a' + i), pin->node[len - 1] = 'z'; /* distinct, no blank at either end */
             pin->kernel = (aicf_kernel_choice)(1 + rnd() % 5);
-            pin->cublaslt_algo = (pin->kernel == AICF_CHOICE_IM2COL_GEMM || pin->kernel == AICF_CHOICE_CUBLASLT) ? (int)(rnd() % 8) : 0;
+            pin->variant = (pin->kernel == AICF_CHOICE_IM2COL_GEMM || pin->kernel == AICF_CHOICE_CUBLASLT) ? (int)(rnd() % 8)
+                           : pin->kernel == AICF_CHOICE_IMPLICIT_GEMM_TC                                       ? (int)(rnd() % 7)
+                                                                                                                : 0;
         }
         memset(&q, 0x5a, sizeof q);
         if (aicf_policy_format(&p, buf, sizeof buf, NULL) != AICF_SUCCESS || parse_str(ctx, buf, &q) != AICF_SUCCESS || !policy_eq(&p, &q)) {
@@ -492,8 +494,8 @@ static void test_policy_pins(aicf_context* ctx) {
         CHECK(parse_str(ctx, "pin = cublaslt/3 /encoder/layer.0/attention/MatMul  # a comment\nautotune = 1\npin = direct conv 1", &q) ==
                       AICF_SUCCESS &&
                   q.autotune == 1 && strcmp(q.pins[0].node, "/encoder/layer.0/attention/MatMul") == 0 && q.pins[0].kernel == AICF_CHOICE_CUBLASLT &&
-                  q.pins[0].cublaslt_algo == 3 && strcmp(q.pins[1].node, "conv 1") == 0 && q.pins[1].kernel == AICF_CHOICE_DIRECT &&
-                  q.pins[1].cublaslt_algo == 0 && q.pins[2].node[0] == 0,
+                  q.pins[0].variant == 3 && strcmp(q.pins[1].node, "conv 1") == 0 && q.pins[1].kernel == AICF_CHOICE_DIRECT &&
+                  q.pins[1].variant == 0 && q.pins[2].node[0] == 0,
               "pin lines: names with spaces and slashes, /K, comments (%s)", aicf_last_error(ctx));
     }
     {
@@ -502,7 +504,9 @@ static void test_policy_pins(aicf_context* ctx) {
         } BAD[] = {
             {"pin = winograd conv1", "line 1", "does not start with a choice"},
             {"pin = direct", "line 1", "names no node"},
-            {"pin = direct/1 conv1", "line 1", "/K (cuBLASLt heuristic result 0..7) follows only im2col_gemm or cublaslt"},
+            {"pin = direct/1 conv1", "line 1", "/K follows only im2col_gemm or cublaslt"},
+            {"pin = implicit_gemm_tc/7 conv1", "line 1", "implicit_gemm_tc (2^(K-1) K splits, 1..6)"},
+            {"pin = generated/1 fc", "line 1", "/K follows only"},
             {"pin = cublaslt/8 mm", "line 1", "follows only im2col_gemm or cublaslt"},
             {"pin = cublaslt/ mm", "line 1", "follows only"},
             {"pin = cublaslt2 mm", "line 1", "does not start with a choice"},
