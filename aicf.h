@@ -860,6 +860,9 @@ typedef struct aicf__node {
     aicf__attrv* attrs;
     int n_attrs;
     int removed;      /* 1 once folded away by a plan pass */
+    int trans_b;      /* plan pass (aicf__absorb_transposes), MatMul only: input 1 is read with its
+                         last two axes swapped, a Transpose absorbed: that node's index + 1;
+                         0 = as ONNX */
 } aicf__node;
 
 typedef struct aicf__dim_binding {
@@ -5500,6 +5503,7 @@ static aicf_result aicf__op_run_binary(const aicf__opc* c, const void* const* in
 /* MatMul geometry (numpy matmul): batch dims broadcast, 1-D operands promoted and dropped. */
 typedef struct aicf__op_mm {
     int64_t M, N, K;
+    int trans_b;                        /* B stored [..., N, K] (aicf__node.trans_b) */
     aicf__shape batch;                  /* broadcast batch shape */
     int64_t sta[AICF_MAX_RANK], stb[AICF_MAX_RANK]; /* matrix strides per batch dim */
     aicf__shape out;
@@ -5520,6 +5524,11 @@ static aicf_result aicf__op_mm_make(const aicf__opc* c, aicf__op_mm* m) {
     m->K = a->shape.d[ra - 1];
     kb = rb >= 2 ? b->shape.d[rb - 2] : b->shape.d[0];
     m->N = rb >= 2 ? b->shape.d[rb - 1] : 1;
+    m->trans_b = c->n->trans_b && rb >= 2; /* an absorbed Transpose: B stored [..., N, K] */
+    if (m->trans_b) {
+        kb = b->shape.d[rb - 1];
+        m->N = b->shape.d[rb - 2];
+    }
     if (kb != m->K)
         return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 '%.200s' shape %s does not match input 0 shape %s (K = %lld vs %lld)",
                           aicf__op_in_name(c, 1), aicf__op_sstr(&b->shape, b1, sizeof b1),
@@ -5578,8 +5587,8 @@ static aicf_result aicf__op_run_matmul(const aicf__opc* c, const void* const* in
             oa += idx[k] * m.sta[k];
             ob += idx[k] * m.stb[k];
         }
-        aicf__op_gemm_f32(m.M, m.N, m.K, (const float*)in[0] + oa, m.K, 1, (const float*)in[1] + ob, m.N, 1,
-                       (float*)out[0] + bi * m.M * m.N);
+        aicf__op_gemm_f32(m.M, m.N, m.K, (const float*)in[0] + oa, m.K, 1, (const float*)in[1] + ob, m.trans_b ? 1 : m.N,
+                          m.trans_b ? m.K : 1, (float*)out[0] + bi * m.M * m.N);
         for (k = m.batch.rank - 1; k >= 0; k--) {
             if (++idx[k] < m.batch.d[k]) break;
             idx[k] = 0;
@@ -11545,6 +11554,48 @@ static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st)
     }
 }
 
+/* Transposes absorbed into the consumer's addressing: a Transpose that swaps the last two axes
+   of a tensor of rank >= 2 (perm = [0, .., r-3, r-1, r-2]) whose output is read only by one
+   MatMul, as its input 1, and is not a graph output, is removed; the MatMul reads the
+   Transpose's input with its last two axes swapped (aicf__node.trans_b: the CPU reference reads
+   B with swapped strides, the same sums in the same order; CUDA passes transB to the GEMM).
+   Attention's K^T is the case (QK^T); its launch and the copy of K go. Off with no_fusion. */
+static void aicf__absorb_transposes(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, j, k;
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* mm = &g->nodes[i];
+        aicf__node* tr = NULL;
+        const aicf__attrv* perm;
+        int t, x, ti = -1, readers = 0, r;
+        if (mm->removed || mm->op != AICF__OP_MatMul || mm->n_in < 2 || mm->trans_b || (t = mm->in[1]) < 0 || t == mm->in[0]) continue;
+        for (j = 0; j < i && ti < 0; j++)
+            if (!g->nodes[j].removed && g->nodes[j].op == AICF__OP_Transpose && g->nodes[j].n_out >= 1 && g->nodes[j].out[0] == t) ti = j;
+        if (ti < 0) continue;
+        tr = &g->nodes[ti];
+        if (tr->n_in < 1 || (x = tr->in[0]) < 0 || !g->tensors[x].shape_known || (r = g->tensors[x].shape.rank) < 2) continue;
+        perm = aicf__attr(tr, "perm");
+        if (!perm && r != 2) continue; /* no perm: the axes reversed, a swap only at rank 2 */
+        if (perm) {
+            if (perm->type != AICF_ATTR_INTS || perm->count != r) continue;
+            for (k = 0; k < r - 2 && perm->ints[k] == k; k++) {
+            }
+            if (k != r - 2 || perm->ints[r - 2] != r - 1 || perm->ints[r - 1] != r - 2) continue;
+        }
+        for (j = 0; j < g->n_outputs; j++)
+            if (g->outputs[j] == t) readers = 99;
+        for (j = 0; j < g->n_nodes && readers < 2; j++) {
+            const aicf__node* n = &g->nodes[j];
+            if (n->removed) continue;
+            for (k = 0; k < n->n_in; k++) readers += n->in[k] == t;
+        }
+        if (readers != 1) continue;
+        mm->in[1] = x;
+        mm->trans_b = ti + 1;
+        tr->removed = 1;
+    }
+}
+
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
     return aicf__plan_create_ex(graph, desc, NULL, NULL, out);
 }
@@ -11818,6 +11869,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             }
         }
     }
+    if (!p->policy.no_fusion) aicf__absorb_transposes(p);
     /* steps */
     for (i = 0; i < p->n_in; i++)
         if (p->in_boundary[i] != p->in_tensor[i]) {
@@ -13265,6 +13317,15 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__sbuf_printf(&b, " operand=%d left=%d alpha=%.9g beta=%.9g\n", e->operand, e->operand_left, (double)e->alpha,
                               (double)e->beta);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
+            g->nodes[st->node].trans_b <= g->n_nodes) {
+            const aicf__node* tn = &g->nodes[g->nodes[st->node].trans_b - 1];
+            aicf__sbuf_printf(&b, "  absorbed input=1 node=%d op=", g->nodes[st->node].trans_b - 1);
+            aicf__io_qstr(&b, tn->op_type);
+            aicf__sbuf_put(&b, " name=", 6);
+            aicf__io_qstr(&b, tn->name);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
@@ -13951,6 +14012,10 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
+            g->nodes[st->node].trans_b <= g->n_nodes)
+            aicf__sbuf_printf(&b, "  input 1 read with its last two axes swapped: Transpose '%s' (node %d) absorbed, not run\n",
+                              g->nodes[g->nodes[st->node].trans_b - 1].name, g->nodes[st->node].trans_b - 1);
         for (j = 0; j < st->n_out; j++) {
             if (st->out[j] < 0) continue;
             aicf__sbuf_printf(&b, "  output %d: ", j);
@@ -18136,6 +18201,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     M = ra >= 2 ? as->d[ra - 2] : 1;
     K = as->d[ra - 1];
     N = rb >= 2 ? bs->d[rb - 1] : 1;
+    if (c->nd->trans_b && rb >= 2) N = bs->d[rb - 2]; /* an absorbed Transpose: B stored [..., N, K] */
     memset(&ba, 0, sizeof ba);
     memset(&bb, 0, sizeof bb);
     memset(&ob, 0, sizeof ob);
@@ -18153,6 +18219,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     md.lda = K;
     md.ldb = N;
     md.ldc = N;
+    if (c->nd->trans_b && rb >= 2) {
+        md.trans_b = 1;
+        md.ldb = K;
+    }
     R = 0;
     if (nbB == 1) { /* fold A's batch into M */
         md.M = M * aicf__shape_numel(&ob);
@@ -18251,13 +18321,14 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         }
     }
     if (slot >= 0)
-        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
-                         (long long)md.batch, nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "",
-                         mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "", mm_c >= 0 ? ", residual (beta C)" : "",
-                         md.relu ? ", relu" : "");
+        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
+                         (long long)md.batch, md.trans_b ? ", B transposed (Transpose absorbed)" : "",
+                         nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "", mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "",
+                         mm_c >= 0 ? ", residual (beta C)" : "", md.relu ? ", relu" : "");
     else
-        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld (cuBLASLt: %.70s)", v, (long long)md.M,
-                         (long long)N, (long long)K, (long long)md.batch, (long long)nrep, why);
+        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld%s (cuBLASLt: %.70s)", v, (long long)md.M,
+                         (long long)N, (long long)K, (long long)md.batch, (long long)nrep,
+                         md.trans_b ? ", B transposed (Transpose absorbed)" : "", why);
     return AICF_SUCCESS;
 }
 

@@ -141,6 +141,9 @@ typedef struct aicf__node {
     aicf__attrv* attrs;
     int n_attrs;
     int removed;      /* 1 once folded away by a plan pass */
+    int trans_b;      /* plan pass (aicf__absorb_transposes), MatMul only: input 1 is read with its
+                         last two axes swapped, a Transpose absorbed: that node's index + 1;
+                         0 = as ONNX */
 } aicf__node;
 
 typedef struct aicf__dim_binding {

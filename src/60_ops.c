@@ -1066,6 +1066,7 @@ static aicf_result aicf__op_run_binary(const aicf__opc* c, const void* const* in
 /* MatMul geometry (numpy matmul): batch dims broadcast, 1-D operands promoted and dropped. */
 typedef struct aicf__op_mm {
     int64_t M, N, K;
+    int trans_b;                        /* B stored [..., N, K] (aicf__node.trans_b) */
     aicf__shape batch;                  /* broadcast batch shape */
     int64_t sta[AICF_MAX_RANK], stb[AICF_MAX_RANK]; /* matrix strides per batch dim */
     aicf__shape out;
@@ -1086,6 +1087,11 @@ static aicf_result aicf__op_mm_make(const aicf__opc* c, aicf__op_mm* m) {
     m->K = a->shape.d[ra - 1];
     kb = rb >= 2 ? b->shape.d[rb - 2] : b->shape.d[0];
     m->N = rb >= 2 ? b->shape.d[rb - 1] : 1;
+    m->trans_b = c->n->trans_b && rb >= 2; /* an absorbed Transpose: B stored [..., N, K] */
+    if (m->trans_b) {
+        kb = b->shape.d[rb - 1];
+        m->N = b->shape.d[rb - 2];
+    }
     if (kb != m->K)
         return aicf__op_err(c, AICF_ERROR_SHAPE, "input 1 '%.200s' shape %s does not match input 0 shape %s (K = %lld vs %lld)",
                           aicf__op_in_name(c, 1), aicf__op_sstr(&b->shape, b1, sizeof b1),
@@ -1144,8 +1150,8 @@ static aicf_result aicf__op_run_matmul(const aicf__opc* c, const void* const* in
             oa += idx[k] * m.sta[k];
             ob += idx[k] * m.stb[k];
         }
-        aicf__op_gemm_f32(m.M, m.N, m.K, (const float*)in[0] + oa, m.K, 1, (const float*)in[1] + ob, m.N, 1,
-                       (float*)out[0] + bi * m.M * m.N);
+        aicf__op_gemm_f32(m.M, m.N, m.K, (const float*)in[0] + oa, m.K, 1, (const float*)in[1] + ob, m.trans_b ? 1 : m.N,
+                          m.trans_b ? m.K : 1, (float*)out[0] + bi * m.M * m.N);
         for (k = m.batch.rank - 1; k >= 0; k--) {
             if (++idx[k] < m.batch.d[k]) break;
             idx[k] = 0;

@@ -1021,6 +1021,48 @@ static void aicf__fuse_chain(aicf_graph* g, aicf__fuse_info* fi, aicf__step* st)
     }
 }
 
+/* Transposes absorbed into the consumer's addressing: a Transpose that swaps the last two axes
+   of a tensor of rank >= 2 (perm = [0, .., r-3, r-1, r-2]) whose output is read only by one
+   MatMul, as its input 1, and is not a graph output, is removed; the MatMul reads the
+   Transpose's input with its last two axes swapped (aicf__node.trans_b: the CPU reference reads
+   B with swapped strides, the same sums in the same order; CUDA passes transB to the GEMM).
+   Attention's K^T is the case (QK^T); its launch and the copy of K go. Off with no_fusion. */
+static void aicf__absorb_transposes(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, j, k;
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* mm = &g->nodes[i];
+        aicf__node* tr = NULL;
+        const aicf__attrv* perm;
+        int t, x, ti = -1, readers = 0, r;
+        if (mm->removed || mm->op != AICF__OP_MatMul || mm->n_in < 2 || mm->trans_b || (t = mm->in[1]) < 0 || t == mm->in[0]) continue;
+        for (j = 0; j < i && ti < 0; j++)
+            if (!g->nodes[j].removed && g->nodes[j].op == AICF__OP_Transpose && g->nodes[j].n_out >= 1 && g->nodes[j].out[0] == t) ti = j;
+        if (ti < 0) continue;
+        tr = &g->nodes[ti];
+        if (tr->n_in < 1 || (x = tr->in[0]) < 0 || !g->tensors[x].shape_known || (r = g->tensors[x].shape.rank) < 2) continue;
+        perm = aicf__attr(tr, "perm");
+        if (!perm && r != 2) continue; /* no perm: the axes reversed, a swap only at rank 2 */
+        if (perm) {
+            if (perm->type != AICF_ATTR_INTS || perm->count != r) continue;
+            for (k = 0; k < r - 2 && perm->ints[k] == k; k++) {
+            }
+            if (k != r - 2 || perm->ints[r - 2] != r - 1 || perm->ints[r - 1] != r - 2) continue;
+        }
+        for (j = 0; j < g->n_outputs; j++)
+            if (g->outputs[j] == t) readers = 99;
+        for (j = 0; j < g->n_nodes && readers < 2; j++) {
+            const aicf__node* n = &g->nodes[j];
+            if (n->removed) continue;
+            for (k = 0; k < n->n_in; k++) readers += n->in[k] == t;
+        }
+        if (readers != 1) continue;
+        mm->in[1] = x;
+        mm->trans_b = ti + 1;
+        tr->removed = 1;
+    }
+}
+
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
     return aicf__plan_create_ex(graph, desc, NULL, NULL, out);
 }
@@ -1294,6 +1336,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             }
         }
     }
+    if (!p->policy.no_fusion) aicf__absorb_transposes(p);
     /* steps */
     for (i = 0; i < p->n_in; i++)
         if (p->in_boundary[i] != p->in_tensor[i]) {

@@ -833,6 +833,15 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__sbuf_printf(&b, " operand=%d left=%d alpha=%.9g beta=%.9g\n", e->operand, e->operand_left, (double)e->alpha,
                               (double)e->beta);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
+            g->nodes[st->node].trans_b <= g->n_nodes) {
+            const aicf__node* tn = &g->nodes[g->nodes[st->node].trans_b - 1];
+            aicf__sbuf_printf(&b, "  absorbed input=1 node=%d op=", g->nodes[st->node].trans_b - 1);
+            aicf__io_qstr(&b, tn->op_type);
+            aicf__sbuf_put(&b, " name=", 6);
+            aicf__io_qstr(&b, tn->name);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
@@ -1519,6 +1528,10 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
+            g->nodes[st->node].trans_b <= g->n_nodes)
+            aicf__sbuf_printf(&b, "  input 1 read with its last two axes swapped: Transpose '%s' (node %d) absorbed, not run\n",
+                              g->nodes[g->nodes[st->node].trans_b - 1].name, g->nodes[st->node].trans_b - 1);
         for (j = 0; j < st->n_out; j++) {
             if (st->out[j] < 0) continue;
             aicf__sbuf_printf(&b, "  output %d: ", j);

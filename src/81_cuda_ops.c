@@ -1355,6 +1355,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     M = ra >= 2 ? as->d[ra - 2] : 1;
     K = as->d[ra - 1];
     N = rb >= 2 ? bs->d[rb - 1] : 1;
+    if (c->nd->trans_b && rb >= 2) N = bs->d[rb - 2]; /* an absorbed Transpose: B stored [..., N, K] */
     memset(&ba, 0, sizeof ba);
     memset(&bb, 0, sizeof bb);
     memset(&ob, 0, sizeof ob);
@@ -1372,6 +1373,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     md.lda = K;
     md.ldb = N;
     md.ldc = N;
+    if (c->nd->trans_b && rb >= 2) {
+        md.trans_b = 1;
+        md.ldb = K;
+    }
     R = 0;
     if (nbB == 1) { /* fold A's batch into M */
         md.M = M * aicf__shape_numel(&ob);
@@ -1470,13 +1475,14 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         }
     }
     if (slot >= 0)
-        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
-                         (long long)md.batch, nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "",
-                         mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "", mm_c >= 0 ? ", residual (beta C)" : "",
-                         md.relu ? ", relu" : "");
+        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
+                         (long long)md.batch, md.trans_b ? ", B transposed (Transpose absorbed)" : "",
+                         nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "", mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "",
+                         mm_c >= 0 ? ", residual (beta C)" : "", md.relu ? ", relu" : "");
     else
-        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld (cuBLASLt: %.70s)", v, (long long)md.M,
-                         (long long)N, (long long)K, (long long)md.batch, (long long)nrep, why);
+        aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld%s (cuBLASLt: %.70s)", v, (long long)md.M,
+                         (long long)N, (long long)K, (long long)md.batch, (long long)nrep,
+                         md.trans_b ? ", B transposed (Transpose absorbed)" : "", why);
     return AICF_SUCCESS;
 }
 

@@ -616,6 +616,51 @@ static void c_attention_scores(fb* b) {
     fb_output(b, "y");
 }
 
+/* Attention with K stored [.., S, D]: the Transpose to K^T is absorbed into the QK^T MatMul
+   (input 1 read transposed), the scale into its epilogue; softmax; .V */
+static void c_attention_kt(fb* b) {
+    static const int64_t q[4] = {2, 3, 8, 16}, one = 1;
+    static const int64_t perm[4] = {0, 1, 3, 2};
+    aicf_attr a[1], ax[1];
+    a[0] = attr_ints("perm", 4, perm);
+    ax[0] = attr_i("axis", -1);
+    (void)one;
+    fb_input(b, "q", 4, q, -1, 1);
+    fb_input(b, "k", 4, q, -1, 1);
+    fb_input(b, "v", 4, q, -1, 1);
+    fb_scalar(b, "s", 0.25f);
+    fb_node(b, "kt", "Transpose", "k", "kT", a, 1);
+    fb_node(b, "qk", "MatMul", "q,kT", "sc", NULL, 0);
+    fb_node(b, "scale", "Mul", "sc,s", "ss", NULL, 0);
+    fb_node(b, "softmax", "Softmax", "ss", "p", ax, 1);
+    fb_node(b, "pv", "MatMul", "p,v", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* The same K^T also a graph output: the Transpose stays (its result is needed) */
+static void c_attention_kt_output(fb* b) {
+    static const int64_t q[4] = {2, 3, 8, 16};
+    static const int64_t perm[4] = {0, 1, 3, 2};
+    aicf_attr a[1];
+    a[0] = attr_ints("perm", 4, perm);
+    fb_input(b, "q", 4, q, -1, 1);
+    fb_input(b, "k", 4, q, -1, 1);
+    fb_node(b, "kt", "Transpose", "k", "kT", a, 1);
+    fb_node(b, "qk", "MatMul", "q,kT", "y", NULL, 0);
+    fb_output(b, "y");
+    fb_output(b, "kT");
+}
+
+/* a 2-D Transpose without perm (the default reverses the axes) feeding a MatMul's B */
+static void c_matmul_bt_2d(fb* b) {
+    static const int64_t x[2] = {5, 12}, w[2] = {7, 12};
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_input(b, "w", 2, w, -1, 1);
+    fb_node(b, "wt", "Transpose", "w", "wT", NULL, 0);
+    fb_node(b, "mm", "MatMul", "x,wT", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 typedef struct fcase {
     const char* name;
     void (*build)(fb*);
@@ -646,6 +691,9 @@ static const fcase CASES[] = {
     {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY},
     {"matmul_scale_bias_relu", c_matmul_scale_bias_relu, 4, 1},
     {"attention_scores", c_attention_scores, 3, 1},
+    {"attention_kt", c_attention_kt, 5, 3},
+    {"attention_kt_output", c_attention_kt_output, 2, 2},
+    {"matmul_bt_2d", c_matmul_bt_2d, 2, 1},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
@@ -661,7 +709,8 @@ static int plan_run_ex(fb* b, aicf_backend backend, aicf_precision prec, int no_
     pd.backend = backend;
     pd.policy.precision = prec;
     pd.policy.no_fusion = no_fusion;
-    pd.policy.autotune = autotune;
+    pd.policy.autotune = autotune == 1;
+    if (autotune == 2) pd.policy.matmul_algo = AICF_MATMUL_GENERATED; /* the generated GEMMs, no cuBLASLt */
     if (aicf_plan_create(b->g, &pd, &plan) != AICF_SUCCESS) {
         printf("  plan: %s\n", aicf_last_error(b->ctx));
         return 0;
@@ -776,6 +825,16 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
                         double e = bytes_t[i] == bytes_ref[i] ? rel_err(out_t[i], out_ref[i], bytes_ref[i] / 4) : 1e30;
                         CHECK(e <= tol, "%s %s: CUDA autotuned (%d steps tuned) output %d vs CPU reference rel err %.3g > %.1g", c->name,
                               pname, tuned, i, e, tol);
+                    }
+                    for (i = 0; i < FB_MAX; i++) free(out_t[i]);
+                    memset(out_t, 0, sizeof out_t);
+                    /* the generated GEMM kernels for every Gemm / MatMul (transposed B included) */
+                    CHECK(plan_run_ex(&b, backend, prec, 0, 2, &st, &kt, out_t, bytes_t, NULL), "%s %s: generated-GEMM plan runs", c->name,
+                          pname);
+                    for (i = 0; i < b.n_out && out_t[i]; i++) {
+                        double e = bytes_t[i] == bytes_ref[i] ? rel_err(out_t[i], out_ref[i], bytes_ref[i] / 4) : 1e30;
+                        CHECK(e <= tol, "%s %s: CUDA matmul_algo generated output %d vs CPU reference rel err %.3g > %.1g", c->name, pname,
+                              i, e, tol);
                     }
                     for (i = 0; i < FB_MAX; i++) free(out_t[i]);
                 }
@@ -1082,8 +1141,12 @@ static void test_fake_cuda_plans(void) {
                 aicf_plan_format(plan, text, need, NULL);
                 if (CASES[i].fused < CASES[i].unfused)
                     CHECK(strstr(text, "fused chain of") != NULL || strstr(text, "fused elementwise ops") != NULL ||
-                              strstr(text, "inside the main kernel") != NULL,
+                              strstr(text, "inside the main kernel") != NULL || strstr(text, "B transposed (Transpose absorbed)") != NULL,
                           "fake CUDA %s: fused steps use the chain kernel or the main kernel's epilogue:\n%s", CASES[i].name, text);
+                if (strncmp(CASES[i].name, "attention_kt", 12) == 0 || strcmp(CASES[i].name, "matmul_bt_2d") == 0)
+                    CHECK((strstr(text, "B transposed (Transpose absorbed)") != NULL) == (strcmp(CASES[i].name, "attention_kt_output") != 0),
+                          "fake CUDA %s: the Transpose %s absorbed into the MatMul:\n%s", CASES[i].name,
+                          strcmp(CASES[i].name, "attention_kt_output") ? "is" : "(also a graph output) is not", text);
                 /* the chain kernel's 4-wide variant: broadcast_chain (24 elements; INNER, MIDDLE, GENERAL
                    and SCALAR operands) takes it, long_chain (99 elements) cannot */
                 if (!strcmp(CASES[i].name, "broadcast_chain") || !strcmp(CASES[i].name, "long_chain"))
