@@ -1309,6 +1309,8 @@ typedef struct fake_timing {
     fk_kus_fn kernel_us;
     fk_calls_fn calls;
     void (*node_us)(double);
+    void (*fail)(const char* fn, int code, int nth); /* fakecuda_fail, fakecuda_reset (may be NULL) */
+    void (*reset)(void);
 } fake_timing;
 
 /* Looks the timing exports up (and the capture hook the fake cuBLASLt calls); 0 with a SKIP if
@@ -1323,6 +1325,10 @@ static int fake_timing_open(fake_exec_dev* fd, const char* what, fake_timing* t)
     memcpy(&t->calls, &sym, sizeof sym);
     sym = dlsym(fd->h, "fakecuda_set_node_us");
     memcpy(&t->node_us, &sym, sizeof sym);
+    sym = dlsym(fd->h, "fakecuda_fail");
+    memcpy(&t->fail, &sym, sizeof sym);
+    sym = dlsym(fd->h, "fakecuda_reset");
+    memcpy(&t->reset, &sym, sizeof sym);
     if (!t->kernel_us || !g_flt_capture || !t->calls || !t->node_us) {
         printf("SKIP %s: the fake driver lacks fakecuda_set_kernel_us / _capture_kernel / _calls / _set_node_us\n", what);
         g_skip++;
@@ -1493,6 +1499,61 @@ static void test_autotune(const char* path) {
                 aicf_plan_destroy(pin);
                 pin = NULL;
                 free(bad);
+            }
+            if (t) { /* malformed choice / tuned lines: INVALID_MODEL naming the line; a record for a pinned step */
+                static const struct {
+                    const char *from, *to, *msg;
+                    aicf_result code;
+                } ED[] = {
+                    {"from=autotune", "from=magic", "a choice line needs from=pin or from=autotune", AICF_ERROR_INVALID_MODEL},
+                    {"choice kernel=im2col_gemm", "choice kernel=winograd", "a choice line needs kernel=", AICF_ERROR_INVALID_MODEL},
+                    {"im2col_gemm lt=1", "im2col_gemm lt=9", "a choice line needs lt=K", AICF_ERROR_INVALID_MODEL},
+                    {"  tuned direct=3.500", "  tuned direct=3.50", "three decimals", AICF_ERROR_INVALID_MODEL},
+                    {"  tuned direct=3.500", "  tuned bogus=3.500", "three decimals", AICF_ERROR_INVALID_MODEL},
+                    {"  tuned direct=", "  choice kernel=direct lt=0 from=autotune\n  tuned direct=", "a second choice line",
+                     AICF_ERROR_INVALID_MODEL},
+                    {"policy autotune = 1\n", "policy autotune = 1\npolicy pin = direct conv\n", "and that one is pinned",
+                     AICF_ERROR_PLAN_MISMATCH},
+                };
+                size_t m;
+                for (m = 0; m < sizeof ED / sizeof ED[0]; m++) {
+                    const char* at = strstr(t, ED[m].from);
+                    char* bad;
+                    aicf_result lr;
+                    if (!at) {
+                        CHECK(0, "autotune [%s]: '%s' not in the plan text", pn, ED[m].from);
+                        continue;
+                    }
+                    bad = (char*)malloc(strlen(t) + strlen(ED[m].to) + 1);
+                    memcpy(bad, t, (size_t)(at - t));
+                    strcpy(bad + (at - t), ED[m].to);
+                    strcat(bad, at + strlen(ED[m].from));
+                    lr = aicf_plan_load_memory(cg.g, bad, strlen(bad), &pin);
+                    CHECK(lr == ED[m].code && strstr(aicf_last_error(ctx), ED[m].msg) && !pin,
+                          "autotune [%s]: edited '%s' -> '%s': expected %s \"%s\", got %s: %s", pn, ED[m].from, ED[m].to,
+                          aicf_result_str(ED[m].code), ED[m].msg, aicf_result_str(lr), aicf_last_error(ctx));
+                    aicf_plan_destroy(pin);
+                    pin = NULL;
+                    free(bad);
+                }
+            }
+            if (ft.fail && ft.reset) { /* the device failing while tuning: the plan fails, naming it */
+                aicf_plan* f = NULL;
+                ft.reset();
+                ft.fail("cuMemAlloc", 2, 1);
+                f = tune_plan(cg.g, prec, 1, NULL, AICF_CHOICE_RULE, 0);
+                CHECK(!f && strstr(aicf_last_error(ctx), "autotuning") && strstr(aicf_last_error(ctx), "autotuning arena") &&
+                          strstr(aicf_last_error(ctx), "CUDA_ERROR_OUT_OF_MEMORY"),
+                      "autotune [%s]: cuMemAlloc failing: %s", pn, aicf_last_error(ctx));
+                aicf_plan_destroy(f);
+                ft.reset();
+                ft.fail("cuGraphLaunch", 999, 2);
+                f = tune_plan(cg.g, prec, 1, NULL, AICF_CHOICE_RULE, 0);
+                CHECK(!f && strstr(aicf_last_error(ctx), "autotuning (policy.autotune)") && strstr(aicf_last_error(ctx), "cuGraphLaunch") &&
+                          strstr(aicf_last_error(ctx), "autotuning step"),
+                      "autotune [%s]: cuGraphLaunch failing: %s", pn, aicf_last_error(ctx));
+                aicf_plan_destroy(f);
+                ft.reset();
             }
             FLT.matmuls = 0;
             CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS && FLT.matmuls == 1, "autotune [%s]: exec of the tuned plan: %s (%d matmuls)",

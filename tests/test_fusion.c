@@ -1254,6 +1254,121 @@ static void test_fake_cuda_plans(void) {
     test_fake_concat_views(&cd);
 }
 
+/* Pins that cannot be honoured: every one is an error naming the pin's node and why (fake CUDA
+   driver, no cuBLASLt), and a good pin changes its step only */
+static void test_pin_errors(void) {
+    const char* path = getenv("AICF_FAKE_LIBCUDA");
+    aicf_context* ctx = NULL;
+    aicf_context_desc cd;
+    fb b;
+    size_t i;
+    static const struct {
+        const char* node;
+        int kernel, variant, no_fusion;
+        aicf_result code;
+        const char* msg;
+    } BAD[] = {
+        {"nope", AICF_CHOICE_DIRECT, 0, 0, AICF_ERROR_INVALID_ARGUMENT, "the graph has no node named 'nope'"},
+        {"qk", 9, 0, 0, AICF_ERROR_INVALID_ARGUMENT, "kernel 9 is not a choice"},
+        {"qk", AICF_CHOICE_CUBLASLT, 8, 0, AICF_ERROR_INVALID_ARGUMENT, "variant 8 is not one of cublaslt's (0..7)"},
+        {"qk", AICF_CHOICE_GENERATED, 1, 0, AICF_ERROR_INVALID_ARGUMENT, "variant 1 is not one of generated's (0..0)"},
+        {"qk", AICF_CHOICE_DIRECT, 0, 0, AICF_ERROR_INVALID_ARGUMENT, "direct is not a choice for a MatMul"},
+        {"softmax", AICF_CHOICE_GENERATED, 0, 0, AICF_ERROR_INVALID_ARGUMENT, "a Softmax; pins apply to Conv, Gemm and MatMul"},
+        {"scale", AICF_CHOICE_GENERATED, 0, 0, AICF_ERROR_UNSUPPORTED, "the node is fused into step"},
+        {"kt", AICF_CHOICE_GENERATED, 0, 0, AICF_ERROR_UNSUPPORTED, "the node has no step"},
+        {"kt", AICF_CHOICE_GENERATED, 0, 1, AICF_ERROR_INVALID_ARGUMENT, "a Transpose; pins apply"},
+        {"qk", AICF_CHOICE_CUBLASLT, 0, 0, AICF_ERROR_UNSUPPORTED, "the pinned choice cublaslt does not apply"},
+    };
+    if (!path) path = "build/fakecuda/libcuda.so.1";
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = "/nonexistent/libcublasLt.so.13"; /* no cuBLASLt: a cublaslt pin cannot apply */
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, NULL) == AICF_ERROR_NO_DEVICE) {
+        printf("SKIP pin errors: %s not usable\n", path);
+        g_skip++;
+        aicf_context_destroy(ctx);
+        return;
+    }
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+    if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+    if (b.ok) c_attention_kt(&b);
+    for (i = 0; b.ok && i < sizeof BAD / sizeof BAD[0]; i++) {
+        aicf_plan_desc pd;
+        aicf_plan* plan = NULL;
+        aicf_result r;
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.no_fusion = BAD[i].no_fusion;
+        snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "%s", BAD[i].node);
+        pd.policy.pins[0].kernel = (aicf_kernel_choice)BAD[i].kernel;
+        pd.policy.pins[0].variant = BAD[i].variant;
+        r = aicf_plan_create(b.g, &pd, &plan);
+        CHECK(r == BAD[i].code && strstr(aicf_last_error(ctx), BAD[i].msg) && plan == NULL,
+              "pin %s=%d/%d: expected %s with \"%s\", got %s: %s", BAD[i].node, BAD[i].kernel, BAD[i].variant, aicf_result_str(BAD[i].code),
+              BAD[i].msg, aicf_result_str(r), aicf_last_error(ctx));
+        aicf_plan_destroy(plan);
+    }
+    if (b.ok) { /* twice the same node; a name without its NUL */
+        aicf_plan_desc pd;
+        aicf_plan* plan = NULL;
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        strcpy(pd.policy.pins[0].node, "qk");
+        strcpy(pd.policy.pins[3].node, "qk");
+        pd.policy.pins[0].kernel = pd.policy.pins[3].kernel = AICF_CHOICE_GENERATED;
+        CHECK(aicf_plan_create(b.g, &pd, &plan) == AICF_ERROR_INVALID_ARGUMENT && strstr(aicf_last_error(ctx), "pins[0] and [3] both pin node 'qk'"),
+              "pinned twice: %s", aicf_last_error(ctx));
+        memset(&pd.policy.pins[3], 0, sizeof pd.policy.pins[3]);
+        memset(pd.policy.pins[0].node, 'x', sizeof pd.policy.pins[0].node);
+        CHECK(aicf_plan_create(b.g, &pd, &plan) == AICF_ERROR_INVALID_ARGUMENT && strstr(aicf_last_error(ctx), "pins[0].node is not NUL-terminated"),
+              "unterminated pin name: %s", aicf_last_error(ctx));
+        /* a good pin: the generated GEMM for pv, the rest unchanged */
+        {
+            aicf_plan *p0 = NULL, *p1 = NULL;
+            char *t0 = NULL, *t1 = NULL;
+            size_t n0 = 0, n1 = 0;
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            CHECK(aicf_plan_create(b.g, &pd, &p0) == AICF_SUCCESS, "unpinned plan: %s", aicf_last_error(ctx));
+            strcpy(pd.policy.pins[0].node, "pv");
+            pd.policy.pins[0].kernel = AICF_CHOICE_GENERATED;
+            CHECK(aicf_plan_create(b.g, &pd, &p1) == AICF_SUCCESS, "pinned plan: %s", aicf_last_error(ctx));
+            if (p0 && p1 && aicf_plan_serialize(p0, NULL, 0, &n0) == AICF_SUCCESS && aicf_plan_serialize(p1, NULL, 0, &n1) == AICF_SUCCESS) {
+                int diff = 0;
+                const char *a, *c2;
+                t0 = (char*)malloc(n0);
+                t1 = (char*)malloc(n1);
+                aicf_plan_serialize(p0, t0, n0, NULL);
+                aicf_plan_serialize(p1, t1, n1, NULL);
+                /* line by line: only the policy's pin line, and the pinned step's reason and choice lines differ */
+                for (a = t0, c2 = t1; *a || *c2;) {
+                    const char *ea = strchr(a, '\n'), *ec = strchr(c2, '\n');
+                    size_t la = ea ? (size_t)(ea - a) : strlen(a), lc = ec ? (size_t)(ec - c2) : strlen(c2);
+                    if (la != lc || memcmp(a, c2, la) != 0) {
+                        if (strncmp(c2, "policy pin = generated pv", 25) == 0 || strncmp(c2, "  choice kernel=generated lt=0 from=pin", 39) == 0) {
+                            c2 += lc + (ec ? 1 : 0); /* an added line */
+                            continue;
+                        }
+                        if (!(strncmp(a, "  reason ", 9) == 0 && strncmp(c2, "  reason \"pinned generated; ", 28) == 0)) diff++;
+                    }
+                    a += la + (ea ? 1 : 0);
+                    c2 += lc + (ec ? 1 : 0);
+                }
+                CHECK(diff == 0, "a pin changes only its step's reason and adds its choice line (%d other lines differ)", diff);
+            }
+            free(t0);
+            free(t1);
+            aicf_plan_destroy(p0);
+            aicf_plan_destroy(p1);
+        }
+    }
+    for (i = 0; i < (size_t)b.n_in; i++) free(b.in_data[i]);
+    aicf_graph_destroy(b.g);
+    aicf_context_destroy(ctx);
+}
+
 int main(void) {
     aicf_context* ctx = NULL;
     aicf_context_desc cd;
@@ -1284,6 +1399,7 @@ int main(void) {
         for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(ctx, &CASES[i], AICF_BACKEND_CPU, AICF_PRECISION_FP32);
         test_format_names_fused(ctx);
         test_fake_cuda_plans();
+        test_pin_errors();
     }
     aicf_context_destroy(ctx);
     printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
