@@ -11689,6 +11689,11 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                              c->step, p->n_steps, c->step >= 0 && c->step < p->n_steps ? " and that one is pinned" : "");
         {
             int k, best = 0;
+            const aicf__step* ts = &p->steps[c->step];
+            aicf__op op = ts->kind == AICF__STEP_NODE ? g->nodes[ts->node].op : AICF__OP_Cast;
+            if ((op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul) || (op == AICF__OP_Conv) != aicf__choice_is_conv(c->choice))
+                return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH, "aicf_plan_create: the file's autotuned choice %s for step %d: not a choice "
+                                 "of that step's op", aicf__choice_name(c->choice), c->step);
             for (k = 1; k < c->n_tuned && k < AICF__TUNE_MAX; k++)
                 if (c->tuned[k].ns < c->tuned[best].ns) best = k;
             if (c->n_tuned < 2 || c->tuned[best].choice != c->choice || c->tuned[best].lt != c->lt)

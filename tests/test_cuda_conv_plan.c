@@ -1514,6 +1514,8 @@ static void test_autotune(const char* path) {
                      AICF_ERROR_INVALID_MODEL},
                     {"policy autotune = 1\n", "policy autotune = 1\npolicy pin = direct conv\n", "and that one is pinned",
                      AICF_ERROR_PLAN_MISMATCH},
+                    {"choice kernel=im2col_gemm lt=1", "choice kernel=cublaslt lt=1", "not a choice of that step's op",
+                     AICF_ERROR_PLAN_MISMATCH},
                 };
                 size_t m;
                 for (m = 0; m < sizeof ED / sizeof ED[0]; m++) {
