@@ -569,6 +569,14 @@ typedef struct aicf_step_info {
     const char* kernel;    /* the kernel chosen, as aicf_plan_format prints it */
     const char* reason;    /* why (aicf_plan_explain's decision line) */
     int num_fused;         /* elementwise nodes fused into the step */
+    aicf_kernel_choice choice; /* CUDA Conv/Gemm/MatMul: the choice the step was held to, RULE if
+                                  the policy's rules picked (see `reason`) */
+    int variant;           /* that choice's variant (aicf_pin.variant) */
+    int pinned;            /* 1: the choice is a pin of the policy */
+    int num_tuned;         /* autotune: candidates timed for this step (0: not tuned) */
+    float tuned_us[12];    /* their device times, microseconds, in the order explain lists them */
+    aicf_kernel_choice tuned_choice[12];
+    int tuned_variant[12];
 } aicf_step_info;
 /* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
    AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */
@@ -12253,6 +12261,7 @@ int aicf_plan_num_steps(const aicf_plan* p) { return p ? p->n_steps : -1; }
 
 aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* out) {
     const aicf__step* st;
+    int k;
     if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     if (step < 0 || step >= p->n_steps)
@@ -12268,8 +12277,18 @@ aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* ou
     out->kernel = st->kernel;
     out->reason = st->reason;
     out->num_fused = st->n_epi;
+    out->choice = (aicf_kernel_choice)st->choice;
+    out->variant = st->choice_lt;
+    out->pinned = st->choice_src == AICF__CHOICE_FROM_PIN;
+    for (k = 0; k < st->n_tuned && k < AICF__TUNE_MAX; k++) {
+        out->tuned_us[k] = (float)((double)st->tuned[k].ns / 1000.0);
+        out->tuned_choice[k] = (aicf_kernel_choice)st->tuned[k].choice;
+        out->tuned_variant[k] = st->tuned[k].lt;
+    }
+    out->num_tuned = k;
     return AICF_SUCCESS;
 }
+typedef char aicf__check_step_info_tuned[sizeof(((aicf_step_info*)0)->tuned_us) / sizeof(float) == AICF__TUNE_MAX ? 1 : -1];
 
 aicf_result aicf_plan_input_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
     if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;

@@ -399,6 +399,14 @@ typedef struct aicf_step_info {
     const char* kernel;    /* the kernel chosen, as aicf_plan_format prints it */
     const char* reason;    /* why (aicf_plan_explain's decision line) */
     int num_fused;         /* elementwise nodes fused into the step */
+    aicf_kernel_choice choice; /* CUDA Conv/Gemm/MatMul: the choice the step was held to, RULE if
+                                  the policy's rules picked (see `reason`) */
+    int variant;           /* that choice's variant (aicf_pin.variant) */
+    int pinned;            /* 1: the choice is a pin of the policy */
+    int num_tuned;         /* autotune: candidates timed for this step (0: not tuned) */
+    float tuned_us[12];    /* their device times, microseconds, in the order explain lists them */
+    aicf_kernel_choice tuned_choice[12];
+    int tuned_variant[12];
 } aicf_step_info;
 /* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
    AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */

@@ -1718,6 +1718,7 @@ int aicf_plan_num_steps(const aicf_plan* p) { return p ? p->n_steps : -1; }
 
 aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* out) {
     const aicf__step* st;
+    int k;
     if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     if (step < 0 || step >= p->n_steps)
@@ -1733,8 +1734,18 @@ aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* ou
     out->kernel = st->kernel;
     out->reason = st->reason;
     out->num_fused = st->n_epi;
+    out->choice = (aicf_kernel_choice)st->choice;
+    out->variant = st->choice_lt;
+    out->pinned = st->choice_src == AICF__CHOICE_FROM_PIN;
+    for (k = 0; k < st->n_tuned && k < AICF__TUNE_MAX; k++) {
+        out->tuned_us[k] = (float)((double)st->tuned[k].ns / 1000.0);
+        out->tuned_choice[k] = (aicf_kernel_choice)st->tuned[k].choice;
+        out->tuned_variant[k] = st->tuned[k].lt;
+    }
+    out->num_tuned = k;
     return AICF_SUCCESS;
 }
+typedef char aicf__check_step_info_tuned[sizeof(((aicf_step_info*)0)->tuned_us) / sizeof(float) == AICF__TUNE_MAX ? 1 : -1];
 
 aicf_result aicf_plan_input_info(const aicf_plan* p, int index, aicf_tensor_info* out) {
     if (!p || !out) return AICF_ERROR_INVALID_ARGUMENT;

@@ -1460,6 +1460,16 @@ static void test_autotune(const char* path) {
             CHECK(a.index == 1 && a.n_results == 3 && a.blob[0] == 1001u, "autotune [%s]: the step's cuBLASLt algorithm is result %d of %d (blob %llu)",
                   pn, a.index, a.n_results, (unsigned long long)a.blob[0]);
             CHECK(strncmp(st->reason, "autotuned: im2col_gemm/1 fastest of", 35) == 0, "autotune [%s]: reason '%s'", pn, st->reason);
+            { /* the public view of the decision */
+                aicf_step_info inf;
+                int ok = aicf_plan_step_info(p, si, &inf) == AICF_SUCCESS && inf.choice == AICF_CHOICE_IM2COL_GEMM && inf.variant == 1 &&
+                         !inf.pinned && inf.num_tuned == st->n_tuned;
+                for (k = 0; ok && k < inf.num_tuned; k++)
+                    ok = inf.tuned_choice[k] == (aicf_kernel_choice)st->tuned[k].choice && inf.tuned_variant[k] == st->tuned[k].lt &&
+                         fabs((double)inf.tuned_us[k] - (double)st->tuned[k].ns / 1000.0) < 1e-3;
+                CHECK(ok, "autotune [%s]: aicf_plan_step_info: choice %d variant %d pinned %d, %d tuned", pn, (int)inf.choice, inf.variant,
+                      inf.pinned, inf.num_tuned);
+            }
         }
         /* explain, save -> load without timing, exec */
         if (p) {

@@ -1357,6 +1357,20 @@ static void test_pin_errors(void) {
                     c2 += lc + (ec ? 1 : 0);
                 }
                 CHECK(diff == 0, "a pin changes only its step's reason and adds its choice line (%d other lines differ)", diff);
+                {
+                    aicf_step_info inf;
+                    int k, seen = 0;
+                    for (k = 0; k < aicf_plan_num_steps(p1); k++)
+                        if (aicf_plan_step_info(p1, k, &inf) == AICF_SUCCESS && strcmp(inf.node_name, "pv") == 0) {
+                            seen = 1;
+                            CHECK(inf.choice == AICF_CHOICE_GENERATED && inf.pinned == 1 && inf.variant == 0 && inf.num_tuned == 0,
+                                  "aicf_plan_step_info of the pinned step: choice %d pinned %d variant %d tuned %d", (int)inf.choice, inf.pinned,
+                                  inf.variant, inf.num_tuned);
+                        } else if (aicf_plan_step_info(p1, k, &inf) == AICF_SUCCESS) {
+                            CHECK(inf.choice == AICF_CHOICE_RULE && !inf.pinned, "step %d '%s': not pinned", k, inf.node_name);
+                        }
+                    CHECK(seen, "the pinned step is listed");
+                }
             }
             free(t0);
             free(t1);
