@@ -134,8 +134,9 @@
        desc.policy.pins[0].kernel = AICF_CHOICE_DIRECT;         (policy text: pin = direct conv1)
    and policy.autotune = 1 times every unpinned step under each choice on the device at plan
    creation and keeps the fastest (plan creation then takes about a second for a ResNet-50).
-   aicf_plan_explain lists each tuned step's candidates with their times; a saved plan keeps
-   the decisions and the times, and loads without timing again.
+   aicf_plan_explain lists each tuned step's candidates with their times (aicf_plan_step_info
+   gives them as data: choice, variant, pinned, tuned_us[]); a saved plan keeps the decisions
+   and the times, and loads without timing again.
 
    CONFIGURATION MACROS
    ====================
