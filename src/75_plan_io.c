@@ -428,10 +428,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
         if (!memchr(pin->node, 0, sizeof pin->node)) return AICF_ERROR_INVALID_ARGUMENT;
         if (!pin->node[0]) continue;
         if ((int)pin->kernel < AICF_CHOICE_DIRECT || (int)pin->kernel > AICF_CHOICE_GENERATED || pin->variant < 0 ||
-            pin->variant > (pin->kernel == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 7) ||
-            (pin->variant > 0 && pin->kernel != AICF_CHOICE_IMPLICIT_GEMM_TC && pin->kernel != AICF_CHOICE_IM2COL_GEMM &&
-             pin->kernel != AICF_CHOICE_CUBLASLT) ||
-            !aicf__io_pin_name_ok(pin->node))
+            pin->variant > aicf__choice_max_variant((int)pin->kernel) || !aicf__io_pin_name_ok(pin->node))
             return AICF_ERROR_INVALID_ARGUMENT;
     }
     aicf__sbuf_printf(b, "%sprecision = %s\n", prefix, aicf__io_precisions[pol->precision]);
@@ -545,8 +542,8 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
             size_t d0 = ++cn;
             uint64_t x = 0;
             while (cn < vn && v[cn] >= '0' && v[cn] <= '9') cn++;
-            if (cn == d0 || !aicf__io_dec(v + d0, cn - d0, choice == AICF_CHOICE_IMPLICIT_GEMM_TC ? 6 : 7, &x) ||
-                (choice != AICF_CHOICE_IM2COL_GEMM && choice != AICF_CHOICE_CUBLASLT && choice != AICF_CHOICE_IMPLICIT_GEMM_TC))
+            if (cn == d0 || aicf__choice_max_variant(choice) == 0 ||
+                !aicf__io_dec(v + d0, cn - d0, (uint64_t)aicf__choice_max_variant(choice), &x))
                 return aicf__err(ctx, code, "%s: line %d: key 'pin': in '%s', /K follows only im2col_gemm or cublaslt (cuBLASLt "
                                  "heuristic result 0..7) and implicit_gemm_tc (2^(K-1) K splits, 1..6)", fn, line, show2);
             lt = (int)x;
