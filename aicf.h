@@ -13065,6 +13065,9 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         if (cn == vn) return aicf__err(ctx, code, "%s: line %d: key 'pin': '%s' names no node (pin = CHOICE[/K] NODE)", fn, line, show2);
         if (vn - cn >= AICF_PIN_NODE_CAP)
             return aicf__err(ctx, code, "%s: line %d: key 'pin': node name of %zu bytes (at most %d)", fn, line, vn - cn, AICF_PIN_NODE_CAP - 1);
+        for (j = cn; j < vn; j++)
+            if ((unsigned char)v[j] < 0x20 || v[j] == 0x7f) /* a name a pin line could not carry back (tab, control bytes) */
+                return aicf__err(ctx, code, "%s: line %d: key 'pin': the node name holds control byte 0x%02x", fn, line, (unsigned)(unsigned char)v[j]);
         for (j = 0; j < AICF_MAX_PINS; j++) {
             const char* nm = pol->pins[j].node;
             if (!nm[0]) {

@@ -512,6 +512,8 @@ static void test_policy_pins(aicf_context* ctx) {
             {"pin = cublaslt2 mm", "line 1", "does not start with a choice"},
             {"pin = direct conv1\npin = generated conv1", "line 2", "node 'conv1' is pinned twice"},
             {"autotune = 2", "line 1", "autotune"},
+            {"pin = direct a\tb", "line 1", "the node name holds control byte 0x09"},
+            {"pin = cublaslt \005pin", "line 1", "the node name holds control byte 0x05"},
             {"autotune = 1\nautotune = 0", "line 2", "'autotune' given twice"},
         };
         size_t i;
