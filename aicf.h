@@ -606,7 +606,7 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
                                             implicit_gemm_tc | cublaslt | generated; /K is the
                                             pin's variant: cuBLASLt's heuristic result K, or for
                                             implicit_gemm_tc 2^(K-1) K splits; NODE may not
-                                            hold '#')
+                                            hold '#', tabs or control bytes)
    aicf_policy_format writes every key (booleans as 0/1, the limit in bytes) after one comment
    line, then one `pin` line per used pin slot, so parse(format(p)) == p for every valid policy
    (pins come back in slot order, packed from slot 0). Writes into buf (NUL-terminated when
