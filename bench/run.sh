@@ -197,6 +197,6 @@ fi
 
 log "table"
 "$PYTHON" bench/table.py --peers "$OUT/peers.jsonl" --models "$OUT/models.jsonl" --gemm "$OUT/gemm.jsonl" \
-  --meta "$OUT/meta.json" --gpu "$OUT/gpu.txt" > "$OUT/table.md"
+  --meta "$OUT/meta.json" --gpu "$OUT/gpu.txt" --variants "$OUT" > "$OUT/table.md"
 cat "$OUT/table.md"
 log "done: $OUT"

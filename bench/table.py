@@ -9,6 +9,9 @@ peers.jsonl   one object per workload from peers.py --aicf (eager_us, cudagraph_
               inductor_cg_us, aicf_median_us, aicf_relerr, aicf_nodes, ...)
 models.jsonl  one `aicf bench --json` object per model and precision (or {"error": ...})
 gemm.jsonl    one bench/gemm_direct --json object per size and precision
+--variants DIR  the same run's per-workload variants (DIR/autotune.jsonl, persistent.jsonl,
+              pdl.jsonl, staged.jsonl: `aicf bench --json` lines with a "workload" key) beside
+              the default plan's time from peers.jsonl
 Missing or empty files leave their section out. Standard library only.
 """
 import argparse
@@ -159,6 +162,39 @@ def gemm_table(rows):
     return out
 
 
+VARIANTS = (("autotune", "autotune", "policy autotune = 1 (kernel choices timed at plan creation; plan ms includes the timing)"),
+            ("persistent", "persistent", "policy persistent = 1 (batch-1 Linear layers in one launch)"),
+            ("pdl", "PDL", "AICF_EXEC_PDL (programmatic dependent launch)"),
+            ("staged", "host I/O", "inputs and outputs staged through pinned host memory by the graph"))
+
+
+def variants_table(peers, vdir):
+    """aicf's median per workload under each variant of the same run, beside the default plan's."""
+    base = {r.get("workload"): r for r in peers if r.get("workload")}
+    cols = []
+    for file, head, what in VARIANTS:
+        rows = {r.get("workload"): r for r in read_jsonl(os.path.join(vdir, file + ".jsonl")) if r.get("workload")}
+        if rows:
+            cols.append((head, what, rows))
+    if not cols or not base:
+        return []
+    out = ["## Variants of the plan (same run, median µs per call, fp16)", "",
+           "| workload | default | " + " | ".join(f"{h}" for h, _, _ in cols) + " |",
+           "|---|---|" + "---|" * len(cols)]
+    for wl, b in base.items():
+        cells = []
+        for head, _, rows in cols:
+            r = rows.get(wl, {})
+            v = r.get("median_us")
+            cell = us(v, 2)
+            if head == "autotune" and num(r.get("plan_ms")):
+                cell += f" (plan {r['plan_ms']:.0f} ms)"
+            cells.append(cell)
+        out.append(f"| {wl} | {us(b.get('aicf_median_us'), 2)} | " + " | ".join(cells) + " |")
+    out += [""] + [f"- {h}: {w}" for h, w, _ in cols]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peers")
@@ -167,6 +203,7 @@ def main():
     ap.add_argument("--meta")
     ap.add_argument("--gpu")
     ap.add_argument("--out")
+    ap.add_argument("--variants")
     a = ap.parse_args()
     peers, models, gemm = read_jsonl(a.peers), read_jsonl(a.models), read_jsonl(a.gemm)
     lines = ["# aicf benchmark", ""]
@@ -182,6 +219,10 @@ def main():
     for rows, fn in ((peers, peers_table), (models, models_table), (gemm, gemm_table)):
         if rows:
             lines += [""] + fn(rows)
+    if a.variants and peers:
+        v = variants_table(peers, a.variants)
+        if v:
+            lines += [""] + v
     h = host_lines(peers, models)
     if h:
         lines += [""] + h
