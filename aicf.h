@@ -874,6 +874,10 @@ typedef struct aicf__node {
     int trans_b;      /* plan pass (aicf__absorb_transposes), MatMul only: input 1 is read with its
                          last two axes swapped, a Transpose absorbed: that node's index + 1;
                          0 = as ONNX */
+    int fused[6];     /* plan pass (aicf__fuse_attention): the nodes this Attention node replaced,
+                         in graph order (the K Transpose, the Q K^T MatMul, the scale, the mask
+                         Add, the Softmax; the P V MatMul is this node) */
+    int n_fused;
 } aicf__node;
 
 typedef struct aicf__dim_binding {
@@ -11607,6 +11611,187 @@ static void aicf__absorb_transposes(aicf_plan* p) {
     }
 }
 
+/* Attention fused: the chain
+     S = MatMul(Q, K^T)   K^T an absorbed last-two-axes Transpose (trans_b), Q [B, H, Sq, D] or [B, Sq, D]
+     S = S * c | c * S | S / c        optional, c a float32 constant of one element
+     S = S + M | M + S                optional, M float32 of S's shape or broadcasting to it, its last
+                                      axis Skv (rank <= 2 when Q is 3-D)
+     P = Softmax(S, axis = last)
+     Y = MatMul(P, V)     V [B, H, Skv, Dv] (or [B, Skv, Dv])
+   becomes one ONNX Attention node (opset 23 semantics: 4-D inputs, or 3-D with one head) in
+   place of the last MatMul, scale = c (1/c for Div, 1 without), attn_mask = M. Each
+   intermediate is read once and is not a graph output; batch and head axes match exactly; D
+   and Dv <= 256 (the device kernel's limit, the same rule on every backend). A policy pin of
+   one of the chain's nodes is then an error (aicf__apply_choices: no_fusion keeps them). The scores are then never stored (the CUDA kernel keeps them
+   on chip, templates/attention.cu.j2; the CPU reference computes per query row). Differences
+   against the chain: the scale is applied as sqrt(c) to Q and K on the CPU reference (c on
+   CUDA) and Div as a multiplication by 1/c (rounding, ~1 ulp of the scores), a row whose
+   scores are all -inf gives 0 where Softmax gives NaN (ONNX Attention). The replaced nodes are
+   recorded in aicf__node.fused (explain, plan files, DOT). Off with no_fusion. */
+/* whether tensor t can be the scores entering the mask Add: S's shape, made by a MatMul, Mul or Div */
+static int aicf__attn_scores_in(const aicf_graph* g, const int* prod, int t, const aicf__shape* ss) {
+    aicf__op op;
+    if (prod[t] < 0 || !aicf__same_shape(&g->tensors[t].shape, ss)) return 0;
+    op = g->nodes[prod[t]].op;
+    return op == AICF__OP_MatMul || op == AICF__OP_Mul || op == AICF__OP_Div;
+}
+
+static aicf_result aicf__fuse_attention(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, j, k, *prod, *uses;
+    aicf_result r = AICF_SUCCESS;
+    prod = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    uses = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    if (!prod || !uses) {
+        aicf__free(p->ctx, prod);
+        aicf__free(p->ctx, uses);
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention fusion)");
+    }
+    for (i = 0; i < g->n_tensors; i++) prod[i] = -1;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        if (n->removed) continue;
+        for (j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0) uses[n->in[j]]++;
+        for (j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0) prod[n->out[j]] = i;
+    }
+    for (i = 0; i < g->n_outputs; i++) uses[g->outputs[i]] += 1 << 20;
+    for (i = 0; i < g->n_nodes && r == AICF_SUCCESS; i++) {
+        aicf__node* pv = &g->nodes[i];
+        aicf__node *sm, *qk = NULL, *scn = NULL, *mkn = NULL, *x;
+        const aicf__shape *qs, *ks, *vs, *ss;
+        int s_t, t, rank, mask = -1, chain[6], n_chain = 0, ok = 1, *nin;
+        float scale = 1.0f;
+        int64_t axis;
+        aicf__attrv* at;
+        if (pv->removed || pv->op != AICF__OP_MatMul || pv->n_in != 2 || pv->n_out != 1 || pv->trans_b || pv->n_attrs || pv->in[0] < 0 ||
+            pv->in[1] < 0 || pv->out[0] < 0)
+            continue;
+        if (uses[pv->in[0]] != 1 || prod[pv->in[0]] < 0) continue;
+        sm = &g->nodes[prod[pv->in[0]]];
+        if (sm->op != AICF__OP_Softmax || sm->n_in != 1 || sm->in[0] < 0) continue;
+        s_t = sm->in[0];
+        ss = &g->tensors[s_t].shape;
+        rank = ss->rank;
+        if (rank != 3 && rank != 4) continue;
+        axis = aicf__attr_i(sm, "axis", g->opset > 0 && g->opset < 13 ? 1 : -1);
+        if (axis < 0) axis += rank;
+        if (axis != rank - 1) continue;
+        /* walk back: [Add mask] <- [scale] <- MatMul */
+        t = s_t;
+        while (ok && prod[t] >= 0 && uses[t] == 1) {
+            x = &g->nodes[prod[t]];
+            if (x->op == AICF__OP_MatMul) {
+                qk = x;
+                break;
+            }
+            if (x->n_in != 2 || x->n_out != 1 || x->in[0] < 0 || x->in[1] < 0 || x->in[0] == x->in[1]) {
+                ok = 0;
+            } else if (x->op == AICF__OP_Add && !mkn && !scn) {
+                /* the scores: the input of the scores' shape made by the MatMul or the scale */
+                int c0 = aicf__attn_scores_in(g, prod, x->in[0], ss), c1 = aicf__attn_scores_in(g, prod, x->in[1], ss);
+                if (!c0 && !c1) {
+                    ok = 0;
+                } else {
+                    mkn = x;
+                    mask = c0 ? x->in[1] : x->in[0];
+                    t = c0 ? x->in[0] : x->in[1];
+                }
+            } else if ((x->op == AICF__OP_Mul || x->op == AICF__OP_Div) && !scn) {
+                int ci = x->op == AICF__OP_Div ? 1 : (aicf__is_const(g, x->in[1]) ? 1 : 0);
+                const aicf__tensor* ct = &g->tensors[x->in[ci]];
+                float cv;
+                if (!aicf__is_const(g, x->in[ci]) || ct->dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&ct->shape) != 1 || !ct->data ||
+                    ct->data_bytes < 4) {
+                    ok = 0;
+                } else {
+                    memcpy(&cv, ct->data, 4);
+                    if (!(cv > 0.0f) || !(cv < 3.0e38f)) ok = 0;
+                    scale = x->op == AICF__OP_Div ? (float)(1.0 / (double)cv) : cv;
+                    scn = x;
+                    t = x->in[1 - ci];
+                }
+            } else {
+                ok = 0;
+            }
+        }
+        if (!ok || !qk || !qk->trans_b || qk->n_in != 2 || qk->n_attrs || qk->in[0] < 0 || qk->in[1] < 0) continue;
+        qs = &g->tensors[qk->in[0]].shape;
+        ks = &g->tensors[qk->in[1]].shape;
+        vs = &g->tensors[pv->in[1]].shape;
+        if (qs->rank != rank || ks->rank != rank || vs->rank != rank) continue;
+        for (k = 0; k < rank - 2 && ok; k++) ok = qs->d[k] == ks->d[k] && qs->d[k] == vs->d[k] && qs->d[k] == ss->d[k];
+        if (!ok || ks->d[rank - 1] != qs->d[rank - 1] || vs->d[rank - 2] != ks->d[rank - 2] || qs->d[rank - 1] > 256 || vs->d[rank - 1] > 256)
+            continue;
+        if (g->tensors[qk->in[0]].dtype != AICF_DTYPE_FLOAT32 || g->tensors[qk->in[1]].dtype != AICF_DTYPE_FLOAT32 ||
+            g->tensors[pv->in[1]].dtype != AICF_DTYPE_FLOAT32)
+            continue;
+        if (mask >= 0) {
+            const aicf__tensor* mt = &g->tensors[mask];
+            int mr = mt->shape.rank;
+            if (mt->dtype != AICF_DTYPE_FLOAT32 || !mt->shape_known || mr < 1 || mr > (rank == 3 ? 2 : 4) ||
+                mt->shape.d[mr - 1] != ss->d[rank - 1] || !aicf__same_shape(&g->tensors[mkn->out[0]].shape, ss))
+                continue;
+            for (k = 0; k < mr - 1 && ok; k++) ok = mt->shape.d[k] == 1 || mt->shape.d[k] == ss->d[rank - mr + k];
+            if (!ok) continue;
+        }
+        /* the rewrite */
+        if (qk->trans_b > 0) chain[n_chain++] = qk->trans_b - 1;
+        chain[n_chain++] = (int)(qk - g->nodes);
+        if (scn) chain[n_chain++] = (int)(scn - g->nodes);
+        if (mkn) chain[n_chain++] = (int)(mkn - g->nodes);
+        chain[n_chain++] = (int)(sm - g->nodes);
+        nin = (int*)aicf__malloc(p->ctx, 4 * sizeof(int));
+        at = (aicf__attrv*)aicf__calloc(p->ctx, 3, sizeof(aicf__attrv));
+        {
+            char* ot = aicf__strdup(p->ctx, "Attention");
+            char *n0 = aicf__strdup(p->ctx, "scale"), *n1 = aicf__strdup(p->ctx, "q_num_heads"), *n2 = aicf__strdup(p->ctx, "kv_num_heads");
+            if (!nin || !at || !ot || !n0 || !n1 || !n2) {
+                aicf__free(p->ctx, nin);
+                aicf__free(p->ctx, at);
+                aicf__free(p->ctx, ot);
+                aicf__free(p->ctx, n0);
+                aicf__free(p->ctx, n1);
+                aicf__free(p->ctx, n2);
+                r = aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention fusion)");
+                break;
+            }
+            at[0].name = n0, at[0].type = AICF_ATTR_FLOAT, at[0].f = scale, at[0].tensor = -1;
+            at[1].name = n1, at[1].type = AICF_ATTR_INT, at[1].i = 1, at[1].tensor = -1;
+            at[2].name = n2, at[2].type = AICF_ATTR_INT, at[2].i = 1, at[2].tensor = -1;
+            nin[0] = qk->in[0];
+            nin[1] = qk->in[1];
+            nin[2] = pv->in[1];
+            nin[3] = mask;
+            aicf__free(p->ctx, pv->op_type);
+            aicf__free(p->ctx, pv->in);
+            aicf__free(p->ctx, pv->attrs);
+            pv->op_type = ot;
+            pv->op = AICF__OP_Attention;
+            pv->in = nin;
+            pv->n_in = mask >= 0 ? 4 : 3;
+            pv->attrs = at;
+            pv->n_attrs = rank == 3 ? 3 : 1;
+            if (rank != 3) {
+                aicf__free(p->ctx, n1);
+                aicf__free(p->ctx, n2);
+                at[1].name = at[2].name = NULL;
+            }
+        }
+        for (k = 0; k < n_chain; k++) {
+            g->nodes[chain[k]].removed = 1;
+            pv->fused[k] = chain[k];
+        }
+        pv->n_fused = n_chain;
+        /* the tensors the chain read are read once by this node now */
+        r = aicf__op_infer(g, i);
+    }
+    aicf__free(p->ctx, prod);
+    aicf__free(p->ctx, uses);
+    return r;
+}
+
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
     return aicf__plan_create_ex(graph, desc, NULL, NULL, out);
 }
@@ -11676,10 +11861,22 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into step %d "
                                  "(node '%s'); pins apply to a step's main Conv, Gemm or MatMul node", pin->node, host,
                                  g->nodes[p->steps[host].node].name);
+            for (s = 0; s < p->n_steps && host < 0; s++)
+                if (p->steps[s].kind == AICF__STEP_NODE)
+                    for (k = 0; k < g->nodes[p->steps[s].node].n_fused; k++)
+                        if (g->nodes[p->steps[s].node].fused[k] == node) host = s;
+            if (host >= 0)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
+                                 "Attention of step %d (node '%s'), which runs one attention kernel; policy no_fusion = 1 keeps the "
+                                 "chain's MatMuls as steps", pin->node, host, g->nodes[p->steps[host].node].name);
             return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node has no step (folded into a "
                              "constant or removed at plan time)", pin->node);
         }
         op = g->nodes[p->steps[step].node].op;
+        if (g->nodes[p->steps[step].node].n_fused > 0)
+            return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the MatMul is fused with its "
+                             "attention chain into the Attention of step %d, which runs one attention kernel; policy no_fusion = 1 "
+                             "keeps the chain's MatMuls as steps", pin->node, step);
         if (op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul)
             return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy pin of node '%s': a %s; pins apply to Conv, Gemm and "
                              "MatMul nodes", pin->node, g->nodes[p->steps[step].node].op_type);
@@ -11885,7 +12082,10 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             }
         }
     }
-    if (!p->policy.no_fusion) aicf__absorb_transposes(p);
+    if (!p->policy.no_fusion) {
+        aicf__absorb_transposes(p);
+        if ((r = aicf__fuse_attention(p)) != AICF_SUCCESS) goto fail;
+    }
     /* steps */
     for (i = 0; i < p->n_in; i++)
         if (p->in_boundary[i] != p->in_tensor[i]) {
@@ -12235,6 +12435,14 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
                                       ep->operand_left ? ", v" : "");
             }
             if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
+        }
+        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].n_fused > 0) {
+            const aicf__node* an = &p->g->nodes[st->node];
+            aicf__sbuf_printf(&b, "\n          attention fused, replacing:");
+            for (j = 0; j < an->n_fused && j < 6; j++)
+                aicf__sbuf_printf(&b, "%s %s '%s'", j ? "," : "", p->g->nodes[an->fused[j]].op_type, p->g->nodes[an->fused[j]].name);
+            aicf__sbuf_printf(&b, ", MatMul '%s' (scale %.9g%s)", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
+                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
         }
         aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
     }
@@ -13353,6 +13561,16 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__io_qstr(&b, tn->name);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
+            for (j = 0; j < g->nodes[st->node].n_fused && j < 6; j++) {
+                int fn = g->nodes[st->node].fused[j];
+                const aicf__node* en = fn >= 0 && fn < g->n_nodes ? &g->nodes[fn] : NULL;
+                aicf__sbuf_printf(&b, "  replaced %d node=%d op=", j, fn);
+                aicf__io_qstr(&b, en ? en->op_type : "?");
+                aicf__sbuf_put(&b, " name=", 6);
+                aicf__io_qstr(&b, en ? en->name : "?");
+                aicf__sbuf_put(&b, "\n", 1);
+            }
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
@@ -14039,6 +14257,14 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0) {
+            const aicf__node* an = &g->nodes[st->node];
+            aicf__sbuf_printf(&b, "  attention fused (one step, the scores never stored), replacing:");
+            for (j = 0; j < an->n_fused && j < 6; j++)
+                aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[an->fused[j]].op_type, g->nodes[an->fused[j]].name);
+            aicf__sbuf_printf(&b, "; and MatMul '%s' (this step); scale %.9g%s\n", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
+                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
+        }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
             g->nodes[st->node].trans_b <= g->n_nodes)
             aicf__sbuf_printf(&b, "  input 1 read with its last two axes swapped: Transpose '%s' (node %d) absorbed, not run\n",
@@ -14180,8 +14406,20 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
     }
     for (i = 0; i < p->n_steps; i++) {
         const aicf__step* st = &p->steps[i];
-        const char* ind = st->n_epi > 0 ? "    " : "  ";
-        if (st->n_epi > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
+        int nf = st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes ? g->nodes[st->node].n_fused : 0;
+        const char* ind = st->n_epi > 0 || nf > 0 ? "    " : "  ";
+        if (st->n_epi > 0 || nf > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
+        /* nodes an Attention node replaced (aicf__fuse_attention): a dashed chain into the step */
+        for (j = 0; j < nf && j < 6; j++) {
+            const aicf__node* en = &g->nodes[g->nodes[st->node].fused[j]];
+            aicf__sbuf_printf(&b, "    s%d_r%d [label=\"", i, j);
+            aicf__io_dotstr(&b, en->op_type);
+            aicf__sbuf_put(&b, "\\n", 2);
+            aicf__io_dotstr(&b, en->name);
+            aicf__sbuf_printf(&b, "\", style=\"rounded,dashed\"];\n");
+            if (j) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d_r%d [style=dashed];\n", i, j - 1, i, j);
+        }
+        if (nf > 0) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d [style=dashed];\n", i, (nf > 6 ? 6 : nf) - 1, i);
         aicf__sbuf_printf(&b, "%ss%d [label=\"%d: ", ind, i, i);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes) {
             aicf__io_dotstr(&b, g->nodes[st->node].op_type);
@@ -14203,7 +14441,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
             if (j) aicf__sbuf_printf(&b, "\"];\n    s%d_%d -> s%d_%d [style=dashed];\n", i, j, i, j + 1);
             else aicf__sbuf_printf(&b, "\"];\n    s%d -> s%d_1 [style=dashed];\n", i, i);
         }
-        if (st->n_epi > 0) aicf__sbuf_printf(&b, "  }\n");
+        if (st->n_epi > 0 || nf > 0) aicf__sbuf_printf(&b, "  }\n");
     }
     /* data edges: after every node exists */
     for (i = 0; i < p->n_steps; i++) {
@@ -16963,6 +17201,17 @@ typedef struct aicf__k_softmax {
     int64_t outer, n, inner;
 } aicf__k_softmax;
 
+/* templates/attention.cu.j2 aicf_attention_args */
+typedef struct aicf__k_attention {
+    uint64_t q, k, v, mask, o;
+    int64_t B, H, grp, Sq, Skv, D, Dv;
+    int64_t qb, qh, qs, kb, kh, ks, vb, vh, vs, ob, oh, os; /* element strides (batch, head, sequence) */
+    int64_t mb, mh, mi, mj, mlen;                         /* mask broadcast strides, its last axis' length */
+    float scale;
+    int32_t causal;
+} aicf__k_attention;
+typedef char aicf__k_check_attention[sizeof(aicf__k_attention) == 240 ? 1 : -1];
+
 typedef struct aicf__k_permute {
     uint64_t x, y;
     int64_t n, rank;
@@ -18679,6 +18928,141 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
     return AICF_SUCCESS;
 }
 
+/* ---- Attention (ONNX opset 23, and the plan's attention fusion): one launch ----
+   Supported on the device: 3-D or 4-D Q, K, V (grouped-query heads), a float attn_mask that
+   broadcasts to [B, qH, Sq, Skv] (a shorter last axis reads as -inf, as ONNX pads it),
+   is_causal, scale. Not on the device (AICF_ERROR_UNSUPPORTED, naming the input or attribute):
+   past_key / past_value, nonpad_kv_seqlen, outputs 1-3, softcap, sliding windows, bool masks.
+   Kernel: the tensor-core one (float16, D = Dv in {32, 64, 128}, strides and addresses 16-byte
+   aligned), else one warp per query row (D, Dv <= 256). */
+static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
+    const aicf__node* n = c->nd;
+    int Q = aicf__cuo_in(c, 0), K = aicf__cuo_in(c, 1), V = aicf__cuo_in(c, 2), M = aicf__cuo_in(c, 3), Y = aicf__cuo_out(c, 0);
+    const aicf__shape *qs, *ks, *vs;
+    aicf__k_attention a;
+    int64_t qH, kvH, hd_check;
+    int i, r3, tc = 0;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96], b1[96];
+    float sc;
+    aicf_result r;
+    for (i = 4; i < 7; i++)
+        if (aicf__cuo_in(c, i) >= 0)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d (%s) has no device kernel (only the CPU reference runs it)", i,
+                                  i == 4 ? "past_key" : i == 5 ? "past_value" : "nonpad_kv_seqlen");
+    for (i = 1; i < c->st->n_out; i++)
+        if (aicf__cuo_out(c, i) >= 0)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "output %d (%s) has no device kernel (only the CPU reference computes it)", i,
+                                  i == 1 ? "present_key" : i == 2 ? "present_value" : "qk_matmul_output");
+    if (aicf__attr_f(n, "softcap", 0.0f) != 0.0f)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "attribute 'softcap' has no device kernel (only the CPU reference runs it)");
+    if (aicf__attr_i(n, "left_window_size", -1) != -1 || aicf__attr_i(n, "right_window_size", -1) != -1)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "attributes 'left_window_size' / 'right_window_size' have no device kernel (only the CPU reference runs them)");
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (M >= 0 && c->g->tensors[M].dtype != AICF_DTYPE_FLOAT32)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input 3 '%.200s' (attn_mask) is %s; the device kernel takes float masks only",
+                              aicf__tname(c->g, M), aicf_dtype_name(c->g->tensors[M].dtype));
+    qs = aicf__cuo_shape(c, Q);
+    ks = aicf__cuo_shape(c, K);
+    vs = aicf__cuo_shape(c, V);
+    memset(&a, 0, sizeof a);
+    r3 = qs->rank == 3;
+    if (r3) {
+        qH = aicf__attr_i(n, "q_num_heads", 0);
+        kvH = aicf__attr_i(n, "kv_num_heads", 0);
+        if (qH < 1 || kvH < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "3-D inputs need q_num_heads and kv_num_heads >= 1");
+        a.Sq = qs->d[1];
+        a.Skv = ks->d[1];
+        a.D = qs->d[2] / qH;
+        a.Dv = vs->d[2] / kvH;
+        /* [B, S, heads * size]: batch, head, sequence strides */
+        a.qb = a.Sq * qH * a.D, a.qh = a.D, a.qs = qH * a.D;
+        a.kb = a.Skv * kvH * a.D, a.kh = a.D, a.ks = kvH * a.D;
+        a.vb = a.Skv * kvH * a.Dv, a.vh = a.Dv, a.vs = kvH * a.Dv;
+        a.ob = a.Sq * qH * a.Dv, a.oh = a.Dv, a.os = qH * a.Dv;
+    } else {
+        qH = qs->d[1];
+        kvH = ks->d[1];
+        a.Sq = qs->d[2];
+        a.Skv = ks->d[2];
+        a.D = qs->d[3];
+        a.Dv = vs->d[3];
+        a.qb = qH * a.Sq * a.D, a.qh = a.Sq * a.D, a.qs = a.D;
+        a.kb = kvH * a.Skv * a.D, a.kh = a.Skv * a.D, a.ks = a.D;
+        a.vb = kvH * a.Skv * a.Dv, a.vh = a.Skv * a.Dv, a.vs = a.Dv;
+        a.ob = qH * a.Sq * a.Dv, a.oh = a.Sq * a.Dv, a.os = a.Dv;
+    }
+    a.B = qs->d[0];
+    a.H = qH;
+    a.grp = qH / kvH;
+    hd_check = a.D > a.Dv ? a.D : a.Dv;
+    if (hd_check > 256 || a.D < 1 || a.Dv < 1)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "head sizes D = %lld, Dv = %lld: the device kernel takes 1 to 256",
+                              (long long)a.D, (long long)a.Dv);
+    sc = (float)(1.0 / sqrt((double)a.D));
+    if (aicf__attr(n, "scale")) sc = aicf__attr_f(n, "scale", sc);
+    a.scale = sc;
+    a.causal = aicf__attr_i(n, "is_causal", 0) != 0;
+    a.mlen = a.Skv;
+    if (M >= 0) {
+        const aicf__shape* ms = aicf__cuo_shape(c, M);
+        int64_t st = 1, want[4], strd[4] = {0, 0, 0, 0};
+        int mr = ms->rank, k;
+        want[0] = a.B, want[1] = qH, want[2] = a.Sq, want[3] = a.Skv;
+        if (mr < 1 || mr > 4 || ms->d[mr - 1] > a.Skv)
+            return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 3 (attn_mask) shape %s does not broadcast to [%lld,%lld,%lld,%lld]",
+                                  aicf__cuo_sstr(ms, b1, sizeof b1), (long long)a.B, (long long)qH, (long long)a.Sq, (long long)a.Skv);
+        for (k = mr - 1; k >= 0; k--) {
+            int ax = 4 - mr + k;
+            if (ms->d[k] != 1 && ms->d[k] != want[ax] && k != mr - 1)
+                return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 3 (attn_mask) shape %s does not broadcast to [%lld,%lld,%lld,%lld]",
+                                      aicf__cuo_sstr(ms, b1, sizeof b1), (long long)a.B, (long long)qH, (long long)a.Sq, (long long)a.Skv);
+            strd[ax] = ms->d[k] == 1 && k != mr - 1 ? 0 : st;
+            st *= ms->d[k];
+        }
+        a.mb = strd[0], a.mh = strd[1], a.mi = strd[2], a.mj = strd[3];
+        a.mlen = ms->d[mr - 1];
+        if (a.mlen == 1 && a.Skv > 1) a.mj = 0; /* [.., 1] is padding in ONNX Attention: only column 0 reads it */
+    }
+    block[0] = 128;
+    block[1] = block[2] = 1;
+    if (c->f16 && a.D == a.Dv && (a.D == 32 || a.D == 64 || a.D == 128) && a.qs % 8 == 0 && a.qh % 8 == 0 && a.qb % 8 == 0 &&
+        a.ks % 8 == 0 && a.kh % 8 == 0 && a.kb % 8 == 0 && a.vs % 8 == 0 && a.vh % 8 == 0 && a.vb % 8 == 0 && a.os % 2 == 0 &&
+        a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, 0) >= 16 && aicf__cuo_align(c, K, 0) >= 16 &&
+        aicf__cuo_align(c, V, 0) >= 16 && aicf__cuo_align(c, Y, 0) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
+        tc = 1;
+    if (tc) {
+        grid[0] = (unsigned)((a.Sq + 63) / 64);
+        grid[1] = (unsigned)(a.B * qH);
+        grid[2] = 1;
+        snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld", (long long)a.D);
+        aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x 64 keys per block, online softmax (%lld x %lld heads, "
+                         "%lld x %lld scores never stored)%s", (long long)a.D, (long long)a.B, (long long)qH, (long long)a.Sq,
+                         (long long)a.Skv, M >= 0 ? ", mask added" : "");
+    } else {
+        int64_t rows = a.B * qH * a.Sq;
+        grid[0] = (unsigned)AICF__MIN((rows + 3) / 4, AICF__CUO_MAX_GRID);
+        grid[1] = grid[2] = 1;
+        if (grid[0] == 0) grid[0] = 1;
+        snprintf(name, sizeof name, "aicf_attention_%s", aicf__cuo_dtn(c));
+        aicf__cuo_reason(c, "one warp per query row (%lld rows, D = %lld, Dv = %lld): %s; online softmax, the %lld x %lld scores never stored",
+                         (long long)rows, (long long)a.D, (long long)a.Dv,
+                         !c->f16 ? "float32 storage"
+                         : a.D != a.Dv || (a.D != 32 && a.D != 64 && a.D != 128) ? "the tensor-core kernel takes D = Dv in {32, 64, 128}"
+                                                                                 : "strides or addresses not 16-byte aligned",
+                         (long long)a.Sq, (long long)a.Skv);
+    }
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, q), Q, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, k), K, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, v), V, 0);
+    if (M >= 0) aicf__cuo_patch(op, offsetof(aicf__k_attention, mask), M, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, o), Y, 0);
+    return AICF_SUCCESS;
+}
+
 /* ---- helpers for the ops whose parameters come from constant inputs ---- */
 
 /* Constant integer input i (int32 or int64) into vals[cap]; *count = -1 when the input is absent. */
@@ -20178,6 +20562,7 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
     case AICF__OP_LRN: return aicf__cuo_lower_lrn(c);
     case AICF__OP_Softmax:
     case AICF__OP_LogSoftmax: return aicf__cuo_lower_softmax(c);
+    case AICF__OP_Attention: return aicf__cuo_lower_attention(c);
     case AICF__OP_Gather: return aicf__cuo_lower_gather(c);
     case AICF__OP_Slice: return aicf__cuo_lower_slice(c);
     case AICF__OP_Split: return aicf__cuo_lower_split(c);

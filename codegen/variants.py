@@ -84,6 +84,14 @@ def _conv_tc():
     return ks + [_k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"})]
 
 
+def _attention():
+    # scaled dot-product attention in one launch (src/81_cuda_ops.c aicf__cuo_lower_attention):
+    # any shape (one warp per query row), and float16 tensor cores for head sizes 32, 64, 128
+    return ([_k("aicf_attention_%s" % dt, "attention", dt, {"variant": "warp"}, block=128) for dt in DTYPES] +
+            [_k("aicf_attention_tc_f16_d%d" % hd, "attention", "f16", {"variant": "tc", "hd": hd, "tile": "64x64"}, block=128)
+             for hd in (32, 64, 128)])
+
+
 def _im2col():
     # Conv as im2col + cuBLASLt GEMM (src/82_cuda_conv.c): the column buffer, copied as stored
     return [_k("aicf_im2col_%s" % dt, "im2col", dt, {"layout": "NKP"}) for dt in DTYPES]
@@ -169,6 +177,7 @@ MODULES += [
     {"name": "conv_tc", "template": "conv_tc.cu.j2", "context": {}, "kernels": _conv_tc()},
     {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
     {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
+    {"name": "attention", "template": "attention.cu.j2", "context": {}, "kernels": _attention()},
     {"name": "layout", "template": "layout.cu.j2", "context": {}, "kernels": _layout()},
     {"name": "index", "template": "index.cu.j2", "context": {}, "kernels": _index()},
     {"name": "reduce", "template": "reduce.cu.j2", "context": {}, "kernels": _reduce()},

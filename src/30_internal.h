@@ -144,6 +144,10 @@ typedef struct aicf__node {
     int trans_b;      /* plan pass (aicf__absorb_transposes), MatMul only: input 1 is read with its
                          last two axes swapped, a Transpose absorbed: that node's index + 1;
                          0 = as ONNX */
+    int fused[6];     /* plan pass (aicf__fuse_attention): the nodes this Attention node replaced,
+                         in graph order (the K Transpose, the Q K^T MatMul, the scale, the mask
+                         Add, the Softmax; the P V MatMul is this node) */
+    int n_fused;
 } aicf__node;
 
 typedef struct aicf__dim_binding {

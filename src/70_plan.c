@@ -1063,6 +1063,187 @@ static void aicf__absorb_transposes(aicf_plan* p) {
     }
 }
 
+/* Attention fused: the chain
+     S = MatMul(Q, K^T)   K^T an absorbed last-two-axes Transpose (trans_b), Q [B, H, Sq, D] or [B, Sq, D]
+     S = S * c | c * S | S / c        optional, c a float32 constant of one element
+     S = S + M | M + S                optional, M float32 of S's shape or broadcasting to it, its last
+                                      axis Skv (rank <= 2 when Q is 3-D)
+     P = Softmax(S, axis = last)
+     Y = MatMul(P, V)     V [B, H, Skv, Dv] (or [B, Skv, Dv])
+   becomes one ONNX Attention node (opset 23 semantics: 4-D inputs, or 3-D with one head) in
+   place of the last MatMul, scale = c (1/c for Div, 1 without), attn_mask = M. Each
+   intermediate is read once and is not a graph output; batch and head axes match exactly; D
+   and Dv <= 256 (the device kernel's limit, the same rule on every backend). A policy pin of
+   one of the chain's nodes is then an error (aicf__apply_choices: no_fusion keeps them). The scores are then never stored (the CUDA kernel keeps them
+   on chip, templates/attention.cu.j2; the CPU reference computes per query row). Differences
+   against the chain: the scale is applied as sqrt(c) to Q and K on the CPU reference (c on
+   CUDA) and Div as a multiplication by 1/c (rounding, ~1 ulp of the scores), a row whose
+   scores are all -inf gives 0 where Softmax gives NaN (ONNX Attention). The replaced nodes are
+   recorded in aicf__node.fused (explain, plan files, DOT). Off with no_fusion. */
+/* whether tensor t can be the scores entering the mask Add: S's shape, made by a MatMul, Mul or Div */
+static int aicf__attn_scores_in(const aicf_graph* g, const int* prod, int t, const aicf__shape* ss) {
+    aicf__op op;
+    if (prod[t] < 0 || !aicf__same_shape(&g->tensors[t].shape, ss)) return 0;
+    op = g->nodes[prod[t]].op;
+    return op == AICF__OP_MatMul || op == AICF__OP_Mul || op == AICF__OP_Div;
+}
+
+static aicf_result aicf__fuse_attention(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, j, k, *prod, *uses;
+    aicf_result r = AICF_SUCCESS;
+    prod = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    uses = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    if (!prod || !uses) {
+        aicf__free(p->ctx, prod);
+        aicf__free(p->ctx, uses);
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention fusion)");
+    }
+    for (i = 0; i < g->n_tensors; i++) prod[i] = -1;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        if (n->removed) continue;
+        for (j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0) uses[n->in[j]]++;
+        for (j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0) prod[n->out[j]] = i;
+    }
+    for (i = 0; i < g->n_outputs; i++) uses[g->outputs[i]] += 1 << 20;
+    for (i = 0; i < g->n_nodes && r == AICF_SUCCESS; i++) {
+        aicf__node* pv = &g->nodes[i];
+        aicf__node *sm, *qk = NULL, *scn = NULL, *mkn = NULL, *x;
+        const aicf__shape *qs, *ks, *vs, *ss;
+        int s_t, t, rank, mask = -1, chain[6], n_chain = 0, ok = 1, *nin;
+        float scale = 1.0f;
+        int64_t axis;
+        aicf__attrv* at;
+        if (pv->removed || pv->op != AICF__OP_MatMul || pv->n_in != 2 || pv->n_out != 1 || pv->trans_b || pv->n_attrs || pv->in[0] < 0 ||
+            pv->in[1] < 0 || pv->out[0] < 0)
+            continue;
+        if (uses[pv->in[0]] != 1 || prod[pv->in[0]] < 0) continue;
+        sm = &g->nodes[prod[pv->in[0]]];
+        if (sm->op != AICF__OP_Softmax || sm->n_in != 1 || sm->in[0] < 0) continue;
+        s_t = sm->in[0];
+        ss = &g->tensors[s_t].shape;
+        rank = ss->rank;
+        if (rank != 3 && rank != 4) continue;
+        axis = aicf__attr_i(sm, "axis", g->opset > 0 && g->opset < 13 ? 1 : -1);
+        if (axis < 0) axis += rank;
+        if (axis != rank - 1) continue;
+        /* walk back: [Add mask] <- [scale] <- MatMul */
+        t = s_t;
+        while (ok && prod[t] >= 0 && uses[t] == 1) {
+            x = &g->nodes[prod[t]];
+            if (x->op == AICF__OP_MatMul) {
+                qk = x;
+                break;
+            }
+            if (x->n_in != 2 || x->n_out != 1 || x->in[0] < 0 || x->in[1] < 0 || x->in[0] == x->in[1]) {
+                ok = 0;
+            } else if (x->op == AICF__OP_Add && !mkn && !scn) {
+                /* the scores: the input of the scores' shape made by the MatMul or the scale */
+                int c0 = aicf__attn_scores_in(g, prod, x->in[0], ss), c1 = aicf__attn_scores_in(g, prod, x->in[1], ss);
+                if (!c0 && !c1) {
+                    ok = 0;
+                } else {
+                    mkn = x;
+                    mask = c0 ? x->in[1] : x->in[0];
+                    t = c0 ? x->in[0] : x->in[1];
+                }
+            } else if ((x->op == AICF__OP_Mul || x->op == AICF__OP_Div) && !scn) {
+                int ci = x->op == AICF__OP_Div ? 1 : (aicf__is_const(g, x->in[1]) ? 1 : 0);
+                const aicf__tensor* ct = &g->tensors[x->in[ci]];
+                float cv;
+                if (!aicf__is_const(g, x->in[ci]) || ct->dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&ct->shape) != 1 || !ct->data ||
+                    ct->data_bytes < 4) {
+                    ok = 0;
+                } else {
+                    memcpy(&cv, ct->data, 4);
+                    if (!(cv > 0.0f) || !(cv < 3.0e38f)) ok = 0;
+                    scale = x->op == AICF__OP_Div ? (float)(1.0 / (double)cv) : cv;
+                    scn = x;
+                    t = x->in[1 - ci];
+                }
+            } else {
+                ok = 0;
+            }
+        }
+        if (!ok || !qk || !qk->trans_b || qk->n_in != 2 || qk->n_attrs || qk->in[0] < 0 || qk->in[1] < 0) continue;
+        qs = &g->tensors[qk->in[0]].shape;
+        ks = &g->tensors[qk->in[1]].shape;
+        vs = &g->tensors[pv->in[1]].shape;
+        if (qs->rank != rank || ks->rank != rank || vs->rank != rank) continue;
+        for (k = 0; k < rank - 2 && ok; k++) ok = qs->d[k] == ks->d[k] && qs->d[k] == vs->d[k] && qs->d[k] == ss->d[k];
+        if (!ok || ks->d[rank - 1] != qs->d[rank - 1] || vs->d[rank - 2] != ks->d[rank - 2] || qs->d[rank - 1] > 256 || vs->d[rank - 1] > 256)
+            continue;
+        if (g->tensors[qk->in[0]].dtype != AICF_DTYPE_FLOAT32 || g->tensors[qk->in[1]].dtype != AICF_DTYPE_FLOAT32 ||
+            g->tensors[pv->in[1]].dtype != AICF_DTYPE_FLOAT32)
+            continue;
+        if (mask >= 0) {
+            const aicf__tensor* mt = &g->tensors[mask];
+            int mr = mt->shape.rank;
+            if (mt->dtype != AICF_DTYPE_FLOAT32 || !mt->shape_known || mr < 1 || mr > (rank == 3 ? 2 : 4) ||
+                mt->shape.d[mr - 1] != ss->d[rank - 1] || !aicf__same_shape(&g->tensors[mkn->out[0]].shape, ss))
+                continue;
+            for (k = 0; k < mr - 1 && ok; k++) ok = mt->shape.d[k] == 1 || mt->shape.d[k] == ss->d[rank - mr + k];
+            if (!ok) continue;
+        }
+        /* the rewrite */
+        if (qk->trans_b > 0) chain[n_chain++] = qk->trans_b - 1;
+        chain[n_chain++] = (int)(qk - g->nodes);
+        if (scn) chain[n_chain++] = (int)(scn - g->nodes);
+        if (mkn) chain[n_chain++] = (int)(mkn - g->nodes);
+        chain[n_chain++] = (int)(sm - g->nodes);
+        nin = (int*)aicf__malloc(p->ctx, 4 * sizeof(int));
+        at = (aicf__attrv*)aicf__calloc(p->ctx, 3, sizeof(aicf__attrv));
+        {
+            char* ot = aicf__strdup(p->ctx, "Attention");
+            char *n0 = aicf__strdup(p->ctx, "scale"), *n1 = aicf__strdup(p->ctx, "q_num_heads"), *n2 = aicf__strdup(p->ctx, "kv_num_heads");
+            if (!nin || !at || !ot || !n0 || !n1 || !n2) {
+                aicf__free(p->ctx, nin);
+                aicf__free(p->ctx, at);
+                aicf__free(p->ctx, ot);
+                aicf__free(p->ctx, n0);
+                aicf__free(p->ctx, n1);
+                aicf__free(p->ctx, n2);
+                r = aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention fusion)");
+                break;
+            }
+            at[0].name = n0, at[0].type = AICF_ATTR_FLOAT, at[0].f = scale, at[0].tensor = -1;
+            at[1].name = n1, at[1].type = AICF_ATTR_INT, at[1].i = 1, at[1].tensor = -1;
+            at[2].name = n2, at[2].type = AICF_ATTR_INT, at[2].i = 1, at[2].tensor = -1;
+            nin[0] = qk->in[0];
+            nin[1] = qk->in[1];
+            nin[2] = pv->in[1];
+            nin[3] = mask;
+            aicf__free(p->ctx, pv->op_type);
+            aicf__free(p->ctx, pv->in);
+            aicf__free(p->ctx, pv->attrs);
+            pv->op_type = ot;
+            pv->op = AICF__OP_Attention;
+            pv->in = nin;
+            pv->n_in = mask >= 0 ? 4 : 3;
+            pv->attrs = at;
+            pv->n_attrs = rank == 3 ? 3 : 1;
+            if (rank != 3) {
+                aicf__free(p->ctx, n1);
+                aicf__free(p->ctx, n2);
+                at[1].name = at[2].name = NULL;
+            }
+        }
+        for (k = 0; k < n_chain; k++) {
+            g->nodes[chain[k]].removed = 1;
+            pv->fused[k] = chain[k];
+        }
+        pv->n_fused = n_chain;
+        /* the tensors the chain read are read once by this node now */
+        r = aicf__op_infer(g, i);
+    }
+    aicf__free(p->ctx, prod);
+    aicf__free(p->ctx, uses);
+    return r;
+}
+
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
     return aicf__plan_create_ex(graph, desc, NULL, NULL, out);
 }
@@ -1132,10 +1313,22 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into step %d "
                                  "(node '%s'); pins apply to a step's main Conv, Gemm or MatMul node", pin->node, host,
                                  g->nodes[p->steps[host].node].name);
+            for (s = 0; s < p->n_steps && host < 0; s++)
+                if (p->steps[s].kind == AICF__STEP_NODE)
+                    for (k = 0; k < g->nodes[p->steps[s].node].n_fused; k++)
+                        if (g->nodes[p->steps[s].node].fused[k] == node) host = s;
+            if (host >= 0)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
+                                 "Attention of step %d (node '%s'), which runs one attention kernel; policy no_fusion = 1 keeps the "
+                                 "chain's MatMuls as steps", pin->node, host, g->nodes[p->steps[host].node].name);
             return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node has no step (folded into a "
                              "constant or removed at plan time)", pin->node);
         }
         op = g->nodes[p->steps[step].node].op;
+        if (g->nodes[p->steps[step].node].n_fused > 0)
+            return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the MatMul is fused with its "
+                             "attention chain into the Attention of step %d, which runs one attention kernel; policy no_fusion = 1 "
+                             "keeps the chain's MatMuls as steps", pin->node, step);
         if (op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul)
             return aicf__err(p->ctx, AICF_ERROR_INVALID_ARGUMENT, "aicf_plan_create: policy pin of node '%s': a %s; pins apply to Conv, Gemm and "
                              "MatMul nodes", pin->node, g->nodes[p->steps[step].node].op_type);
@@ -1341,7 +1534,10 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             }
         }
     }
-    if (!p->policy.no_fusion) aicf__absorb_transposes(p);
+    if (!p->policy.no_fusion) {
+        aicf__absorb_transposes(p);
+        if ((r = aicf__fuse_attention(p)) != AICF_SUCCESS) goto fail;
+    }
     /* steps */
     for (i = 0; i < p->n_in; i++)
         if (p->in_boundary[i] != p->in_tensor[i]) {
@@ -1691,6 +1887,14 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
                                       ep->operand_left ? ", v" : "");
             }
             if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
+        }
+        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].n_fused > 0) {
+            const aicf__node* an = &p->g->nodes[st->node];
+            aicf__sbuf_printf(&b, "\n          attention fused, replacing:");
+            for (j = 0; j < an->n_fused && j < 6; j++)
+                aicf__sbuf_printf(&b, "%s %s '%s'", j ? "," : "", p->g->nodes[an->fused[j]].op_type, p->g->nodes[an->fused[j]].name);
+            aicf__sbuf_printf(&b, ", MatMul '%s' (scale %.9g%s)", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
+                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
         }
         aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
     }

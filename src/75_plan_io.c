@@ -842,6 +842,16 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__io_qstr(&b, tn->name);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
+            for (j = 0; j < g->nodes[st->node].n_fused && j < 6; j++) {
+                int fn = g->nodes[st->node].fused[j];
+                const aicf__node* en = fn >= 0 && fn < g->n_nodes ? &g->nodes[fn] : NULL;
+                aicf__sbuf_printf(&b, "  replaced %d node=%d op=", j, fn);
+                aicf__io_qstr(&b, en ? en->op_type : "?");
+                aicf__sbuf_put(&b, " name=", 6);
+                aicf__io_qstr(&b, en ? en->name : "?");
+                aicf__sbuf_put(&b, "\n", 1);
+            }
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
@@ -1528,6 +1538,14 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0) {
+            const aicf__node* an = &g->nodes[st->node];
+            aicf__sbuf_printf(&b, "  attention fused (one step, the scores never stored), replacing:");
+            for (j = 0; j < an->n_fused && j < 6; j++)
+                aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[an->fused[j]].op_type, g->nodes[an->fused[j]].name);
+            aicf__sbuf_printf(&b, "; and MatMul '%s' (this step); scale %.9g%s\n", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
+                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
+        }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
             g->nodes[st->node].trans_b <= g->n_nodes)
             aicf__sbuf_printf(&b, "  input 1 read with its last two axes swapped: Transpose '%s' (node %d) absorbed, not run\n",
@@ -1669,8 +1687,20 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
     }
     for (i = 0; i < p->n_steps; i++) {
         const aicf__step* st = &p->steps[i];
-        const char* ind = st->n_epi > 0 ? "    " : "  ";
-        if (st->n_epi > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
+        int nf = st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes ? g->nodes[st->node].n_fused : 0;
+        const char* ind = st->n_epi > 0 || nf > 0 ? "    " : "  ";
+        if (st->n_epi > 0 || nf > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
+        /* nodes an Attention node replaced (aicf__fuse_attention): a dashed chain into the step */
+        for (j = 0; j < nf && j < 6; j++) {
+            const aicf__node* en = &g->nodes[g->nodes[st->node].fused[j]];
+            aicf__sbuf_printf(&b, "    s%d_r%d [label=\"", i, j);
+            aicf__io_dotstr(&b, en->op_type);
+            aicf__sbuf_put(&b, "\\n", 2);
+            aicf__io_dotstr(&b, en->name);
+            aicf__sbuf_printf(&b, "\", style=\"rounded,dashed\"];\n");
+            if (j) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d_r%d [style=dashed];\n", i, j - 1, i, j);
+        }
+        if (nf > 0) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d [style=dashed];\n", i, (nf > 6 ? 6 : nf) - 1, i);
         aicf__sbuf_printf(&b, "%ss%d [label=\"%d: ", ind, i, i);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes) {
             aicf__io_dotstr(&b, g->nodes[st->node].op_type);
@@ -1692,7 +1722,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
             if (j) aicf__sbuf_printf(&b, "\"];\n    s%d_%d -> s%d_%d [style=dashed];\n", i, j, i, j + 1);
             else aicf__sbuf_printf(&b, "\"];\n    s%d -> s%d_1 [style=dashed];\n", i, i);
         }
-        if (st->n_epi > 0) aicf__sbuf_printf(&b, "  }\n");
+        if (st->n_epi > 0 || nf > 0) aicf__sbuf_printf(&b, "  }\n");
     }
     /* data edges: after every node exists */
     for (i = 0; i < p->n_steps; i++) {

@@ -90,6 +90,17 @@ typedef struct aicf__k_softmax {
     int64_t outer, n, inner;
 } aicf__k_softmax;
 
+/* templates/attention.cu.j2 aicf_attention_args */
+typedef struct aicf__k_attention {
+    uint64_t q, k, v, mask, o;
+    int64_t B, H, grp, Sq, Skv, D, Dv;
+    int64_t qb, qh, qs, kb, kh, ks, vb, vh, vs, ob, oh, os; /* element strides (batch, head, sequence) */
+    int64_t mb, mh, mi, mj, mlen;                         /* mask broadcast strides, its last axis' length */
+    float scale;
+    int32_t causal;
+} aicf__k_attention;
+typedef char aicf__k_check_attention[sizeof(aicf__k_attention) == 240 ? 1 : -1];
+
 typedef struct aicf__k_permute {
     uint64_t x, y;
     int64_t n, rank;
@@ -1806,6 +1817,141 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
     return AICF_SUCCESS;
 }
 
+/* ---- Attention (ONNX opset 23, and the plan's attention fusion): one launch ----
+   Supported on the device: 3-D or 4-D Q, K, V (grouped-query heads), a float attn_mask that
+   broadcasts to [B, qH, Sq, Skv] (a shorter last axis reads as -inf, as ONNX pads it),
+   is_causal, scale. Not on the device (AICF_ERROR_UNSUPPORTED, naming the input or attribute):
+   past_key / past_value, nonpad_kv_seqlen, outputs 1-3, softcap, sliding windows, bool masks.
+   Kernel: the tensor-core one (float16, D = Dv in {32, 64, 128}, strides and addresses 16-byte
+   aligned), else one warp per query row (D, Dv <= 256). */
+static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
+    const aicf__node* n = c->nd;
+    int Q = aicf__cuo_in(c, 0), K = aicf__cuo_in(c, 1), V = aicf__cuo_in(c, 2), M = aicf__cuo_in(c, 3), Y = aicf__cuo_out(c, 0);
+    const aicf__shape *qs, *ks, *vs;
+    aicf__k_attention a;
+    int64_t qH, kvH, hd_check;
+    int i, r3, tc = 0;
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    char name[96], b1[96];
+    float sc;
+    aicf_result r;
+    for (i = 4; i < 7; i++)
+        if (aicf__cuo_in(c, i) >= 0)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d (%s) has no device kernel (only the CPU reference runs it)", i,
+                                  i == 4 ? "past_key" : i == 5 ? "past_value" : "nonpad_kv_seqlen");
+    for (i = 1; i < c->st->n_out; i++)
+        if (aicf__cuo_out(c, i) >= 0)
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "output %d (%s) has no device kernel (only the CPU reference computes it)", i,
+                                  i == 1 ? "present_key" : i == 2 ? "present_value" : "qk_matmul_output");
+    if (aicf__attr_f(n, "softcap", 0.0f) != 0.0f)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "attribute 'softcap' has no device kernel (only the CPU reference runs it)");
+    if (aicf__attr_i(n, "left_window_size", -1) != -1 || aicf__attr_i(n, "right_window_size", -1) != -1)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED,
+                              "attributes 'left_window_size' / 'right_window_size' have no device kernel (only the CPU reference runs them)");
+    if ((r = aicf__cuo_floats(c, 3)) != AICF_SUCCESS) return r;
+    if (M >= 0 && c->g->tensors[M].dtype != AICF_DTYPE_FLOAT32)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input 3 '%.200s' (attn_mask) is %s; the device kernel takes float masks only",
+                              aicf__tname(c->g, M), aicf_dtype_name(c->g->tensors[M].dtype));
+    qs = aicf__cuo_shape(c, Q);
+    ks = aicf__cuo_shape(c, K);
+    vs = aicf__cuo_shape(c, V);
+    memset(&a, 0, sizeof a);
+    r3 = qs->rank == 3;
+    if (r3) {
+        qH = aicf__attr_i(n, "q_num_heads", 0);
+        kvH = aicf__attr_i(n, "kv_num_heads", 0);
+        if (qH < 1 || kvH < 1) return aicf__cuo_fail(c, AICF_ERROR_INVALID_MODEL, "3-D inputs need q_num_heads and kv_num_heads >= 1");
+        a.Sq = qs->d[1];
+        a.Skv = ks->d[1];
+        a.D = qs->d[2] / qH;
+        a.Dv = vs->d[2] / kvH;
+        /* [B, S, heads * size]: batch, head, sequence strides */
+        a.qb = a.Sq * qH * a.D, a.qh = a.D, a.qs = qH * a.D;
+        a.kb = a.Skv * kvH * a.D, a.kh = a.D, a.ks = kvH * a.D;
+        a.vb = a.Skv * kvH * a.Dv, a.vh = a.Dv, a.vs = kvH * a.Dv;
+        a.ob = a.Sq * qH * a.Dv, a.oh = a.Dv, a.os = qH * a.Dv;
+    } else {
+        qH = qs->d[1];
+        kvH = ks->d[1];
+        a.Sq = qs->d[2];
+        a.Skv = ks->d[2];
+        a.D = qs->d[3];
+        a.Dv = vs->d[3];
+        a.qb = qH * a.Sq * a.D, a.qh = a.Sq * a.D, a.qs = a.D;
+        a.kb = kvH * a.Skv * a.D, a.kh = a.Skv * a.D, a.ks = a.D;
+        a.vb = kvH * a.Skv * a.Dv, a.vh = a.Skv * a.Dv, a.vs = a.Dv;
+        a.ob = qH * a.Sq * a.Dv, a.oh = a.Sq * a.Dv, a.os = a.Dv;
+    }
+    a.B = qs->d[0];
+    a.H = qH;
+    a.grp = qH / kvH;
+    hd_check = a.D > a.Dv ? a.D : a.Dv;
+    if (hd_check > 256 || a.D < 1 || a.Dv < 1)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "head sizes D = %lld, Dv = %lld: the device kernel takes 1 to 256",
+                              (long long)a.D, (long long)a.Dv);
+    sc = (float)(1.0 / sqrt((double)a.D));
+    if (aicf__attr(n, "scale")) sc = aicf__attr_f(n, "scale", sc);
+    a.scale = sc;
+    a.causal = aicf__attr_i(n, "is_causal", 0) != 0;
+    a.mlen = a.Skv;
+    if (M >= 0) {
+        const aicf__shape* ms = aicf__cuo_shape(c, M);
+        int64_t st = 1, want[4], strd[4] = {0, 0, 0, 0};
+        int mr = ms->rank, k;
+        want[0] = a.B, want[1] = qH, want[2] = a.Sq, want[3] = a.Skv;
+        if (mr < 1 || mr > 4 || ms->d[mr - 1] > a.Skv)
+            return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 3 (attn_mask) shape %s does not broadcast to [%lld,%lld,%lld,%lld]",
+                                  aicf__cuo_sstr(ms, b1, sizeof b1), (long long)a.B, (long long)qH, (long long)a.Sq, (long long)a.Skv);
+        for (k = mr - 1; k >= 0; k--) {
+            int ax = 4 - mr + k;
+            if (ms->d[k] != 1 && ms->d[k] != want[ax] && k != mr - 1)
+                return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "input 3 (attn_mask) shape %s does not broadcast to [%lld,%lld,%lld,%lld]",
+                                      aicf__cuo_sstr(ms, b1, sizeof b1), (long long)a.B, (long long)qH, (long long)a.Sq, (long long)a.Skv);
+            strd[ax] = ms->d[k] == 1 && k != mr - 1 ? 0 : st;
+            st *= ms->d[k];
+        }
+        a.mb = strd[0], a.mh = strd[1], a.mi = strd[2], a.mj = strd[3];
+        a.mlen = ms->d[mr - 1];
+        if (a.mlen == 1 && a.Skv > 1) a.mj = 0; /* [.., 1] is padding in ONNX Attention: only column 0 reads it */
+    }
+    block[0] = 128;
+    block[1] = block[2] = 1;
+    if (c->f16 && a.D == a.Dv && (a.D == 32 || a.D == 64 || a.D == 128) && a.qs % 8 == 0 && a.qh % 8 == 0 && a.qb % 8 == 0 &&
+        a.ks % 8 == 0 && a.kh % 8 == 0 && a.kb % 8 == 0 && a.vs % 8 == 0 && a.vh % 8 == 0 && a.vb % 8 == 0 && a.os % 2 == 0 &&
+        a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, 0) >= 16 && aicf__cuo_align(c, K, 0) >= 16 &&
+        aicf__cuo_align(c, V, 0) >= 16 && aicf__cuo_align(c, Y, 0) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
+        tc = 1;
+    if (tc) {
+        grid[0] = (unsigned)((a.Sq + 63) / 64);
+        grid[1] = (unsigned)(a.B * qH);
+        grid[2] = 1;
+        snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld", (long long)a.D);
+        aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x 64 keys per block, online softmax (%lld x %lld heads, "
+                         "%lld x %lld scores never stored)%s", (long long)a.D, (long long)a.B, (long long)qH, (long long)a.Sq,
+                         (long long)a.Skv, M >= 0 ? ", mask added" : "");
+    } else {
+        int64_t rows = a.B * qH * a.Sq;
+        grid[0] = (unsigned)AICF__MIN((rows + 3) / 4, AICF__CUO_MAX_GRID);
+        grid[1] = grid[2] = 1;
+        if (grid[0] == 0) grid[0] = 1;
+        snprintf(name, sizeof name, "aicf_attention_%s", aicf__cuo_dtn(c));
+        aicf__cuo_reason(c, "one warp per query row (%lld rows, D = %lld, Dv = %lld): %s; online softmax, the %lld x %lld scores never stored",
+                         (long long)rows, (long long)a.D, (long long)a.Dv,
+                         !c->f16 ? "float32 storage"
+                         : a.D != a.Dv || (a.D != 32 && a.D != 64 && a.D != 128) ? "the tensor-core kernel takes D = Dv in {32, 64, 128}"
+                                                                                 : "strides or addresses not 16-byte aligned",
+                         (long long)a.Sq, (long long)a.Skv);
+    }
+    if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, q), Q, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, k), K, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, v), V, 0);
+    if (M >= 0) aicf__cuo_patch(op, offsetof(aicf__k_attention, mask), M, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, o), Y, 0);
+    return AICF_SUCCESS;
+}
+
 /* ---- helpers for the ops whose parameters come from constant inputs ---- */
 
 /* Constant integer input i (int32 or int64) into vals[cap]; *count = -1 when the input is absent. */
@@ -3305,6 +3451,7 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
     case AICF__OP_LRN: return aicf__cuo_lower_lrn(c);
     case AICF__OP_Softmax:
     case AICF__OP_LogSoftmax: return aicf__cuo_lower_softmax(c);
+    case AICF__OP_Attention: return aicf__cuo_lower_attention(c);
     case AICF__OP_Gather: return aicf__cuo_lower_gather(c);
     case AICF__OP_Slice: return aicf__cuo_lower_slice(c);
     case AICF__OP_Split: return aicf__cuo_lower_split(c);

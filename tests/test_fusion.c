@@ -637,6 +637,99 @@ static void c_attention_kt(fb* b) {
     fb_output(b, "y");
 }
 
+/* The general attention chain with K^T absorbed, scale = 1/c (Div), a 2-D mask broadcast over
+   batch and heads: one Attention step. D = 32: the tensor-core kernel at fp16; Sq = 40 and
+   Skv = 70 are not multiples of its 64-row / 64-key tiles. */
+static void attn_chain(fb* b, int rank, const int64_t* q, const int64_t* k, const int64_t* v, const int64_t* m, int mrank,
+                       const char* scale_op, int scale_left) {
+    static const int64_t perm4[4] = {0, 1, 3, 2}, perm3[3] = {0, 2, 1};
+    aicf_attr a[1], ax[1];
+    const char* cur = "sc";
+    a[0] = attr_ints("perm", rank, rank == 4 ? perm4 : perm3);
+    ax[0] = attr_i("axis", -1);
+    fb_input(b, "q", rank, q, -1, 1);
+    fb_input(b, "k", rank, k, -1, 1);
+    fb_input(b, "v", rank, v, -1, 1);
+    fb_node(b, "kt", "Transpose", "k", "kT", a, 1);
+    fb_node(b, "qk", "MatMul", "q,kT", "sc", NULL, 0);
+    if (scale_op) {
+        fb_scalar(b, "c", !strcmp(scale_op, "Div") ? 5.656854f : 0.17677669f);
+        fb_node(b, "scale", scale_op, scale_left ? "c,sc" : "sc,c", "ss", NULL, 0);
+        cur = "ss";
+    }
+    if (m) {
+        char ins[16];
+        fb_input(b, "mask", mrank, m, -3, 0.5f);
+        snprintf(ins, sizeof ins, "%s,mask", cur);
+        fb_node(b, "add_mask", "Add", ins, "sm", NULL, 0);
+        cur = "sm";
+    }
+    fb_node(b, "softmax", "Softmax", cur, "p", ax, 1);
+    fb_node(b, "pv", "MatMul", "p,v", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+static void c_attention_fused_d32(fb* b) {
+    static const int64_t q[4] = {2, 3, 40, 32}, k[4] = {2, 3, 70, 32}, m[2] = {40, 70};
+    attn_chain(b, 4, q, k, k, m, 2, "Div", 0);
+}
+
+/* D = 64, a full 4-D mask, the scale constant on the left of the Mul; Sq = Skv = 65 */
+static void c_attention_fused_d64(fb* b) {
+    static const int64_t q[4] = {1, 4, 65, 64}, m[4] = {1, 4, 65, 65};
+    attn_chain(b, 4, q, q, q, m, 4, "Mul", 1);
+}
+
+/* D = 128, no mask, three key blocks (130 keys) */
+static void c_attention_fused_d128(fb* b) {
+    static const int64_t q[4] = {1, 2, 70, 128}, k[4] = {1, 2, 130, 128};
+    attn_chain(b, 4, q, k, k, NULL, 0, "Mul", 0);
+}
+
+/* 3-D (one head), no scale, Dv != D, a mask of one row broadcast over the queries: the
+   one-warp-per-row kernel on every precision */
+static void c_attention_fused_3d(fb* b) {
+    static const int64_t q[3] = {3, 20, 24}, k[3] = {3, 33, 24}, v[3] = {3, 33, 40}, m[2] = {1, 33};
+    attn_chain(b, 3, q, k, v, m, 2, NULL, 0);
+}
+
+/* not attention: the mask added before the scale (scale * (S + M) is not what Attention
+   computes); the Transpose is absorbed, the Add and Mul fused into the QK^T MatMul */
+static void c_attention_mask_then_scale(fb* b) {
+    static const int64_t q[4] = {1, 2, 16, 32}, m[2] = {16, 16}, perm[4] = {0, 1, 3, 2};
+    aicf_attr a[1], ax[1];
+    a[0] = attr_ints("perm", 4, perm);
+    ax[0] = attr_i("axis", -1);
+    fb_input(b, "q", 4, q, -1, 1);
+    fb_input(b, "k", 4, q, -1, 1);
+    fb_input(b, "v", 4, q, -1, 1);
+    fb_input(b, "mask", 2, m, -1, 0);
+    fb_scalar(b, "c", 0.25f);
+    fb_node(b, "kt", "Transpose", "k", "kT", a, 1);
+    fb_node(b, "qk", "MatMul", "q,kT", "sc", NULL, 0);
+    fb_node(b, "add_mask", "Add", "sc,mask", "sm", NULL, 0);
+    fb_node(b, "scale", "Mul", "sm,c", "ss", NULL, 0);
+    fb_node(b, "softmax", "Softmax", "ss", "p", ax, 1);
+    fb_node(b, "pv", "MatMul", "p,v", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* not attention: the softmax over the queries (axis 2), not the keys */
+static void c_attention_softmax_axis2(fb* b) {
+    static const int64_t q[4] = {1, 2, 16, 32}, perm[4] = {0, 1, 3, 2};
+    aicf_attr a[1], ax[1];
+    a[0] = attr_ints("perm", 4, perm);
+    ax[0] = attr_i("axis", 2);
+    fb_input(b, "q", 4, q, -1, 1);
+    fb_input(b, "k", 4, q, -1, 1);
+    fb_input(b, "v", 4, q, -1, 1);
+    fb_node(b, "kt", "Transpose", "k", "kT", a, 1);
+    fb_node(b, "qk", "MatMul", "q,kT", "sc", NULL, 0);
+    fb_node(b, "softmax", "Softmax", "sc", "p", ax, 1);
+    fb_node(b, "pv", "MatMul", "p,v", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 /* The same K^T also a graph output: the Transpose stays (its result is needed) */
 static void c_attention_kt_output(fb* b) {
     static const int64_t q[4] = {2, 3, 8, 16};
@@ -665,35 +758,44 @@ typedef struct fcase {
     const char* name;
     void (*build)(fb*);
     int unfused, fused; /* expected step counts (float32; fp16 plans add boundary casts) */
+    double cpu_tol;     /* CPU reference, fused against unfused: 0 = bitwise equal, else the largest
+                           relative error (attention: the scale applied as sqrt(c) to Q and K, sums
+                           in double, as ONNX Attention) */
 } fcase;
 
 static const fcase CASES[] = {
-    {"gemm_bias_relu", c_gemm_bias_relu, 3, 1},
-    {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1},
-    {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1},
-    {"mlp_b1_chain", c_mlp_b1_chain, 8, 4},
-    {"mlp_m5_residual", c_mlp_m5_residual, 7, 4},
-    {"mlp_weights_input", c_mlp_weights_input, 3, 2},
-    {"linear_residual_gelu", c_linear_residual_gelu, 8, 2},
-    {"conv_residual_relu", c_conv_residual_relu, 3, 1},
-    {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2},
-    {"gelu_exported", c_gelu_exported, 11, 2},
-    {"conv_prelu_affine", c_conv_prelu_affine, 4, 1},
-    {"broadcast_chain", c_broadcast_chain, 7, 1},
-    {"long_chain", c_long_chain, 10, 2},
-    {"stop_at_output", c_stop_at_output, 2, 2},
-    {"operand_order", c_operand_order, 3, 2},
-    {"double_use", c_double_use, 2, 2},
-    {"softmax_chain", c_softmax_chain, 3, 1},
-    {"layernorm_chain", c_layernorm_chain, 3, 1},
-    {"pow_max_min", c_pow_max_min, 5, 1},
-    {"expanding_broadcast", c_expanding_broadcast, 2, 2},
-    {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY},
-    {"matmul_scale_bias_relu", c_matmul_scale_bias_relu, 4, 1},
-    {"attention_scores", c_attention_scores, 3, 1},
-    {"attention_kt", c_attention_kt, 5, 3},
-    {"attention_kt_output", c_attention_kt_output, 2, 2},
-    {"matmul_bt_2d", c_matmul_bt_2d, 2, 1},
+    {"gemm_bias_relu", c_gemm_bias_relu, 3, 1, 0},
+    {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1, 0},
+    {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1, 0},
+    {"mlp_b1_chain", c_mlp_b1_chain, 8, 4, 0},
+    {"mlp_m5_residual", c_mlp_m5_residual, 7, 4, 0},
+    {"mlp_weights_input", c_mlp_weights_input, 3, 2, 0},
+    {"linear_residual_gelu", c_linear_residual_gelu, 8, 2, 0},
+    {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0},
+    {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0},
+    {"gelu_exported", c_gelu_exported, 11, 2, 0},
+    {"conv_prelu_affine", c_conv_prelu_affine, 4, 1, 0},
+    {"broadcast_chain", c_broadcast_chain, 7, 1, 0},
+    {"long_chain", c_long_chain, 10, 2, 0},
+    {"stop_at_output", c_stop_at_output, 2, 2, 0},
+    {"operand_order", c_operand_order, 3, 2, 0},
+    {"double_use", c_double_use, 2, 2, 0},
+    {"softmax_chain", c_softmax_chain, 3, 1, 0},
+    {"layernorm_chain", c_layernorm_chain, 3, 1, 0},
+    {"pow_max_min", c_pow_max_min, 5, 1, 0},
+    {"expanding_broadcast", c_expanding_broadcast, 2, 2, 0},
+    {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY, 0},
+    {"matmul_scale_bias_relu", c_matmul_scale_bias_relu, 4, 1, 0},
+    {"attention_scores", c_attention_scores, 3, 1, 0},
+    {"attention_kt", c_attention_kt, 5, 1, 1e-5},
+    {"attention_fused_d32", c_attention_fused_d32, 6, 1, 1e-5},
+    {"attention_fused_d64", c_attention_fused_d64, 6, 1, 1e-5},
+    {"attention_fused_d128", c_attention_fused_d128, 5, 1, 1e-5},
+    {"attention_fused_3d", c_attention_fused_3d, 5, 1, 1e-5},
+    {"attention_mask_then_scale", c_attention_mask_then_scale, 6, 3, 0},
+    {"attention_softmax_axis2", c_attention_softmax_axis2, 4, 3, 0},
+    {"attention_kt_output", c_attention_kt_output, 2, 2, 0},
+    {"matmul_bt_2d", c_matmul_bt_2d, 2, 1, 0},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
@@ -791,7 +893,11 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
             for (i = 0; i < b.n_out; i++) {
                 CHECK(bytes_u[i] == bytes_f[i], "%s: output %d sizes", c->name, i);
                 if (bytes_u[i] != bytes_f[i]) continue;
-                if (backend == AICF_BACKEND_CPU) {
+                if (backend == AICF_BACKEND_CPU && c->cpu_tol > 0) {
+                    double e = rel_err(out_f[i], out_u[i], bytes_u[i] / 4);
+                    CHECK(e <= c->cpu_tol, "%s: CPU output %d '%s' fused vs unfused rel err %.3g > %.1g", c->name, i, b.out_name[i], e,
+                          c->cpu_tol);
+                } else if (backend == AICF_BACKEND_CPU) {
                     CHECK(memcmp(out_u[i], out_f[i], bytes_u[i]) == 0, "%s: CPU output %d '%s' fused == unfused bitwise (rel %.3g)",
                           c->name, i, b.out_name[i], rel_err(out_f[i], out_u[i], bytes_u[i] / 4));
                 } else {
@@ -1141,9 +1247,35 @@ static void test_fake_cuda_plans(void) {
                 aicf_plan_format(plan, text, need, NULL);
                 if (CASES[i].fused < CASES[i].unfused)
                     CHECK(strstr(text, "fused chain of") != NULL || strstr(text, "fused elementwise ops") != NULL ||
-                              strstr(text, "inside the main kernel") != NULL || strstr(text, "B transposed (Transpose absorbed)") != NULL,
+                              strstr(text, "inside the main kernel") != NULL || strstr(text, "B transposed (Transpose absorbed)") != NULL ||
+                              strstr(text, "attention fused") != NULL,
                           "fake CUDA %s: fused steps use the chain kernel or the main kernel's epilogue:\n%s", CASES[i].name, text);
-                if (strncmp(CASES[i].name, "attention_kt", 12) == 0 || strcmp(CASES[i].name, "matmul_bt_2d") == 0)
+                /* the attention chains: one step of an attention kernel (the tensor-core one at
+                   fp16 for head sizes 32, 64, 128), the replaced nodes named */
+                if (CASES[i].cpu_tol > 0) {
+                    int hd = !strcmp(CASES[i].name, "attention_fused_d32") ? 32 : !strcmp(CASES[i].name, "attention_fused_d64") ? 64
+                             : !strcmp(CASES[i].name, "attention_fused_d128") ? 128 : 0;
+                    char want[64];
+                    if (pr && hd) snprintf(want, sizeof want, "aicf_attention_tc_f16_d%d ", hd);
+                    else snprintf(want, sizeof want, "aicf_attention_%s ", pr ? "f16" : "f32");
+                    CHECK(strstr(text, want) != NULL && strstr(text, "attention fused") != NULL && strstr(text, "Softmax 'softmax'") != NULL &&
+                              strstr(text, "MatMul 'qk'") != NULL && strstr(text, "Transpose '") != NULL,
+                          "fake CUDA %s %s: one %s step replacing the chain:\n%s", CASES[i].name, pr ? "fp16" : "fp32", want, text);
+                }
+                if (CASES[i].cpu_tol > 0) { /* DOT: the replaced nodes drawn in the step's cluster */
+                    size_t dn = 0;
+                    char* dot;
+                    aicf_plan_dot(plan, NULL, 0, &dn);
+                    dot = (char*)malloc(dn + 1);
+                    CHECK(dot && aicf_plan_dot(plan, dot, dn, NULL) == AICF_SUCCESS && strstr(dot, "subgraph cluster_") &&
+                              strstr(dot, "Softmax\\nsoftmax") && strstr(dot, "MatMul\\nqk") && strstr(dot, "_r0 [label=\"Transpose"),
+                          "fake CUDA %s: DOT draws the replaced nodes in a cluster:\n%s", CASES[i].name, dot ? dot : "");
+                    free(dot);
+                }
+                if (!strcmp(CASES[i].name, "attention_mask_then_scale") || !strcmp(CASES[i].name, "attention_softmax_axis2"))
+                    CHECK(strstr(text, "attention fused") == NULL && strstr(text, "B transposed (Transpose absorbed)") != NULL,
+                          "fake CUDA %s: not an attention chain, only the Transpose absorbed:\n%s", CASES[i].name, text);
+                if (!strcmp(CASES[i].name, "attention_kt_output") || strcmp(CASES[i].name, "matmul_bt_2d") == 0)
                     CHECK((strstr(text, "B transposed (Transpose absorbed)") != NULL) == (strcmp(CASES[i].name, "attention_kt_output") != 0),
                           "fake CUDA %s: the Transpose %s absorbed into the MatMul:\n%s", CASES[i].name,
                           strcmp(CASES[i].name, "attention_kt_output") ? "is" : "(also a graph output) is not", text);
@@ -1293,7 +1425,8 @@ static void test_pin_errors(void) {
     b.ctx = ctx;
     b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
     if (b.ok) aicf_graph_set_opset(b.g, "", 17);
-    if (b.ok) c_attention_kt(&b);
+    /* an attention chain the fusion leaves as MatMul steps (mask before scale): every step pinnable */
+    if (b.ok) c_attention_mask_then_scale(&b);
     for (i = 0; b.ok && i < sizeof BAD / sizeof BAD[0]; i++) {
         aicf_plan_desc pd;
         aicf_plan* plan = NULL;
@@ -1309,6 +1442,39 @@ static void test_pin_errors(void) {
               "pin %s=%d/%d: expected %s with \"%s\", got %s: %s", BAD[i].node, BAD[i].kernel, BAD[i].variant, aicf_result_str(BAD[i].code),
               BAD[i].msg, aicf_result_str(r), aicf_last_error(ctx));
         aicf_plan_destroy(plan);
+    }
+    { /* a fused attention chain: its MatMuls (and the rest) are no steps to pin; no_fusion keeps them */
+        fb ba;
+        static const char* const NODES[3] = {"qk", "pv", "softmax"};
+        memset(&ba, 0, sizeof ba);
+        ba.ctx = ctx;
+        ba.ok = aicf_graph_create(ctx, &ba.g) == AICF_SUCCESS;
+        if (ba.ok) aicf_graph_set_opset(ba.g, "", 17);
+        if (ba.ok) c_attention_kt(&ba);
+        for (i = 0; ba.ok && i < 3; i++) {
+            aicf_plan_desc pd;
+            aicf_plan* plan = NULL;
+            aicf_result r;
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "%s", NODES[i]);
+            pd.policy.pins[0].kernel = AICF_CHOICE_GENERATED;
+            r = aicf_plan_create(ba.g, &pd, &plan);
+            CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(ctx), i == 1 ? "the MatMul is fused with its attention chain"
+                                                                                  : "is fused into the Attention of step") &&
+                      strstr(aicf_last_error(ctx), "no_fusion") && plan == NULL,
+                  "pin of the fused attention's node %s: %s: %s", NODES[i], aicf_result_str(r), aicf_last_error(ctx));
+            aicf_plan_destroy(plan);
+            plan = NULL;
+            pd.policy.no_fusion = 1;
+            if (i < 2) {
+                r = aicf_plan_create(ba.g, &pd, &plan);
+                CHECK(r == AICF_SUCCESS, "pin of %s with no_fusion: %s", NODES[i], aicf_last_error(ctx));
+                aicf_plan_destroy(plan);
+            }
+        }
+        for (i = 0; i < (size_t)ba.n_in; i++) free(ba.in_data[i]);
+        aicf_graph_destroy(ba.g);
     }
     if (b.ok) { /* twice the same node; a name without its NUL */
         aicf_plan_desc pd;
