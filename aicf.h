@@ -859,6 +859,7 @@ typedef struct aicf__attrv {
     aicf_graph* g;    /* GRAPH: owned subgraph */
 } aicf__attrv;
 
+#define AICF__NODE_FUSED_MAX 16
 typedef struct aicf__node {
     char* name;
     char* op_type;
@@ -874,11 +875,25 @@ typedef struct aicf__node {
     int trans_b;      /* plan pass (aicf__absorb_transposes), MatMul only: input 1 is read with its
                          last two axes swapped, a Transpose absorbed: that node's index + 1;
                          0 = as ONNX */
-    int fused[6];     /* plan pass (aicf__fuse_attention): the nodes this Attention node replaced,
-                         in graph order (the K Transpose, the Q K^T MatMul, the scale, the mask
-                         Add, the Softmax; the P V MatMul is this node) */
+    int fused[AICF__NODE_FUSED_MAX]; /* plan passes (aicf__fuse_attention, aicf__attention_views): the nodes this
+                         Attention node replaced (the K Transpose, the Q K^T MatMul, the scale, the
+                         mask Add, the Softmax; the P V MatMul is this node), then the layout nodes
+                         absorbed into its addressing */
     int n_fused;
+    struct aicf__views* views; /* aicf__attention_views: Q, K, V and output 0 read / written as
+                                  strided views of other tensors; NULL = as the node's tensors */
 } aicf__node;
+
+/* A strided view: the node's operand (its logical tensor, rank r <= 4, last axis contiguous)
+   stored inside tensor `base`: element (i0, .., ir-1) at base + off + sum_k ik * st[k]. */
+typedef struct aicf__view {
+    int base;          /* -1: the operand is its own contiguous tensor */
+    int64_t off;       /* elements */
+    int64_t st[4];     /* elements, per axis of the operand; st[r-1] = 1 */
+} aicf__view;
+typedef struct aicf__views {
+    aicf__view v[4];   /* Attention: Q, K, V, output 0 */
+} aicf__views;
 
 typedef struct aicf__dim_binding {
     char* name;
@@ -1869,6 +1884,7 @@ static void aicf__node_free(aicf_context* ctx, aicf__node* n) {
     aicf__free(ctx, n->out);
     for (i = 0; i < n->n_attrs; i++) aicf__attr_free(ctx, &n->attrs[i]);
     aicf__free(ctx, n->attrs);
+    aicf__free(ctx, n->views);
 }
 
 void aicf_graph_destroy(aicf_graph* g) {
@@ -11508,13 +11524,17 @@ static aicf_result aicf__fuse_info_make(aicf_graph* g, aicf__fuse_info* fi) {
         const aicf__node* n = &g->nodes[i];
         fi->absorbed[i] = -1;
         if (n->removed) continue;
-        for (j = 0; j < n->n_in; j++)
-            if (n->in[j] >= 0) {
-                fi->uses[n->in[j]]++;
-                fi->reader[n->in[j]] = i;
+        for (j = 0; j < n->n_in; j++) {
+            int t = n->views && j < 3 && n->views->v[j].base >= 0 ? n->views->v[j].base : n->in[j];
+            if (t >= 0) {
+                fi->uses[t]++;
+                fi->reader[t] = i;
             }
-        for (j = 0; j < n->n_out; j++)
-            if (n->out[j] >= 0) fi->producer[n->out[j]] = i;
+        }
+        for (j = 0; j < n->n_out; j++) {
+            int t = n->views && j == 0 && n->views->v[3].base >= 0 ? n->views->v[3].base : n->out[j];
+            if (t >= 0) fi->producer[t] = i;
+        }
     }
     for (i = 0; i < g->n_outputs; i++) fi->uses[g->outputs[i]] += 1 << 20; /* never absorbed */
     return AICF_SUCCESS;
@@ -11790,6 +11810,228 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
     aicf__free(p->ctx, prod);
     aicf__free(p->ctx, uses);
     return r;
+}
+
+/* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
+   - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
+     Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
+     [B, S, 3, H, D] -> Transpose [3, B, H, S, D] -> Split -> Squeeze) are read as strided views
+     of X: the view is carried forward from X's contiguous layout (Transpose permutes the strides,
+     Split moves the offset, Squeeze/Unsqueeze drop or add unit axes, Reshape/Flatten only while
+     the view is still contiguous);
+   - output 0: read only by a Transpose that keeps the last axis last (the heads merged back,
+     [B, H, S, D] -> [B, S, H, D]) is written straight into that Transpose's output.
+   Only when every node of those chains is then unused (each output read only by the chains or
+   the Attention, none a graph output) and at least one Transpose goes: the chains' nodes are
+   removed (recorded in aicf__node.fused), the step reads X and writes the Transpose's output
+   (aicf__node.views). 4-D Attention only. Off with no_fusion. */
+static int aicf__view_walk(const aicf_graph* g, const int* prod, int t, int* chain, int* n_chain, int cap) {
+    /* the nodes from t back to the view's base, nearest first; returns the base tensor */
+    while (t >= 0 && prod[t] >= 0) {
+        const aicf__node* n = &g->nodes[prod[t]];
+        if (n->op != AICF__OP_Transpose && n->op != AICF__OP_Split && !aicf__op_is_alias(n->op)) break;
+        if (n->op == AICF__OP_Dropout || n->n_in < 1 || n->in[0] < 0 || *n_chain >= cap) break;
+        chain[(*n_chain)++] = prod[t];
+        t = n->in[0];
+    }
+    return t;
+}
+
+/* the view of the chain's last tensor over base's storage (chain[n-1] reads base, chain[0]
+   makes the operand); 0 when a step cannot be expressed */
+static int aicf__view_forward(const aicf_graph* g, int base, const int* chain, int n_chain, int operand, aicf__view* v) {
+    int64_t d[AICF_MAX_RANK], st[AICF_MAX_RANK], off = 0, c;
+    int r, k, i, cur = base;
+    const aicf__shape* bs = &g->tensors[base].shape;
+    if (!g->tensors[base].shape_known || bs->rank > AICF_MAX_RANK) return 0;
+    r = bs->rank;
+    for (k = r - 1, c = 1; k >= 0; k--) {
+        d[k] = bs->d[k];
+        st[k] = c;
+        c *= bs->d[k];
+    }
+    for (i = n_chain - 1; i >= 0; i--) {
+        const aicf__node* n = &g->nodes[chain[i]];
+        int out = -1, j;
+        const aicf__shape* os;
+        for (j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0 && (i == 0 ? n->out[j] == operand : g->nodes[chain[i - 1]].in[0] == n->out[j])) out = j;
+        if (out < 0 || n->in[0] != cur) return 0;
+        os = &g->tensors[n->out[out]].shape;
+        if (!g->tensors[n->out[out]].shape_known || os->rank > AICF_MAX_RANK) return 0;
+        if (n->op == AICF__OP_Transpose) {
+            int64_t d2[AICF_MAX_RANK], s2[AICF_MAX_RANK];
+            const aicf__attrv* perm = aicf__attr(n, "perm");
+            if (os->rank != r) return 0;
+            for (k = 0; k < r; k++) {
+                int64_t pk = perm ? (perm->type == AICF_ATTR_INTS && perm->count == r ? perm->ints[k] : -1) : r - 1 - k;
+                if (pk < 0 || pk >= r) return 0;
+                d2[k] = d[pk];
+                s2[k] = st[pk];
+            }
+            memcpy(d, d2, sizeof d2);
+            memcpy(st, s2, sizeof s2);
+        } else if (n->op == AICF__OP_Split) {
+            int64_t ax = aicf__attr_i(n, "axis", 0), start = 0;
+            if (ax < 0) ax += r;
+            if (ax < 0 || ax >= r || os->rank != r) return 0;
+            for (j = 0; j < out; j++) {
+                if (n->out[j] < 0 || !g->tensors[n->out[j]].shape_known) return 0;
+                start += g->tensors[n->out[j]].shape.d[ax];
+            }
+            off += start * st[ax];
+            d[ax] = os->d[ax];
+        } else { /* Reshape, Flatten, Squeeze, Unsqueeze, Identity: the same elements in the same order */
+            int a = 0, b = 0, contiguous = 1;
+            int64_t cc = 1;
+            for (k = r - 1; k >= 0; k--) {
+                if (d[k] != 1 && st[k] != cc) contiguous = 0;
+                cc *= d[k];
+            }
+            if (contiguous) {
+                r = os->rank;
+                for (k = r - 1, c = 1; k >= 0; k--) {
+                    d[k] = os->d[k];
+                    st[k] = c;
+                    c *= os->d[k];
+                }
+            } else {
+                /* only unit axes added or dropped: the non-unit axes keep their strides */
+                int64_t d2[AICF_MAX_RANK], s2[AICF_MAX_RANK];
+                while (a < r || b < os->rank) {
+                    if (a < r && b < os->rank && d[a] == os->d[b]) {
+                        d2[b] = d[a];
+                        s2[b] = st[a];
+                        a++, b++;
+                    } else if (a < r && d[a] == 1) {
+                        a++;
+                    } else if (b < os->rank && os->d[b] == 1) {
+                        d2[b] = 1;
+                        s2[b] = 0;
+                        b++;
+                    } else {
+                        return 0;
+                    }
+                }
+                r = os->rank;
+                memcpy(d, d2, sizeof d2);
+                memcpy(st, s2, sizeof s2);
+            }
+        }
+        cur = n->out[out];
+    }
+    if (cur != operand || r < 1 || r > 4 || st[r - 1] != 1) return 0;
+    v->base = base;
+    v->off = off;
+    for (k = 0; k < 4; k++) v->st[k] = k < r ? st[k] : 0;
+    return 1;
+}
+
+static aicf_result aicf__attention_views(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, j, k, *prod, *uses;
+    prod = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    uses = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    if (!prod || !uses) {
+        aicf__free(p->ctx, prod);
+        aicf__free(p->ctx, uses);
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* at = &g->nodes[i];
+        aicf__views vw;
+        int chain[48], n_chain = 0, tr = -1, transposes = 0, ok = 1, y;
+        if (at->removed || at->op != AICF__OP_Attention || at->n_fused < 1 || at->views || at->n_in < 3 || at->n_out != 1 ||
+            at->out[0] < 0 || g->tensors[at->in[0]].shape.rank != 4)
+            continue;
+        /* producers and readers as the graph stands now */
+        for (j = 0; j < g->n_tensors; j++) prod[j] = -1, uses[j] = 0;
+        for (j = 0; j < g->n_nodes; j++) {
+            const aicf__node* n = &g->nodes[j];
+            if (n->removed) continue;
+            for (k = 0; k < n->n_in; k++)
+                if (n->in[k] >= 0) uses[n->in[k]]++;
+            for (k = 0; k < n->n_out; k++)
+                if (n->out[k] >= 0) prod[n->out[k]] = j;
+        }
+        for (j = 0; j < g->n_outputs; j++) uses[g->outputs[j]] += 1 << 20;
+        memset(&vw, 0, sizeof vw);
+        for (k = 0; k < 4; k++) vw.v[k].base = -1;
+        for (k = 0; k < 3 && ok; k++) {
+            int start = n_chain, base = aicf__view_walk(g, prod, at->in[k], chain, &n_chain, 16 * (k + 1));
+            if (n_chain == start) continue; /* nothing to absorb */
+            if (!aicf__view_forward(g, base, chain + start, n_chain - start, at->in[k], &vw.v[k])) ok = 0;
+        }
+        /* output 0 read by one Transpose keeping the last axis */
+        y = at->out[0];
+        if (uses[y] == 1) {
+            for (j = i + 1; j < g->n_nodes && tr < 0; j++) {
+                const aicf__node* n = &g->nodes[j];
+                if (!n->removed && n->op == AICF__OP_Transpose && n->n_in >= 1 && n->in[0] == y && n->n_out == 1 && n->out[0] >= 0) tr = j;
+            }
+            if (tr >= 0) {
+                const aicf__node* n = &g->nodes[tr];
+                const aicf__attrv* perm = aicf__attr(n, "perm");
+                const aicf__shape* ts = &g->tensors[n->out[0]].shape;
+                int64_t cst[4], c = 1;
+                if (!perm || perm->type != AICF_ATTR_INTS || perm->count != 4 || perm->ints[3] != 3 || ts->rank != 4) {
+                    tr = -1;
+                } else {
+                    for (k = 3; k >= 0; k--) {
+                        cst[k] = c;
+                        c *= ts->d[k];
+                    }
+                    vw.v[3].base = n->out[0];
+                    vw.v[3].off = 0;
+                    for (k = 0; k < 4; k++) vw.v[3].st[perm->ints[k]] = cst[k];
+                }
+            }
+        }
+        for (j = 0; j < n_chain; j++) /* the same Split, Transpose, Reshape head several chains: once */
+            for (k = 0; k < j; k++)
+                if (chain[k] == chain[j]) chain[j] = -1;
+        /* every chain node unused once the Attention reads the base: its outputs read only by
+           the chains or the Attention */
+        for (j = 0; j < n_chain && ok; j++) {
+            const aicf__node* n;
+            int o;
+            if (chain[j] < 0) continue;
+            n = &g->nodes[chain[j]];
+            transposes += n->op == AICF__OP_Transpose;
+            for (o = 0; o < n->n_out && ok; o++) {
+                int t = n->out[o], readers = 0, m, q;
+                if (t < 0) continue;
+                for (m = 0; m < n_chain; m++)
+                    for (q = 0; chain[m] >= 0 && q < g->nodes[chain[m]].n_in; q++) readers += g->nodes[chain[m]].in[q] == t;
+                for (q = 0; q < 3; q++) readers += at->in[q] == t;
+                if (uses[t] != readers) ok = 0;
+            }
+        }
+        if (!ok) { /* the inputs stay as they are (all or none: they share their layout nodes) */
+            n_chain = 0;
+            transposes = 0;
+            for (k = 0; k < 3; k++) vw.v[k].base = -1;
+        }
+        if (transposes + (tr >= 0) == 0) continue;
+        at->views = (aicf__views*)aicf__malloc(p->ctx, sizeof(aicf__views));
+        if (!at->views) {
+            aicf__free(p->ctx, prod);
+            aicf__free(p->ctx, uses);
+            return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
+        }
+        *at->views = vw;
+        /* record in graph order */
+        for (j = 0; j < g->n_nodes; j++) {
+            int in_chain = j == tr;
+            for (k = 0; k < n_chain && !in_chain; k++) in_chain = chain[k] == j;
+            if (!in_chain) continue;
+            g->nodes[j].removed = 1;
+            if (at->n_fused < AICF__NODE_FUSED_MAX) at->fused[at->n_fused++] = j;
+        }
+    }
+    aicf__free(p->ctx, prod);
+    aicf__free(p->ctx, uses);
+    return AICF_SUCCESS;
 }
 
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
@@ -12085,6 +12327,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     if (!p->policy.no_fusion) {
         aicf__absorb_transposes(p);
         if ((r = aicf__fuse_attention(p)) != AICF_SUCCESS) goto fail;
+        if ((r = aicf__attention_views(p)) != AICF_SUCCESS) goto fail;
     }
     /* steps */
     for (i = 0; i < p->n_in; i++)
@@ -12117,6 +12360,12 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         st.n_out = n->n_out;
         for (j = 0; j < n->n_in; j++) st.in[j] = n->in[j];
         for (j = 0; j < n->n_out; j++) st.out[j] = n->out[j];
+        if (n->views) /* strided views (aicf__attention_views): the step reads and writes their bases */
+            for (j = 0; j < 4; j++)
+                if (n->views->v[j].base >= 0) {
+                    if (j < 3) st.in[j] = n->views->v[j].base;
+                    else st.out[0] = n->views->v[j].base;
+                }
         st.kernel_index = -1;
         if (!p->policy.no_fusion) aicf__fuse_chain(g, &fuse, &st);
         if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) {
@@ -12439,10 +12688,10 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
         if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].n_fused > 0) {
             const aicf__node* an = &p->g->nodes[st->node];
             aicf__sbuf_printf(&b, "\n          attention fused, replacing:");
-            for (j = 0; j < an->n_fused && j < 6; j++)
+            for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)
                 aicf__sbuf_printf(&b, "%s %s '%s'", j ? "," : "", p->g->nodes[an->fused[j]].op_type, p->g->nodes[an->fused[j]].name);
-            aicf__sbuf_printf(&b, ", MatMul '%s' (scale %.9g%s)", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
-                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
+            aicf__sbuf_printf(&b, ", MatMul '%s' (scale %.9g%s%s)", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
+                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "", an->views ? ", strided views" : "");
         }
         aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
     }
@@ -12609,6 +12858,60 @@ aicf_result aicf_exec_set_input_device(aicf_exec* e, int index, uint64_t device_
     return aicf__cuda_exec_set_input(e, index, (const void*)(uintptr_t)device_ptr, bytes, 1);
 }
 
+/* Copies the rank-r (<= 4) view v of base b (float32) to / from the contiguous d. */
+static void aicf__view_copy(float* b, const aicf__view* v, const aicf__shape* s, float* d, int to_view) {
+    int64_t n[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0}, i0, i1, i2, i3, k = 0;
+    int r = s->rank, a;
+    for (a = 0; a < r; a++) {
+        n[4 - r + a] = s->d[a];
+        st[4 - r + a] = v->st[a];
+    }
+    for (i0 = 0; i0 < n[0]; i0++)
+        for (i1 = 0; i1 < n[1]; i1++)
+            for (i2 = 0; i2 < n[2]; i2++)
+                for (i3 = 0; i3 < n[3]; i3++, k++) {
+                    float* e = b + v->off + i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3];
+                    if (to_view) *e = d[k];
+                    else d[k] = *e;
+                }
+}
+
+/* A step whose node reads or writes strided views (aicf__attention_views): the views gathered
+   into contiguous copies, the node run on them, output 0 scattered into its view. */
+static aicf_result aicf__cpu_run_views(aicf_exec* e, int s, const void* const* in, void* const* out) {
+    aicf_graph* g = e->plan->g;
+    const aicf__node* n = &g->nodes[e->plan->steps[s].node];
+    const void* vin[AICF__STEP_MAX_IO];
+    void* vout[AICF__STEP_MAX_IO];
+    float* tmp[4] = {NULL, NULL, NULL, NULL};
+    aicf_result r = AICF_SUCCESS;
+    int j;
+    for (j = 0; j < AICF__STEP_MAX_IO; j++) {
+        vin[j] = in[j];
+        vout[j] = out[j];
+    }
+    for (j = 0; j < 4 && r == AICF_SUCCESS; j++) {
+        const aicf__view* v = &n->views->v[j];
+        int t = j < 3 ? n->in[j] : n->out[0];
+        if (v->base < 0) continue;
+        tmp[j] = (float*)aicf__malloc(e->ctx, (size_t)aicf__shape_numel(&g->tensors[t].shape) * sizeof(float) + 1);
+        if (!tmp[j]) {
+            r = aicf__err(e->ctx, AICF_ERROR_OUT_OF_MEMORY, "step %d (node '%s'): out of memory for a view's copy", s, n->name);
+            break;
+        }
+        if (j < 3) {
+            aicf__view_copy((float*)(uintptr_t)in[j], v, &g->tensors[t].shape, tmp[j], 0);
+            vin[j] = tmp[j];
+        } else {
+            vout[0] = tmp[j];
+        }
+    }
+    if (r == AICF_SUCCESS) r = aicf__cpu_run(g, e->plan->steps[s].node, vin, vout);
+    if (r == AICF_SUCCESS && tmp[3]) aicf__view_copy((float*)out[0], &n->views->v[3], &g->tensors[n->out[0]].shape, tmp[3], 1);
+    for (j = 0; j < 4; j++) aicf__free(e->ctx, tmp[j]);
+    return r;
+}
+
 /* One step of the CPU reference executor. */
 aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
     aicf_plan* p = e->plan;
@@ -12629,7 +12932,8 @@ aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
             else in[j] = e->host_arena + p->loc[t].offset;
         }
         for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
-        r = aicf__cpu_run(g, st->node, in, outp);
+        if (g->nodes[st->node].views) r = aicf__cpu_run_views(e, s, in, outp);
+        else r = aicf__cpu_run(g, st->node, in, outp);
         if (r != AICF_SUCCESS) return r;
         if (st->n_epi > 0) { /* fused elementwise nodes, in place on output 0 */
             const void* opnd[AICF__EPI_MAX];
@@ -13562,7 +13866,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__sbuf_put(&b, "\n", 1);
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
-            for (j = 0; j < g->nodes[st->node].n_fused && j < 6; j++) {
+            for (j = 0; j < g->nodes[st->node].n_fused && j < AICF__NODE_FUSED_MAX; j++) {
                 int fn = g->nodes[st->node].fused[j];
                 const aicf__node* en = fn >= 0 && fn < g->n_nodes ? &g->nodes[fn] : NULL;
                 aicf__sbuf_printf(&b, "  replaced %d node=%d op=", j, fn);
@@ -13570,6 +13874,14 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
                 aicf__sbuf_put(&b, " name=", 6);
                 aicf__io_qstr(&b, en ? en->name : "?");
                 aicf__sbuf_put(&b, "\n", 1);
+            }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].views)
+            for (j = 0; j < 4; j++) {
+                const aicf__view* v = &g->nodes[st->node].views->v[j];
+                if (v->base >= 0)
+                    aicf__sbuf_printf(&b, "  view %s base=%d off=%lld strides=%lld,%lld,%lld,%lld\n", j < 3 ? (j == 0 ? "q" : j == 1 ? "k" : "v") : "out",
+                                      v->base, (long long)v->off, (long long)v->st[0], (long long)v->st[1], (long long)v->st[2],
+                                      (long long)v->st[3]);
             }
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
@@ -14260,10 +14572,18 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0) {
             const aicf__node* an = &g->nodes[st->node];
             aicf__sbuf_printf(&b, "  attention fused (one step, the scores never stored), replacing:");
-            for (j = 0; j < an->n_fused && j < 6; j++)
+            for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)
                 aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[an->fused[j]].op_type, g->nodes[an->fused[j]].name);
             aicf__sbuf_printf(&b, "; and MatMul '%s' (this step); scale %.9g%s\n", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
                               an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
+            for (j = 0; an->views && j < 4; j++) {
+                const aicf__view* v = &an->views->v[j];
+                if (v->base < 0) continue;
+                aicf__sbuf_printf(&b, "  %s %s as a strided view of '%s' (offset %lld, strides %lld,%lld,%lld,%lld elements): its layout "
+                                  "nodes absorbed, not run\n", j == 0 ? "Q" : j == 1 ? "K" : j == 2 ? "V" : "output",
+                                  j < 3 ? "read" : "written", aicf__tname(g, v->base), (long long)v->off, (long long)v->st[0],
+                                  (long long)v->st[1], (long long)v->st[2], (long long)v->st[3]);
+            }
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
             g->nodes[st->node].trans_b <= g->n_nodes)
@@ -14410,7 +14730,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
         const char* ind = st->n_epi > 0 || nf > 0 ? "    " : "  ";
         if (st->n_epi > 0 || nf > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
         /* nodes an Attention node replaced (aicf__fuse_attention): a dashed chain into the step */
-        for (j = 0; j < nf && j < 6; j++) {
+        for (j = 0; j < nf && j < AICF__NODE_FUSED_MAX; j++) {
             const aicf__node* en = &g->nodes[g->nodes[st->node].fused[j]];
             aicf__sbuf_printf(&b, "    s%d_r%d [label=\"", i, j);
             aicf__io_dotstr(&b, en->op_type);
@@ -14419,7 +14739,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
             aicf__sbuf_printf(&b, "\", style=\"rounded,dashed\"];\n");
             if (j) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d_r%d [style=dashed];\n", i, j - 1, i, j);
         }
-        if (nf > 0) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d [style=dashed];\n", i, (nf > 6 ? 6 : nf) - 1, i);
+        if (nf > 0) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d [style=dashed];\n", i, (nf > AICF__NODE_FUSED_MAX ? AICF__NODE_FUSED_MAX : nf) - 1, i);
         aicf__sbuf_printf(&b, "%ss%d [label=\"%d: ", ind, i, i);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes) {
             aicf__io_dotstr(&b, g->nodes[st->node].op_type);
@@ -18941,6 +19261,7 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     const aicf__shape *qs, *ks, *vs;
     aicf__k_attention a;
     int64_t qH, kvH, hd_check;
+    uint64_t voff[4] = {0, 0, 0, 0}; /* byte offsets of the views into their tensors */
     int i, r3, tc = 0;
     unsigned grid[3], block[3];
     aicf__cuo_op* op = NULL;
@@ -18964,9 +19285,11 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     if (M >= 0 && c->g->tensors[M].dtype != AICF_DTYPE_FLOAT32)
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input 3 '%.200s' (attn_mask) is %s; the device kernel takes float masks only",
                               aicf__tname(c->g, M), aicf_dtype_name(c->g->tensors[M].dtype));
-    qs = aicf__cuo_shape(c, Q);
-    ks = aicf__cuo_shape(c, K);
-    vs = aicf__cuo_shape(c, V);
+    /* the operands' shapes are the node's tensors; with views (aicf__attention_views) the step
+       reads and writes other tensors' storage at the views' strides */
+    qs = aicf__cuo_shape(c, n->in[0]);
+    ks = aicf__cuo_shape(c, n->in[1]);
+    vs = aicf__cuo_shape(c, n->in[2]);
     memset(&a, 0, sizeof a);
     r3 = qs->rank == 3;
     if (r3) {
@@ -18997,6 +19320,21 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     a.B = qs->d[0];
     a.H = qH;
     a.grp = qH / kvH;
+    if (n->views) {
+        const aicf__views* w = n->views;
+        int64_t* dst[4][3];
+        dst[0][0] = &a.qb, dst[0][1] = &a.qh, dst[0][2] = &a.qs;
+        dst[1][0] = &a.kb, dst[1][1] = &a.kh, dst[1][2] = &a.ks;
+        dst[2][0] = &a.vb, dst[2][1] = &a.vh, dst[2][2] = &a.vs;
+        dst[3][0] = &a.ob, dst[3][1] = &a.oh, dst[3][2] = &a.os;
+        if (r3) return aicf__cuo_fail(c, AICF_ERROR_STATE, "strided views of 3-D attention operands");
+        for (i = 0; i < 4; i++) {
+            if (w->v[i].base < 0) continue;
+            if (w->v[i].st[3] != 1) return aicf__cuo_fail(c, AICF_ERROR_STATE, "view %d: the last axis is not contiguous", i);
+            *dst[i][0] = w->v[i].st[0], *dst[i][1] = w->v[i].st[1], *dst[i][2] = w->v[i].st[2];
+            voff[i] = (uint64_t)w->v[i].off * c->es;
+        }
+    }
     hd_check = a.D > a.Dv ? a.D : a.Dv;
     if (hd_check > 256 || a.D < 1 || a.Dv < 1)
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "head sizes D = %lld, Dv = %lld: the device kernel takes 1 to 256",
@@ -19030,8 +19368,8 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     block[1] = block[2] = 1;
     if (c->f16 && a.D == a.Dv && (a.D == 32 || a.D == 64 || a.D == 128) && a.qs % 8 == 0 && a.qh % 8 == 0 && a.qb % 8 == 0 &&
         a.ks % 8 == 0 && a.kh % 8 == 0 && a.kb % 8 == 0 && a.vs % 8 == 0 && a.vh % 8 == 0 && a.vb % 8 == 0 && a.os % 2 == 0 &&
-        a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, 0) >= 16 && aicf__cuo_align(c, K, 0) >= 16 &&
-        aicf__cuo_align(c, V, 0) >= 16 && aicf__cuo_align(c, Y, 0) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
+        a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, voff[0]) >= 16 && aicf__cuo_align(c, K, voff[1]) >= 16 &&
+        aicf__cuo_align(c, V, voff[2]) >= 16 && aicf__cuo_align(c, Y, voff[3]) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
         tc = 1;
     if (tc) {
         grid[0] = (unsigned)((a.Sq + 63) / 64);
@@ -19054,12 +19392,16 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
                                                                                  : "strides or addresses not 16-byte aligned",
                          (long long)a.Sq, (long long)a.Skv);
     }
+    if (n->views) {
+        size_t l = strlen(c->reason);
+        snprintf(c->reason + l, sizeof c->reason - l, "; Q/K/V/O read and written in place as strided views");
+    }
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, q), Q, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, k), K, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, v), V, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, q), Q, voff[0]);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, k), K, voff[1]);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, v), V, voff[2]);
     if (M >= 0) aicf__cuo_patch(op, offsetof(aicf__k_attention, mask), M, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, o), Y, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, o), Y, voff[3]);
     return AICF_SUCCESS;
 }
 

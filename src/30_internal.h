@@ -129,6 +129,7 @@ typedef struct aicf__attrv {
     aicf_graph* g;    /* GRAPH: owned subgraph */
 } aicf__attrv;
 
+#define AICF__NODE_FUSED_MAX 16
 typedef struct aicf__node {
     char* name;
     char* op_type;
@@ -144,11 +145,25 @@ typedef struct aicf__node {
     int trans_b;      /* plan pass (aicf__absorb_transposes), MatMul only: input 1 is read with its
                          last two axes swapped, a Transpose absorbed: that node's index + 1;
                          0 = as ONNX */
-    int fused[6];     /* plan pass (aicf__fuse_attention): the nodes this Attention node replaced,
-                         in graph order (the K Transpose, the Q K^T MatMul, the scale, the mask
-                         Add, the Softmax; the P V MatMul is this node) */
+    int fused[AICF__NODE_FUSED_MAX]; /* plan passes (aicf__fuse_attention, aicf__attention_views): the nodes this
+                         Attention node replaced (the K Transpose, the Q K^T MatMul, the scale, the
+                         mask Add, the Softmax; the P V MatMul is this node), then the layout nodes
+                         absorbed into its addressing */
     int n_fused;
+    struct aicf__views* views; /* aicf__attention_views: Q, K, V and output 0 read / written as
+                                  strided views of other tensors; NULL = as the node's tensors */
 } aicf__node;
+
+/* A strided view: the node's operand (its logical tensor, rank r <= 4, last axis contiguous)
+   stored inside tensor `base`: element (i0, .., ir-1) at base + off + sum_k ik * st[k]. */
+typedef struct aicf__view {
+    int base;          /* -1: the operand is its own contiguous tensor */
+    int64_t off;       /* elements */
+    int64_t st[4];     /* elements, per axis of the operand; st[r-1] = 1 */
+} aicf__view;
+typedef struct aicf__views {
+    aicf__view v[4];   /* Attention: Q, K, V, output 0 */
+} aicf__views;
 
 typedef struct aicf__dim_binding {
     char* name;

@@ -524,6 +524,7 @@ static void aicf__node_free(aicf_context* ctx, aicf__node* n) {
     aicf__free(ctx, n->out);
     for (i = 0; i < n->n_attrs; i++) aicf__attr_free(ctx, &n->attrs[i]);
     aicf__free(ctx, n->attrs);
+    aicf__free(ctx, n->views);
 }
 
 void aicf_graph_destroy(aicf_graph* g) {

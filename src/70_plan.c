@@ -960,13 +960,17 @@ static aicf_result aicf__fuse_info_make(aicf_graph* g, aicf__fuse_info* fi) {
         const aicf__node* n = &g->nodes[i];
         fi->absorbed[i] = -1;
         if (n->removed) continue;
-        for (j = 0; j < n->n_in; j++)
-            if (n->in[j] >= 0) {
-                fi->uses[n->in[j]]++;
-                fi->reader[n->in[j]] = i;
+        for (j = 0; j < n->n_in; j++) {
+            int t = n->views && j < 3 && n->views->v[j].base >= 0 ? n->views->v[j].base : n->in[j];
+            if (t >= 0) {
+                fi->uses[t]++;
+                fi->reader[t] = i;
             }
-        for (j = 0; j < n->n_out; j++)
-            if (n->out[j] >= 0) fi->producer[n->out[j]] = i;
+        }
+        for (j = 0; j < n->n_out; j++) {
+            int t = n->views && j == 0 && n->views->v[3].base >= 0 ? n->views->v[3].base : n->out[j];
+            if (t >= 0) fi->producer[t] = i;
+        }
     }
     for (i = 0; i < g->n_outputs; i++) fi->uses[g->outputs[i]] += 1 << 20; /* never absorbed */
     return AICF_SUCCESS;
@@ -1242,6 +1246,228 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
     aicf__free(p->ctx, prod);
     aicf__free(p->ctx, uses);
     return r;
+}
+
+/* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
+   - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
+     Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
+     [B, S, 3, H, D] -> Transpose [3, B, H, S, D] -> Split -> Squeeze) are read as strided views
+     of X: the view is carried forward from X's contiguous layout (Transpose permutes the strides,
+     Split moves the offset, Squeeze/Unsqueeze drop or add unit axes, Reshape/Flatten only while
+     the view is still contiguous);
+   - output 0: read only by a Transpose that keeps the last axis last (the heads merged back,
+     [B, H, S, D] -> [B, S, H, D]) is written straight into that Transpose's output.
+   Only when every node of those chains is then unused (each output read only by the chains or
+   the Attention, none a graph output) and at least one Transpose goes: the chains' nodes are
+   removed (recorded in aicf__node.fused), the step reads X and writes the Transpose's output
+   (aicf__node.views). 4-D Attention only. Off with no_fusion. */
+static int aicf__view_walk(const aicf_graph* g, const int* prod, int t, int* chain, int* n_chain, int cap) {
+    /* the nodes from t back to the view's base, nearest first; returns the base tensor */
+    while (t >= 0 && prod[t] >= 0) {
+        const aicf__node* n = &g->nodes[prod[t]];
+        if (n->op != AICF__OP_Transpose && n->op != AICF__OP_Split && !aicf__op_is_alias(n->op)) break;
+        if (n->op == AICF__OP_Dropout || n->n_in < 1 || n->in[0] < 0 || *n_chain >= cap) break;
+        chain[(*n_chain)++] = prod[t];
+        t = n->in[0];
+    }
+    return t;
+}
+
+/* the view of the chain's last tensor over base's storage (chain[n-1] reads base, chain[0]
+   makes the operand); 0 when a step cannot be expressed */
+static int aicf__view_forward(const aicf_graph* g, int base, const int* chain, int n_chain, int operand, aicf__view* v) {
+    int64_t d[AICF_MAX_RANK], st[AICF_MAX_RANK], off = 0, c;
+    int r, k, i, cur = base;
+    const aicf__shape* bs = &g->tensors[base].shape;
+    if (!g->tensors[base].shape_known || bs->rank > AICF_MAX_RANK) return 0;
+    r = bs->rank;
+    for (k = r - 1, c = 1; k >= 0; k--) {
+        d[k] = bs->d[k];
+        st[k] = c;
+        c *= bs->d[k];
+    }
+    for (i = n_chain - 1; i >= 0; i--) {
+        const aicf__node* n = &g->nodes[chain[i]];
+        int out = -1, j;
+        const aicf__shape* os;
+        for (j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0 && (i == 0 ? n->out[j] == operand : g->nodes[chain[i - 1]].in[0] == n->out[j])) out = j;
+        if (out < 0 || n->in[0] != cur) return 0;
+        os = &g->tensors[n->out[out]].shape;
+        if (!g->tensors[n->out[out]].shape_known || os->rank > AICF_MAX_RANK) return 0;
+        if (n->op == AICF__OP_Transpose) {
+            int64_t d2[AICF_MAX_RANK], s2[AICF_MAX_RANK];
+            const aicf__attrv* perm = aicf__attr(n, "perm");
+            if (os->rank != r) return 0;
+            for (k = 0; k < r; k++) {
+                int64_t pk = perm ? (perm->type == AICF_ATTR_INTS && perm->count == r ? perm->ints[k] : -1) : r - 1 - k;
+                if (pk < 0 || pk >= r) return 0;
+                d2[k] = d[pk];
+                s2[k] = st[pk];
+            }
+            memcpy(d, d2, sizeof d2);
+            memcpy(st, s2, sizeof s2);
+        } else if (n->op == AICF__OP_Split) {
+            int64_t ax = aicf__attr_i(n, "axis", 0), start = 0;
+            if (ax < 0) ax += r;
+            if (ax < 0 || ax >= r || os->rank != r) return 0;
+            for (j = 0; j < out; j++) {
+                if (n->out[j] < 0 || !g->tensors[n->out[j]].shape_known) return 0;
+                start += g->tensors[n->out[j]].shape.d[ax];
+            }
+            off += start * st[ax];
+            d[ax] = os->d[ax];
+        } else { /* Reshape, Flatten, Squeeze, Unsqueeze, Identity: the same elements in the same order */
+            int a = 0, b = 0, contiguous = 1;
+            int64_t cc = 1;
+            for (k = r - 1; k >= 0; k--) {
+                if (d[k] != 1 && st[k] != cc) contiguous = 0;
+                cc *= d[k];
+            }
+            if (contiguous) {
+                r = os->rank;
+                for (k = r - 1, c = 1; k >= 0; k--) {
+                    d[k] = os->d[k];
+                    st[k] = c;
+                    c *= os->d[k];
+                }
+            } else {
+                /* only unit axes added or dropped: the non-unit axes keep their strides */
+                int64_t d2[AICF_MAX_RANK], s2[AICF_MAX_RANK];
+                while (a < r || b < os->rank) {
+                    if (a < r && b < os->rank && d[a] == os->d[b]) {
+                        d2[b] = d[a];
+                        s2[b] = st[a];
+                        a++, b++;
+                    } else if (a < r && d[a] == 1) {
+                        a++;
+                    } else if (b < os->rank && os->d[b] == 1) {
+                        d2[b] = 1;
+                        s2[b] = 0;
+                        b++;
+                    } else {
+                        return 0;
+                    }
+                }
+                r = os->rank;
+                memcpy(d, d2, sizeof d2);
+                memcpy(st, s2, sizeof s2);
+            }
+        }
+        cur = n->out[out];
+    }
+    if (cur != operand || r < 1 || r > 4 || st[r - 1] != 1) return 0;
+    v->base = base;
+    v->off = off;
+    for (k = 0; k < 4; k++) v->st[k] = k < r ? st[k] : 0;
+    return 1;
+}
+
+static aicf_result aicf__attention_views(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, j, k, *prod, *uses;
+    prod = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    uses = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
+    if (!prod || !uses) {
+        aicf__free(p->ctx, prod);
+        aicf__free(p->ctx, uses);
+        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+        aicf__node* at = &g->nodes[i];
+        aicf__views vw;
+        int chain[48], n_chain = 0, tr = -1, transposes = 0, ok = 1, y;
+        if (at->removed || at->op != AICF__OP_Attention || at->n_fused < 1 || at->views || at->n_in < 3 || at->n_out != 1 ||
+            at->out[0] < 0 || g->tensors[at->in[0]].shape.rank != 4)
+            continue;
+        /* producers and readers as the graph stands now */
+        for (j = 0; j < g->n_tensors; j++) prod[j] = -1, uses[j] = 0;
+        for (j = 0; j < g->n_nodes; j++) {
+            const aicf__node* n = &g->nodes[j];
+            if (n->removed) continue;
+            for (k = 0; k < n->n_in; k++)
+                if (n->in[k] >= 0) uses[n->in[k]]++;
+            for (k = 0; k < n->n_out; k++)
+                if (n->out[k] >= 0) prod[n->out[k]] = j;
+        }
+        for (j = 0; j < g->n_outputs; j++) uses[g->outputs[j]] += 1 << 20;
+        memset(&vw, 0, sizeof vw);
+        for (k = 0; k < 4; k++) vw.v[k].base = -1;
+        for (k = 0; k < 3 && ok; k++) {
+            int start = n_chain, base = aicf__view_walk(g, prod, at->in[k], chain, &n_chain, 16 * (k + 1));
+            if (n_chain == start) continue; /* nothing to absorb */
+            if (!aicf__view_forward(g, base, chain + start, n_chain - start, at->in[k], &vw.v[k])) ok = 0;
+        }
+        /* output 0 read by one Transpose keeping the last axis */
+        y = at->out[0];
+        if (uses[y] == 1) {
+            for (j = i + 1; j < g->n_nodes && tr < 0; j++) {
+                const aicf__node* n = &g->nodes[j];
+                if (!n->removed && n->op == AICF__OP_Transpose && n->n_in >= 1 && n->in[0] == y && n->n_out == 1 && n->out[0] >= 0) tr = j;
+            }
+            if (tr >= 0) {
+                const aicf__node* n = &g->nodes[tr];
+                const aicf__attrv* perm = aicf__attr(n, "perm");
+                const aicf__shape* ts = &g->tensors[n->out[0]].shape;
+                int64_t cst[4], c = 1;
+                if (!perm || perm->type != AICF_ATTR_INTS || perm->count != 4 || perm->ints[3] != 3 || ts->rank != 4) {
+                    tr = -1;
+                } else {
+                    for (k = 3; k >= 0; k--) {
+                        cst[k] = c;
+                        c *= ts->d[k];
+                    }
+                    vw.v[3].base = n->out[0];
+                    vw.v[3].off = 0;
+                    for (k = 0; k < 4; k++) vw.v[3].st[perm->ints[k]] = cst[k];
+                }
+            }
+        }
+        for (j = 0; j < n_chain; j++) /* the same Split, Transpose, Reshape head several chains: once */
+            for (k = 0; k < j; k++)
+                if (chain[k] == chain[j]) chain[j] = -1;
+        /* every chain node unused once the Attention reads the base: its outputs read only by
+           the chains or the Attention */
+        for (j = 0; j < n_chain && ok; j++) {
+            const aicf__node* n;
+            int o;
+            if (chain[j] < 0) continue;
+            n = &g->nodes[chain[j]];
+            transposes += n->op == AICF__OP_Transpose;
+            for (o = 0; o < n->n_out && ok; o++) {
+                int t = n->out[o], readers = 0, m, q;
+                if (t < 0) continue;
+                for (m = 0; m < n_chain; m++)
+                    for (q = 0; chain[m] >= 0 && q < g->nodes[chain[m]].n_in; q++) readers += g->nodes[chain[m]].in[q] == t;
+                for (q = 0; q < 3; q++) readers += at->in[q] == t;
+                if (uses[t] != readers) ok = 0;
+            }
+        }
+        if (!ok) { /* the inputs stay as they are (all or none: they share their layout nodes) */
+            n_chain = 0;
+            transposes = 0;
+            for (k = 0; k < 3; k++) vw.v[k].base = -1;
+        }
+        if (transposes + (tr >= 0) == 0) continue;
+        at->views = (aicf__views*)aicf__malloc(p->ctx, sizeof(aicf__views));
+        if (!at->views) {
+            aicf__free(p->ctx, prod);
+            aicf__free(p->ctx, uses);
+            return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
+        }
+        *at->views = vw;
+        /* record in graph order */
+        for (j = 0; j < g->n_nodes; j++) {
+            int in_chain = j == tr;
+            for (k = 0; k < n_chain && !in_chain; k++) in_chain = chain[k] == j;
+            if (!in_chain) continue;
+            g->nodes[j].removed = 1;
+            if (at->n_fused < AICF__NODE_FUSED_MAX) at->fused[at->n_fused++] = j;
+        }
+    }
+    aicf__free(p->ctx, prod);
+    aicf__free(p->ctx, uses);
+    return AICF_SUCCESS;
 }
 
 aicf_result aicf_plan_create(aicf_graph* graph, const aicf_plan_desc* desc, aicf_plan** out) {
@@ -1537,6 +1763,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     if (!p->policy.no_fusion) {
         aicf__absorb_transposes(p);
         if ((r = aicf__fuse_attention(p)) != AICF_SUCCESS) goto fail;
+        if ((r = aicf__attention_views(p)) != AICF_SUCCESS) goto fail;
     }
     /* steps */
     for (i = 0; i < p->n_in; i++)
@@ -1569,6 +1796,12 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         st.n_out = n->n_out;
         for (j = 0; j < n->n_in; j++) st.in[j] = n->in[j];
         for (j = 0; j < n->n_out; j++) st.out[j] = n->out[j];
+        if (n->views) /* strided views (aicf__attention_views): the step reads and writes their bases */
+            for (j = 0; j < 4; j++)
+                if (n->views->v[j].base >= 0) {
+                    if (j < 3) st.in[j] = n->views->v[j].base;
+                    else st.out[0] = n->views->v[j].base;
+                }
         st.kernel_index = -1;
         if (!p->policy.no_fusion) aicf__fuse_chain(g, &fuse, &st);
         if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) {
@@ -1891,10 +2124,10 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
         if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].n_fused > 0) {
             const aicf__node* an = &p->g->nodes[st->node];
             aicf__sbuf_printf(&b, "\n          attention fused, replacing:");
-            for (j = 0; j < an->n_fused && j < 6; j++)
+            for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)
                 aicf__sbuf_printf(&b, "%s %s '%s'", j ? "," : "", p->g->nodes[an->fused[j]].op_type, p->g->nodes[an->fused[j]].name);
-            aicf__sbuf_printf(&b, ", MatMul '%s' (scale %.9g%s)", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
-                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
+            aicf__sbuf_printf(&b, ", MatMul '%s' (scale %.9g%s%s)", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
+                              an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "", an->views ? ", strided views" : "");
         }
         aicf__sbuf_printf(&b, "\n          why: %s\n", st->reason);
     }
@@ -2061,6 +2294,60 @@ aicf_result aicf_exec_set_input_device(aicf_exec* e, int index, uint64_t device_
     return aicf__cuda_exec_set_input(e, index, (const void*)(uintptr_t)device_ptr, bytes, 1);
 }
 
+/* Copies the rank-r (<= 4) view v of base b (float32) to / from the contiguous d. */
+static void aicf__view_copy(float* b, const aicf__view* v, const aicf__shape* s, float* d, int to_view) {
+    int64_t n[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0}, i0, i1, i2, i3, k = 0;
+    int r = s->rank, a;
+    for (a = 0; a < r; a++) {
+        n[4 - r + a] = s->d[a];
+        st[4 - r + a] = v->st[a];
+    }
+    for (i0 = 0; i0 < n[0]; i0++)
+        for (i1 = 0; i1 < n[1]; i1++)
+            for (i2 = 0; i2 < n[2]; i2++)
+                for (i3 = 0; i3 < n[3]; i3++, k++) {
+                    float* e = b + v->off + i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3];
+                    if (to_view) *e = d[k];
+                    else d[k] = *e;
+                }
+}
+
+/* A step whose node reads or writes strided views (aicf__attention_views): the views gathered
+   into contiguous copies, the node run on them, output 0 scattered into its view. */
+static aicf_result aicf__cpu_run_views(aicf_exec* e, int s, const void* const* in, void* const* out) {
+    aicf_graph* g = e->plan->g;
+    const aicf__node* n = &g->nodes[e->plan->steps[s].node];
+    const void* vin[AICF__STEP_MAX_IO];
+    void* vout[AICF__STEP_MAX_IO];
+    float* tmp[4] = {NULL, NULL, NULL, NULL};
+    aicf_result r = AICF_SUCCESS;
+    int j;
+    for (j = 0; j < AICF__STEP_MAX_IO; j++) {
+        vin[j] = in[j];
+        vout[j] = out[j];
+    }
+    for (j = 0; j < 4 && r == AICF_SUCCESS; j++) {
+        const aicf__view* v = &n->views->v[j];
+        int t = j < 3 ? n->in[j] : n->out[0];
+        if (v->base < 0) continue;
+        tmp[j] = (float*)aicf__malloc(e->ctx, (size_t)aicf__shape_numel(&g->tensors[t].shape) * sizeof(float) + 1);
+        if (!tmp[j]) {
+            r = aicf__err(e->ctx, AICF_ERROR_OUT_OF_MEMORY, "step %d (node '%s'): out of memory for a view's copy", s, n->name);
+            break;
+        }
+        if (j < 3) {
+            aicf__view_copy((float*)(uintptr_t)in[j], v, &g->tensors[t].shape, tmp[j], 0);
+            vin[j] = tmp[j];
+        } else {
+            vout[0] = tmp[j];
+        }
+    }
+    if (r == AICF_SUCCESS) r = aicf__cpu_run(g, e->plan->steps[s].node, vin, vout);
+    if (r == AICF_SUCCESS && tmp[3]) aicf__view_copy((float*)out[0], &n->views->v[3], &g->tensors[n->out[0]].shape, tmp[3], 1);
+    for (j = 0; j < 4; j++) aicf__free(e->ctx, tmp[j]);
+    return r;
+}
+
 /* One step of the CPU reference executor. */
 aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
     aicf_plan* p = e->plan;
@@ -2081,7 +2368,8 @@ aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
             else in[j] = e->host_arena + p->loc[t].offset;
         }
         for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
-        r = aicf__cpu_run(g, st->node, in, outp);
+        if (g->nodes[st->node].views) r = aicf__cpu_run_views(e, s, in, outp);
+        else r = aicf__cpu_run(g, st->node, in, outp);
         if (r != AICF_SUCCESS) return r;
         if (st->n_epi > 0) { /* fused elementwise nodes, in place on output 0 */
             const void* opnd[AICF__EPI_MAX];

@@ -843,7 +843,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__sbuf_put(&b, "\n", 1);
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
-            for (j = 0; j < g->nodes[st->node].n_fused && j < 6; j++) {
+            for (j = 0; j < g->nodes[st->node].n_fused && j < AICF__NODE_FUSED_MAX; j++) {
                 int fn = g->nodes[st->node].fused[j];
                 const aicf__node* en = fn >= 0 && fn < g->n_nodes ? &g->nodes[fn] : NULL;
                 aicf__sbuf_printf(&b, "  replaced %d node=%d op=", j, fn);
@@ -851,6 +851,14 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
                 aicf__sbuf_put(&b, " name=", 6);
                 aicf__io_qstr(&b, en ? en->name : "?");
                 aicf__sbuf_put(&b, "\n", 1);
+            }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].views)
+            for (j = 0; j < 4; j++) {
+                const aicf__view* v = &g->nodes[st->node].views->v[j];
+                if (v->base >= 0)
+                    aicf__sbuf_printf(&b, "  view %s base=%d off=%lld strides=%lld,%lld,%lld,%lld\n", j < 3 ? (j == 0 ? "q" : j == 1 ? "k" : "v") : "out",
+                                      v->base, (long long)v->off, (long long)v->st[0], (long long)v->st[1], (long long)v->st[2],
+                                      (long long)v->st[3]);
             }
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
@@ -1541,10 +1549,18 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0) {
             const aicf__node* an = &g->nodes[st->node];
             aicf__sbuf_printf(&b, "  attention fused (one step, the scores never stored), replacing:");
-            for (j = 0; j < an->n_fused && j < 6; j++)
+            for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)
                 aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[an->fused[j]].op_type, g->nodes[an->fused[j]].name);
             aicf__sbuf_printf(&b, "; and MatMul '%s' (this step); scale %.9g%s\n", an->name, (double)aicf__attr_f(an, "scale", 0.0f),
                               an->n_in > 3 && an->in[3] >= 0 ? ", mask added" : "");
+            for (j = 0; an->views && j < 4; j++) {
+                const aicf__view* v = &an->views->v[j];
+                if (v->base < 0) continue;
+                aicf__sbuf_printf(&b, "  %s %s as a strided view of '%s' (offset %lld, strides %lld,%lld,%lld,%lld elements): its layout "
+                                  "nodes absorbed, not run\n", j == 0 ? "Q" : j == 1 ? "K" : j == 2 ? "V" : "output",
+                                  j < 3 ? "read" : "written", aicf__tname(g, v->base), (long long)v->off, (long long)v->st[0],
+                                  (long long)v->st[1], (long long)v->st[2], (long long)v->st[3]);
+            }
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
             g->nodes[st->node].trans_b <= g->n_nodes)
@@ -1691,7 +1707,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
         const char* ind = st->n_epi > 0 || nf > 0 ? "    " : "  ";
         if (st->n_epi > 0 || nf > 0) aicf__sbuf_printf(&b, "  subgraph cluster_%d {\n    label=\"step %d: fused\";\n    style=dashed;\n", i, i);
         /* nodes an Attention node replaced (aicf__fuse_attention): a dashed chain into the step */
-        for (j = 0; j < nf && j < 6; j++) {
+        for (j = 0; j < nf && j < AICF__NODE_FUSED_MAX; j++) {
             const aicf__node* en = &g->nodes[g->nodes[st->node].fused[j]];
             aicf__sbuf_printf(&b, "    s%d_r%d [label=\"", i, j);
             aicf__io_dotstr(&b, en->op_type);
@@ -1700,7 +1716,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
             aicf__sbuf_printf(&b, "\", style=\"rounded,dashed\"];\n");
             if (j) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d_r%d [style=dashed];\n", i, j - 1, i, j);
         }
-        if (nf > 0) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d [style=dashed];\n", i, (nf > 6 ? 6 : nf) - 1, i);
+        if (nf > 0) aicf__sbuf_printf(&b, "    s%d_r%d -> s%d [style=dashed];\n", i, (nf > AICF__NODE_FUSED_MAX ? AICF__NODE_FUSED_MAX : nf) - 1, i);
         aicf__sbuf_printf(&b, "%ss%d [label=\"%d: ", ind, i, i);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes) {
             aicf__io_dotstr(&b, g->nodes[st->node].op_type);

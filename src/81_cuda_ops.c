@@ -1830,6 +1830,7 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     const aicf__shape *qs, *ks, *vs;
     aicf__k_attention a;
     int64_t qH, kvH, hd_check;
+    uint64_t voff[4] = {0, 0, 0, 0}; /* byte offsets of the views into their tensors */
     int i, r3, tc = 0;
     unsigned grid[3], block[3];
     aicf__cuo_op* op = NULL;
@@ -1853,9 +1854,11 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     if (M >= 0 && c->g->tensors[M].dtype != AICF_DTYPE_FLOAT32)
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input 3 '%.200s' (attn_mask) is %s; the device kernel takes float masks only",
                               aicf__tname(c->g, M), aicf_dtype_name(c->g->tensors[M].dtype));
-    qs = aicf__cuo_shape(c, Q);
-    ks = aicf__cuo_shape(c, K);
-    vs = aicf__cuo_shape(c, V);
+    /* the operands' shapes are the node's tensors; with views (aicf__attention_views) the step
+       reads and writes other tensors' storage at the views' strides */
+    qs = aicf__cuo_shape(c, n->in[0]);
+    ks = aicf__cuo_shape(c, n->in[1]);
+    vs = aicf__cuo_shape(c, n->in[2]);
     memset(&a, 0, sizeof a);
     r3 = qs->rank == 3;
     if (r3) {
@@ -1886,6 +1889,21 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     a.B = qs->d[0];
     a.H = qH;
     a.grp = qH / kvH;
+    if (n->views) {
+        const aicf__views* w = n->views;
+        int64_t* dst[4][3];
+        dst[0][0] = &a.qb, dst[0][1] = &a.qh, dst[0][2] = &a.qs;
+        dst[1][0] = &a.kb, dst[1][1] = &a.kh, dst[1][2] = &a.ks;
+        dst[2][0] = &a.vb, dst[2][1] = &a.vh, dst[2][2] = &a.vs;
+        dst[3][0] = &a.ob, dst[3][1] = &a.oh, dst[3][2] = &a.os;
+        if (r3) return aicf__cuo_fail(c, AICF_ERROR_STATE, "strided views of 3-D attention operands");
+        for (i = 0; i < 4; i++) {
+            if (w->v[i].base < 0) continue;
+            if (w->v[i].st[3] != 1) return aicf__cuo_fail(c, AICF_ERROR_STATE, "view %d: the last axis is not contiguous", i);
+            *dst[i][0] = w->v[i].st[0], *dst[i][1] = w->v[i].st[1], *dst[i][2] = w->v[i].st[2];
+            voff[i] = (uint64_t)w->v[i].off * c->es;
+        }
+    }
     hd_check = a.D > a.Dv ? a.D : a.Dv;
     if (hd_check > 256 || a.D < 1 || a.Dv < 1)
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "head sizes D = %lld, Dv = %lld: the device kernel takes 1 to 256",
@@ -1919,8 +1937,8 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     block[1] = block[2] = 1;
     if (c->f16 && a.D == a.Dv && (a.D == 32 || a.D == 64 || a.D == 128) && a.qs % 8 == 0 && a.qh % 8 == 0 && a.qb % 8 == 0 &&
         a.ks % 8 == 0 && a.kh % 8 == 0 && a.kb % 8 == 0 && a.vs % 8 == 0 && a.vh % 8 == 0 && a.vb % 8 == 0 && a.os % 2 == 0 &&
-        a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, 0) >= 16 && aicf__cuo_align(c, K, 0) >= 16 &&
-        aicf__cuo_align(c, V, 0) >= 16 && aicf__cuo_align(c, Y, 0) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
+        a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, voff[0]) >= 16 && aicf__cuo_align(c, K, voff[1]) >= 16 &&
+        aicf__cuo_align(c, V, voff[2]) >= 16 && aicf__cuo_align(c, Y, voff[3]) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
         tc = 1;
     if (tc) {
         grid[0] = (unsigned)((a.Sq + 63) / 64);
@@ -1943,12 +1961,16 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
                                                                                  : "strides or addresses not 16-byte aligned",
                          (long long)a.Sq, (long long)a.Skv);
     }
+    if (n->views) {
+        size_t l = strlen(c->reason);
+        snprintf(c->reason + l, sizeof c->reason - l, "; Q/K/V/O read and written in place as strided views");
+    }
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, q), Q, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, k), K, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, v), V, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, q), Q, voff[0]);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, k), K, voff[1]);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, v), V, voff[2]);
     if (M >= 0) aicf__cuo_patch(op, offsetof(aicf__k_attention, mask), M, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_attention, o), Y, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_attention, o), Y, voff[3]);
     return AICF_SUCCESS;
 }
 

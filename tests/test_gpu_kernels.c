@@ -914,6 +914,56 @@ static void cases_pool(void) {
     }
 }
 
+/* ONNX Attention (opset 23) on the device: the tensor-core kernel for float16 head sizes 32, 64,
+   128 (partial 64-row / 64-key tiles, masks broadcast or padded with -inf, causal), the
+   one-warp-per-row kernel for the rest (float32, D != Dv, grouped-query 3-D inputs) */
+static void cases_attention(void) {
+    int p;
+    tcase tc;
+    for (p = 0; p < 2; p++) {
+        const char* dt = p ? "f16" : "f32";
+        char expect[96];
+        snprintf(expect, sizeof expect, p ? "aicf_attention_tc_f16_d32" : "aicf_attention_f32");
+        tc_new(&tc, "Attention", PRECS[p], "Attention [2,3,40,32] x [2,3,70,32], mask [40,70], scale 0.2");
+        tc.opset = 23;
+        tc_in(&tc, "q", 4, DIMS(4, I64(2), I64(3), I64(40), I64(32)), 0, -1, 1);
+        tc_in(&tc, "k", 4, DIMS(4, I64(2), I64(3), I64(70), I64(32)), 0, -1, 1);
+        tc_in(&tc, "v", 4, DIMS(4, I64(2), I64(3), I64(70), I64(32)), 0, -1, 1);
+        tc_in(&tc, "mask", 2, DIMS(2, I64(40), I64(70)), 0, -3, 0.5f);
+        tc_attr_f(&tc, "scale", 0.2f);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, p ? "aicf_attention_tc_f16_d64" : "aicf_attention_f32");
+        tc_new(&tc, "Attention", PRECS[p], "Attention [1,4,65,64] causal, mask [1,1,65,40] padded with -inf to 65 keys");
+        tc.opset = 23;
+        tc_in(&tc, "q", 4, DIMS(4, I64(1), I64(4), I64(65), I64(64)), 0, -1, 1);
+        tc_in(&tc, "k", 4, DIMS(4, I64(1), I64(4), I64(65), I64(64)), 0, -1, 1);
+        tc_in(&tc, "v", 4, DIMS(4, I64(1), I64(4), I64(65), I64(64)), 0, -1, 1);
+        tc_in(&tc, "mask", 4, DIMS(4, I64(1), I64(1), I64(65), I64(40)), 0, -2, 0);
+        tc_attr_i(&tc, "is_causal", 1);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, p ? "aicf_attention_tc_f16_d128" : "aicf_attention_f32");
+        tc_new(&tc, "Attention", PRECS[p], "Attention [1,2,70,128] x 130 keys (three key blocks), default scale");
+        tc.opset = 23;
+        tc_in(&tc, "q", 4, DIMS(4, I64(1), I64(2), I64(70), I64(128)), 0, -1, 1);
+        tc_in(&tc, "k", 4, DIMS(4, I64(1), I64(2), I64(130), I64(128)), 0, -1, 1);
+        tc_in(&tc, "v", 4, DIMS(4, I64(1), I64(2), I64(130), I64(128)), 0, -1, 1);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_attention_%s", dt);
+        tc_new(&tc, "Attention", PRECS[p], "Attention 3-D GQA q [2,20,4x24] kv [2,33,2x24] / [2,33,2x40]");
+        tc.opset = 23;
+        tc_in(&tc, "q", 3, DIMS(3, I64(2), I64(20), I64(96)), 0, -1, 1);
+        tc_in(&tc, "k", 3, DIMS(3, I64(2), I64(33), I64(48)), 0, -1, 1);
+        tc_in(&tc, "v", 3, DIMS(3, I64(2), I64(33), I64(80)), 0, -1, 1);
+        tc_attr_i(&tc, "q_num_heads", 4);
+        tc_attr_i(&tc, "kv_num_heads", 2);
+        tc.expect = expect;
+        run_case(&tc);
+    }
+}
+
 static void cases_softmax_layout(void) {
     int p;
     tcase tc;
@@ -1990,6 +2040,7 @@ int main(int argc, char** argv) {
             const char* nm = aicf__kt_kernels[i].name;
             unsigned want = !strncmp(nm, "aicf_conv2d_tc_f16_m", 20) ? 2u * (unsigned)atoi(nm + 20)
                             : !strncmp(nm, "aicf_gemv_", 10)         ? 128u /* aicf__cuo_lower_gemv: 4 warps */
+                            : !strncmp(nm, "aicf_attention_", 15)    ? 128u /* aicf__cuo_lower_attention: 4 warps */
                                                                      : AICF__CUO_BLOCK;
             CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
                   aicf__kt_kernels[i].block, want);
@@ -2001,6 +2052,7 @@ int main(int argc, char** argv) {
     cases_gemm();
     cases_pool();
     cases_softmax_layout();
+    cases_attention();
     cases_index();
     cases_reduce();
     cases_norm();
