@@ -20196,7 +20196,14 @@ static aicf_result aicf__cuo_lower_norm(aicf__cuo* c) {
     block[0] = AICF__CUO_BLOCK;
     block[1] = block[2] = 1;
     grid[1] = grid[2] = 1;
-    if (a.cols <= 1024) {
+    if (a.cols <= 1024 && a.cols % 4 == 0 && a.div == 1 && a.s_row == 0 && a.s_col == 1 && (B < 0 || (a.b_row == 0 && a.b_col == 1)) &&
+        aicf__cuo_align(c, X, 0) >= 4 * c->es && aicf__cuo_align(c, Y, 0) >= 4 * c->es && aicf__cuo_align(c, S, 0) >= 4 * c->es &&
+        (B < 0 || aicf__cuo_align(c, B, 0) >= 4 * c->es)) {
+        v = "rowreg";
+        grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);
+        aicf__cuo_reason(c, "%lld rows of %lld, scale and bias per column: one warp per row held in registers (4 per access), "
+                         "float32 two-pass statistics", (long long)a.rows, (long long)a.cols);
+    } else if (a.cols <= 1024) {
         v = "warp";
         grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);
         aicf__cuo_reason(c, "%lld rows of %lld: one warp per row, float32 two-pass statistics", (long long)a.rows, (long long)a.cols);
@@ -20673,6 +20680,18 @@ static aicf_result aicf__cuo_ewchain(aicf__cuo* c, int x, int y, const aicf__cuo
     if (n_in < 1) return AICF_ERROR_UNSUPPORTED;
     if ((r = aicf__cuo_ewchain_desc(c, x, y, ops_in, n_in, &a, ops, &vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
     n_ops = a.n_ops;
+    /* the exporters' GELU alone (five ops folded into one): the unary kernel, compiled for that
+       one function (no per-op dispatch, no descriptors) */
+    if (n_ops == 1 && ops[0].op == AICF__OP_Gelu && ops[0].operand < 0 && x >= 0 && a.x.mode == 0 &&
+        aicf__same_shape(aicf__cuo_shape(c, x), aicf__cuo_shape(c, y))) {
+        if ((r = aicf__cuo_unary_launch(c, "gelu", x, y, 0.0f, 0.0f)) != AICF_SUCCESS) return r;
+        {
+            char why[160];
+            snprintf(why, sizeof why, "%.150s", c->reason);
+            aicf__cuo_reason(c, "fused chain of %d elementwise ops: Div Erf Add Mul Mul as one Gelu, the unary Gelu kernel (%.100s)", n_in, why);
+        }
+        return AICF_SUCCESS;
+    }
     snprintf(name, sizeof name, "aicf_ewchain_%s%s", aicf__cuo_dtn(c), vec ? "_v4" : "");
     aicf__cuo_dims1(vec ? n / 4 : n, grid, block);
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;

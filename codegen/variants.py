@@ -159,7 +159,7 @@ def _reduce():
 def _norm():
     ks = []
     for dt in DTYPES:
-        for v in ("warp", "block"):
+        for v in ("warp", "block", "rowreg"):
             ks.append(_k("aicf_norm_%s_%s" % (v, dt), "norm", dt, {"variant": v}))
     return ks
 
