@@ -1467,6 +1467,122 @@ static void test_fake_cuda_plans(void) {
 
 /* Pins that cannot be honoured: every one is an error naming the pin's node and why (fake CUDA
    driver, no cuBLASLt), and a good pin changes its step only */
+/* Randomised attention chains on the CPU reference: ranks 3 and 4, any head sizes, the scale as
+   Mul (either side), Div or none, masks of rank 1-4 broadcasting (or a last axis of 1, which
+   broadcasts over the keys: not ONNX Attention's padding, so not fused), K^T by a Transpose or
+   given as such, the scores or probabilities also graph outputs, Softmax over another axis.
+   Each graph is planned fused and unfused: the fused plan has an Attention step exactly when
+   the chain qualifies (aicf__fuse_attention's rule, restated here), and every output matches
+   the unfused plan's within 1e-5. */
+static int rnd_int(int lo, int hi) { return lo + (int)(frand(0.0f, 1.0f) * (float)(hi - lo + 1) * 0.99999f); }
+
+static void test_attention_random(aicf_context* ctx, aicf_backend backend, aicf_precision prec) {
+    int trial, fused_seen = 0, unfused_seen = 0;
+    const double tol = prec == AICF_PRECISION_FP16 ? 1e-2 : 1e-5;
+    for (trial = 0; trial < 80; trial++) {
+        fb b;
+        int rank = rnd_int(3, 4), scale_kind = rnd_int(0, 3), mask_kind = rnd_int(0, 2), kt = rnd_int(0, 5) > 0, extra = rnd_int(0, 5),
+            axis_last = rnd_int(0, 7) > 0, mask_left = rnd_int(0, 1), mr = 0, k, expect;
+        int64_t B = rnd_int(1, 2), H = rnd_int(1, 3), Sq = rnd_int(1, 20), Skv = rnd_int(1, 20), D = rnd_int(1, 40), Dv = rnd_int(1, 40);
+        int64_t qd[4], kd[4], vd[4], md[4], sd[4];
+        static const int64_t perm4[4] = {0, 1, 3, 2}, perm3[3] = {0, 2, 1};
+        aicf_attr a[1], ax[1];
+        const char* cur = "sc";
+        char desc[200];
+        aicf_plan_desc pd;
+        aicf_plan* plan = NULL;
+        float* out_u[FB_MAX] = {0};
+        float* out_f[FB_MAX] = {0};
+        size_t bu[FB_MAX], bf[FB_MAX];
+        int su, sf, ku, kf, n_attn = 0, i;
+        if (rank == 3) H = 1;
+        if (backend == AICF_BACKEND_CUDA && rnd_int(0, 1)) D = Dv = rnd_int(0, 2) ? 32 : 64; /* the tensor-core kernel's sizes */
+        /* shapes: [B, H, S, D] or [B, S, D] */
+        k = 0;
+        qd[k] = B, kd[k] = B, vd[k] = B, sd[k] = B, k++;
+        if (rank == 4) qd[k] = H, kd[k] = H, vd[k] = H, sd[k] = H, k++;
+        qd[k] = Sq, vd[k] = Skv, sd[k] = Sq, k++;
+        qd[k] = D, vd[k] = Dv, sd[k] = Skv;
+        if (kt) kd[rank - 2] = Skv, kd[rank - 1] = D;
+        else kd[rank - 2] = D, kd[rank - 1] = Skv;
+        if (mask_kind) {
+            mr = rnd_int(1, rank);
+            for (i = 0; i < mr; i++) md[i] = rnd_int(0, 1) ? sd[rank - mr + i] : 1;
+            md[mr - 1] = mask_kind == 2 && rnd_int(0, 3) == 0 ? 1 : Skv;
+        }
+        memset(&b, 0, sizeof b);
+        b.ctx = ctx;
+        b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+        if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+        fb_input(&b, "q", rank, qd, -1, 1);
+        fb_input(&b, "k", rank, kd, -1, 1);
+        fb_input(&b, "v", rank, vd, -1, 1);
+        if (kt) {
+            a[0] = attr_ints("perm", rank, rank == 4 ? perm4 : perm3);
+            fb_node(&b, "kt", "Transpose", "k", "kT", a, 1);
+            fb_node(&b, "qk", "MatMul", "q,kT", "sc", NULL, 0);
+        } else {
+            fb_node(&b, "qk", "MatMul", "q,k", "sc", NULL, 0);
+        }
+        if (scale_kind) {
+            fb_scalar(&b, "c", frand(0.05f, 1.0f));
+            fb_node(&b, "scale", scale_kind == 3 ? "Div" : "Mul", scale_kind == 2 ? "c,sc" : "sc,c", "ss", NULL, 0);
+            cur = "ss";
+        }
+        if (mask_kind) {
+            char ins[16];
+            fb_input(&b, "mask", mr, md, -3, 0.5f);
+            snprintf(ins, sizeof ins, mask_left ? "mask,%s" : "%s,mask", cur);
+            fb_node(&b, "add_mask", "Add", ins, "sm", NULL, 0);
+            cur = "sm";
+        }
+        ax[0] = attr_i("axis", axis_last ? -1 : rank - 2);
+        fb_node(&b, "softmax", "Softmax", cur, "p", ax, 1);
+        fb_node(&b, "pv", "MatMul", "p,v", "y", NULL, 0);
+        fb_output(&b, "y");
+        if (extra == 1) fb_output(&b, cur);  /* the scores also an output */
+        if (extra == 2) fb_output(&b, "p");  /* the probabilities also an output */
+        expect = kt && axis_last && extra != 1 && extra != 2;
+        if (mask_kind && (md[mr - 1] != Skv || (rank == 3 && mr > 2))) expect = 0;
+        snprintf(desc, sizeof desc, "attention random %d: rank %d B%lld H%lld Sq%lld Skv%lld D%lld Dv%lld scale %d mask %d (rank %d, last %lld, %s) kt %d extra %d axis_last %d",
+                 trial, rank, (long long)B, (long long)H, (long long)Sq, (long long)Skv, (long long)D, (long long)Dv, scale_kind, mask_kind,
+                 mr, mask_kind ? (long long)md[mr - 1] : 0LL, mask_left ? "left" : "right", kt, extra, axis_last);
+        CHECK(b.ok, "%s: graph builds", desc);
+        if (!b.ok) goto next;
+        memset(&pd, 0, sizeof pd);
+        pd.backend = backend;
+        pd.policy.precision = prec;
+        if (aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS) {
+            for (i = 0; i < plan->n_steps; i++)
+                n_attn += plan->steps[i].kind == AICF__STEP_NODE && plan->g->nodes[plan->steps[i].node].op == AICF__OP_Attention;
+            aicf_plan_destroy(plan);
+        }
+        CHECK(n_attn == expect, "%s: %d Attention steps, expected %d", desc, n_attn, expect);
+        fused_seen += n_attn > 0;
+        unfused_seen += n_attn == 0;
+        /* the unfused CPU reference against the fused plan on the backend */
+        if (plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &su, &ku, out_u, bu) &&
+            plan_run(&b, backend, prec, 0, &sf, &kf, out_f, bf)) {
+            for (i = 0; i < b.n_out; i++) {
+                double e = bu[i] == bf[i] ? rel_err(out_f[i], out_u[i], bu[i] / 4) : 1e30;
+                CHECK(e <= tol, "%s %s %s: output %d fused vs the unfused CPU reference rel err %.3g > %.1g", desc,
+                      backend == AICF_BACKEND_CUDA ? "cuda" : "cpu", prec == AICF_PRECISION_FP16 ? "fp16" : "fp32", i, e, tol);
+            }
+        } else {
+            CHECK(0, "%s: plans run", desc);
+        }
+    next:
+        for (i = 0; i < FB_MAX; i++) {
+            free(out_u[i]);
+            free(out_f[i]);
+        }
+        for (i = 0; i < b.n_in; i++) free(b.in_data[i]);
+        aicf_graph_destroy(b.g);
+    }
+    CHECK(fused_seen > 10 && unfused_seen > 10, "attention random: %d fused and %d unfused graphs (both kinds covered)", fused_seen,
+          unfused_seen);
+}
+
 static void test_pin_errors(void) {
     const char* path = getenv("AICF_FAKE_LIBCUDA");
     aicf_context* ctx = NULL;
@@ -1653,12 +1769,15 @@ int main(void) {
                 run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
             }
             test_gpu_persistent_replays(ctx);
+            test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
+            test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
         }
     } else {
         for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(ctx, &CASES[i], AICF_BACKEND_CPU, AICF_PRECISION_FP32);
         test_format_names_fused(ctx);
         test_fake_cuda_plans();
         test_pin_errors();
+        test_attention_random(ctx, AICF_BACKEND_CPU, AICF_PRECISION_FP32);
     }
     aicf_context_destroy(ctx);
     printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
