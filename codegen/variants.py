@@ -88,11 +88,8 @@ def _attention():
     # scaled dot-product attention in one launch (src/81_cuda_ops.c aicf__cuo_lower_attention):
     # any shape (one warp per query row), and float16 tensor cores for head sizes 32, 64, 128
     return ([_k("aicf_attention_%s" % dt, "attention", dt, {"variant": "warp"}, block=128) for dt in DTYPES] +
-            [_k("aicf_attention_tc_f16_d%d" % hd, "attention", "f16", {"variant": "tc", "hd": hd, "kb": 64, "tile": "64x64"}, block=128)
-             for hd in (32, 64, 128)] +
-            # 128-key blocks: one pass over up to 128 keys (latency, when the blocks are few)
-            [_k("aicf_attention_tc_f16_d%d_kb128" % hd, "attention", "f16", {"variant": "tc", "hd": hd, "kb": 128, "tile": "64x128"}, block=128)
-             for hd in (32, 64)])
+            [_k("aicf_attention_tc_f16_d%d" % hd, "attention", "f16", {"variant": "tc", "hd": hd, "tile": "64x64"}, block=128)
+             for hd in (32, 64, 128)])
 
 
 def _im2col():

@@ -90,9 +90,6 @@ typedef struct aicf__k_softmax {
     int64_t outer, n, inner;
 } aicf__k_softmax;
 
-#ifndef AICF__ATTN_KB128_WAVES
-#  define AICF__ATTN_KB128_WAVES 2 /* attention: 128-key blocks while blocks < this x SMs */
-#endif
 /* templates/attention.cu.j2 aicf_attention_args */
 typedef struct aicf__k_attention {
     uint64_t q, k, v, mask, o;
@@ -1944,21 +1941,13 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
         aicf__cuo_align(c, V, voff[2]) >= 16 && aicf__cuo_align(c, Y, voff[3]) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
         tc = 1;
     if (tc) {
-        /* 128-key blocks (one pass over up to 128 keys) while the blocks are fewer than
-           AICF__ATTN_KB128_WAVES per SM: latency-bound; else 64 (fewer registers, more blocks
-           resident) */
-        int64_t blocks = ((a.Sq + 63) / 64) * a.B * qH, sm = 132;
-        int kb128;
-        if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
-        kb128 = a.D <= 64 && blocks < (int64_t)AICF__ATTN_KB128_WAVES * sm;
         grid[0] = (unsigned)((a.Sq + 63) / 64);
         grid[1] = (unsigned)(a.B * qH);
         grid[2] = 1;
-        snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld%s", (long long)a.D, kb128 ? "_kb128" : "");
-        aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x %d keys per block (%lld blocks, %lld SMs), online "
-                         "softmax (%lld x %lld heads, %lld x %lld scores never stored)%s", (long long)a.D, kb128 ? 128 : 64,
-                         (long long)blocks, (long long)sm, (long long)a.B, (long long)qH, (long long)a.Sq, (long long)a.Skv,
-                         M >= 0 ? ", mask added" : "");
+        snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld", (long long)a.D);
+        aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x 64 keys per block, online softmax (%lld x %lld heads, "
+                         "%lld x %lld scores never stored)%s", (long long)a.D, (long long)a.B, (long long)qH, (long long)a.Sq,
+                         (long long)a.Skv, M >= 0 ? ", mask added" : "");
     } else {
         int64_t rows = a.B * qH * a.Sq;
         grid[0] = (unsigned)AICF__MIN((rows + 3) / 4, AICF__CUO_MAX_GRID);

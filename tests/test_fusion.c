@@ -1335,7 +1335,7 @@ static void test_fake_cuda_plans(void) {
                              : !strcmp(CASES[i].name, "attention_fused_d64") ? 64
                              : !strcmp(CASES[i].name, "attention_fused_d128") ? 128 : 0;
                     char want[64];
-                    if (pr && hd) snprintf(want, sizeof want, "aicf_attention_tc_f16_d%d%s", hd, hd <= 64 ? "_kb128 " : " "); /* few blocks: 128 keys */
+                    if (pr && hd) snprintf(want, sizeof want, "aicf_attention_tc_f16_d%d ", hd);
                     else snprintf(want, sizeof want, "aicf_attention_%s ", pr ? "f16" : "f32");
                     CHECK(strstr(text, want) != NULL && strstr(text, "attention fused") != NULL && strstr(text, "Softmax 'softmax'") != NULL &&
                               strstr(text, "MatMul 'qk'") != NULL && strstr(text, "Transpose '") != NULL,
