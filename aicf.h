@@ -11806,7 +11806,9 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
             pv->fused[k] = chain[k];
         }
         pv->n_fused = n_chain;
-        /* the tensors the chain read are read once by this node now */
+        /* the Attention's output shape is the MatMul's (checked by inference); the chains of
+           later nodes share no node or intermediate tensor with this one, so prod[] and uses[]
+           stay valid for them */
         r = aicf__op_infer(g, i);
     }
     aicf__free(p->ctx, prod);

@@ -1583,6 +1583,93 @@ static void test_attention_random(aicf_context* ctx, aicf_backend backend, aicf_
           unfused_seen);
 }
 
+/* ONNX Attention nodes the device kernels do not take: planning on CUDA (fake driver) fails with
+   AICF_ERROR_UNSUPPORTED (or the shape/model error) naming the input or attribute; the CPU
+   reference plans the same graph. */
+static void test_attention_lowering_errors(void) {
+    const char* path = getenv("AICF_FAKE_LIBCUDA");
+    aicf_context_desc cd;
+    int c;
+    static const char* const WHY[7] = {"input 4 (past_key) has no device kernel", "attribute 'softcap' has no device kernel",
+                                       "'left_window_size' / 'right_window_size' have no device kernel",
+                                       "(attn_mask) is bool; the device kernel takes float masks only",
+                                       "head sizes D = 300, Dv = 300: the device kernel takes 1 to 256",
+                                       "output 3 (qk_matmul_output) has no device kernel", "output 1 (present_key) has no device kernel"};
+    if (!path) path = "build/fakecuda/libcuda.so.1";
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+    for (c = 0; c < 7; c++) {
+        aicf_context* ctx = NULL;
+        fb b;
+        int64_t q[4] = {1, 2, 8, 16}, pk[4] = {1, 2, 3, 16}, m[2] = {8, 8};
+        aicf_attr a[2];
+        int na = 0;
+        aicf_plan_desc pd;
+        aicf_plan* plan = NULL;
+        aicf_result r;
+        const char* ins = "q,k,v";
+        const char* outs = "y";
+        if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, NULL) == AICF_ERROR_NO_DEVICE) {
+            printf("SKIP attention lowering errors: %s not usable\n", path);
+            g_skip++;
+            aicf_context_destroy(ctx);
+            return;
+        }
+        memset(&b, 0, sizeof b);
+        b.ctx = ctx;
+        b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+        if (b.ok) aicf_graph_set_opset(b.g, "", 23);
+        if (c == 4) q[3] = 300;
+        fb_input(&b, "q", 4, q, -1, 1);
+        fb_input(&b, "k", 4, q, -1, 1);
+        fb_input(&b, "v", 4, q, -1, 1);
+        if (c == 0) {
+            fb_input(&b, "pk", 4, pk, -1, 1);
+            fb_input(&b, "pv", 4, pk, -1, 1);
+            ins = "q,k,v,,pk,pv";
+        }
+        if (c == 1) a[na++] = attr_f("softcap", 5.0f);
+        if (c == 2) a[na++] = attr_i("left_window_size", 2);
+        if (c == 3) {
+            aicf_tensor_desc t;
+            memset(&t, 0, sizeof t);
+            t.name = "mask";
+            t.dtype = AICF_DTYPE_BOOL;
+            t.rank = 2;
+            t.dims = m;
+            if (aicf_graph_add_input(b.g, &t) != AICF_SUCCESS) b.ok = 0;
+            ins = "q,k,v,mask";
+        }
+        if (c == 5) outs = "y,,,qk";
+        if (c == 6) outs = "y,pkey,pval";
+        fb_node(&b, "attn", "Attention", ins, outs, na ? a : NULL, na);
+        fb_output(&b, "y");
+        if (c == 5) fb_output(&b, "qk");
+        if (c == 6) fb_output(&b, "pkey");
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = AICF_PRECISION_FP16;
+        r = b.ok ? aicf_plan_create(b.g, &pd, &plan) : AICF_ERROR_INVALID_MODEL;
+        CHECK(b.ok && r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(ctx), WHY[c]) && strstr(aicf_last_error(ctx), "'attn'") &&
+                  plan == NULL,
+              "Attention case %d on CUDA: expected UNSUPPORTED with \"%s\", got %s: %s", c, WHY[c], aicf_result_str(r), aicf_last_error(ctx));
+        aicf_plan_destroy(plan);
+        plan = NULL;
+        pd.backend = AICF_BACKEND_CPU;
+        pd.policy.precision = AICF_PRECISION_FP32;
+        r = b.ok ? aicf_plan_create(b.g, &pd, &plan) : AICF_ERROR_INVALID_MODEL;
+        CHECK(r == AICF_SUCCESS, "Attention case %d on the CPU reference plans: %s", c, aicf_last_error(ctx));
+        aicf_plan_destroy(plan);
+        {
+            int i;
+            for (i = 0; i < b.n_in; i++) free(b.in_data[i]);
+        }
+        aicf_graph_destroy(b.g);
+        aicf_context_destroy(ctx);
+    }
+}
+
 static void test_pin_errors(void) {
     const char* path = getenv("AICF_FAKE_LIBCUDA");
     aicf_context* ctx = NULL;
@@ -1777,6 +1864,7 @@ int main(void) {
         test_format_names_fused(ctx);
         test_fake_cuda_plans();
         test_pin_errors();
+        test_attention_lowering_errors();
         test_attention_random(ctx, AICF_BACKEND_CPU, AICF_PRECISION_FP32);
     }
     aicf_context_destroy(ctx);
