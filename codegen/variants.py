@@ -159,8 +159,10 @@ def _reduce():
 def _norm():
     ks = []
     for dt in DTYPES:
-        for v in ("warp", "block", "rowreg"):
+        for v in ("warp", "block"):
             ks.append(_k("aicf_norm_%s_%s" % (v, dt), "norm", dt, {"variant": v}))
+        for ng in (2, 4, 8):  # rows of up to 128 * ng columns held in registers
+            ks.append(_k("aicf_norm_rowreg%d_%s" % (ng, dt), "norm", dt, {"variant": "rowreg", "ng": ng}))
     return ks
 
 

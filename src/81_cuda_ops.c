@@ -2768,10 +2768,10 @@ static aicf_result aicf__cuo_lower_norm(aicf__cuo* c) {
     if (a.cols <= 1024 && a.cols % 4 == 0 && a.div == 1 && a.s_row == 0 && a.s_col == 1 && (B < 0 || (a.b_row == 0 && a.b_col == 1)) &&
         aicf__cuo_align(c, X, 0) >= 4 * c->es && aicf__cuo_align(c, Y, 0) >= 4 * c->es && aicf__cuo_align(c, S, 0) >= 4 * c->es &&
         (B < 0 || aicf__cuo_align(c, B, 0) >= 4 * c->es)) {
-        v = "rowreg";
+        v = a.cols <= 256 ? "rowreg2" : a.cols <= 512 ? "rowreg4" : "rowreg8"; /* the fewest registers that hold the row */
         grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);
-        aicf__cuo_reason(c, "%lld rows of %lld, scale and bias per column: one warp per row held in registers (4 per access), "
-                         "float32 two-pass statistics", (long long)a.rows, (long long)a.cols);
+        aicf__cuo_reason(c, "%lld rows of %lld, scale and bias per column: one warp per row held in registers (4 per access, up to "
+                         "%d per lane), float32 two-pass statistics", (long long)a.rows, (long long)a.cols, a.cols <= 256 ? 8 : a.cols <= 512 ? 16 : 32);
     } else if (a.cols <= 1024) {
         v = "warp";
         grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);

@@ -1297,7 +1297,14 @@ static void cases_norm(void) {
         tc_in(&tc, "b", 1, DIMS(1, I64(30)), 1, -1, 1);
         tc.expect = expect;
         run_case(&tc);
-        snprintf(expect, sizeof expect, "aicf_norm_rowreg_%s", dt);
+        snprintf(expect, sizeof expect, "aicf_norm_rowreg4_%s", dt);
+        tc_new(&tc, "LayerNormalization", PRECS[p], "LayerNormalization [7,384] (the encoder's rows: 3 groups of 4 per lane)");
+        tc_in(&tc, "x", 2, DIMS(2, I64(7), I64(384)), 0, -2, 3);
+        tc_in(&tc, "s", 1, DIMS(1, I64(384)), 1, 0.5f, 1.5f);
+        tc_in(&tc, "b", 1, DIMS(1, I64(384)), 1, -1, 1);
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_norm_rowreg2_%s", dt);
         tc_new(&tc, "LayerNormalization", PRECS[p], "LayerNormalization [2,16,256] axis -1");
         tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(16), I64(256)), 0, -2, 3);
         tc_in(&tc, "s", 1, DIMS(1, I64(256)), 1, 0.5f, 1.5f);
@@ -1313,6 +1320,7 @@ static void cases_norm(void) {
         tc_attr_i(&tc, "axis", 1);
         tc.expect = expect;
         run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_norm_rowreg8_%s", dt);
         tc_new(&tc, "LayerNormalization", PRECS[p], "LayerNormalization [40,1024] (the row limit: 8 groups of 4 per lane)");
         tc_in(&tc, "x", 2, DIMS(2, I64(40), I64(1024)), 0, -2, 3);
         tc_in(&tc, "s", 1, DIMS(1, I64(1024)), 1, 0.5f, 1.5f);
@@ -1325,7 +1333,7 @@ static void cases_norm(void) {
         tc_in(&tc, "s", 1, DIMS(1, I64(3000)), 1, 0.5f, 1.5f);
         tc.expect = expect;
         run_case(&tc);
-        snprintf(expect, sizeof expect, "aicf_norm_rowreg_%s", dt);
+        snprintf(expect, sizeof expect, "aicf_norm_rowreg2_%s", dt);
         tc_new(&tc, "RMSNormalization", PRECS[p], "RMSNormalization opset 23 [6,64]");
         tc.opset = 23;
         tc_in(&tc, "x", 2, DIMS(2, I64(6), I64(64)), 0, -2, 2);
