@@ -1094,25 +1094,12 @@ static int aicf__attn_scores_in(const aicf_graph* g, const int* prod, int t, con
 
 static aicf_result aicf__fuse_attention(aicf_plan* p) {
     aicf_graph* g = p->g;
-    int i, j, k, *prod, *uses;
-    aicf_result r = AICF_SUCCESS;
-    prod = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
-    uses = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
-    if (!prod || !uses) {
-        aicf__free(p->ctx, prod);
-        aicf__free(p->ctx, uses);
-        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention fusion)");
-    }
-    for (i = 0; i < g->n_tensors; i++) prod[i] = -1;
-    for (i = 0; i < g->n_nodes; i++) {
-        const aicf__node* n = &g->nodes[i];
-        if (n->removed) continue;
-        for (j = 0; j < n->n_in; j++)
-            if (n->in[j] >= 0) uses[n->in[j]]++;
-        for (j = 0; j < n->n_out; j++)
-            if (n->out[j] >= 0) prod[n->out[j]] = i;
-    }
-    for (i = 0; i < g->n_outputs; i++) uses[g->outputs[i]] += 1 << 20;
+    int i, k, *prod, *uses;
+    aicf__fuse_info fi;
+    aicf_result r = aicf__fuse_info_make(g, &fi);
+    if (r != AICF_SUCCESS) return r;
+    prod = fi.producer;
+    uses = fi.uses;
     for (i = 0; i < g->n_nodes && r == AICF_SUCCESS; i++) {
         aicf__node* pv = &g->nodes[i];
         aicf__node *sm, *qk = NULL, *scn = NULL, *mkn = NULL, *x;
@@ -1245,8 +1232,7 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
            stay valid for them */
         r = aicf__op_infer(g, i);
     }
-    aicf__free(p->ctx, prod);
-    aicf__free(p->ctx, uses);
+    aicf__fuse_info_free(p->ctx, &fi);
     return r;
 }
 
@@ -1368,13 +1354,8 @@ static int aicf__view_forward(const aicf_graph* g, int base, const int* chain, i
 static aicf_result aicf__attention_views(aicf_plan* p) {
     aicf_graph* g = p->g;
     int i, j, k, *prod, *uses;
-    prod = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
-    uses = (int*)aicf__calloc(p->ctx, (size_t)g->n_tensors + 1, sizeof(int));
-    if (!prod || !uses) {
-        aicf__free(p->ctx, prod);
-        aicf__free(p->ctx, uses);
-        return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
-    }
+    aicf__fuse_info fi;
+    aicf_result r;
     for (i = 0; i < g->n_nodes; i++) {
         aicf__node* at = &g->nodes[i];
         aicf__views vw;
@@ -1382,17 +1363,10 @@ static aicf_result aicf__attention_views(aicf_plan* p) {
         if (at->removed || at->op != AICF__OP_Attention || at->n_fused < 1 || at->views || at->n_in < 3 || at->n_out != 1 ||
             at->out[0] < 0 || g->tensors[at->in[0]].shape.rank != 4)
             continue;
-        /* producers and readers as the graph stands now */
-        for (j = 0; j < g->n_tensors; j++) prod[j] = -1, uses[j] = 0;
-        for (j = 0; j < g->n_nodes; j++) {
-            const aicf__node* n = &g->nodes[j];
-            if (n->removed) continue;
-            for (k = 0; k < n->n_in; k++)
-                if (n->in[k] >= 0) uses[n->in[k]]++;
-            for (k = 0; k < n->n_out; k++)
-                if (n->out[k] >= 0) prod[n->out[k]] = j;
-        }
-        for (j = 0; j < g->n_outputs; j++) uses[g->outputs[j]] += 1 << 20;
+        /* producers and readers as the graph stands now (earlier Attentions' views counted) */
+        if ((r = aicf__fuse_info_make(g, &fi)) != AICF_SUCCESS) return r;
+        prod = fi.producer;
+        uses = fi.uses;
         memset(&vw, 0, sizeof vw);
         for (k = 0; k < 4; k++) vw.v[k].base = -1;
         for (k = 0; k < 3 && ok; k++) {
@@ -1450,13 +1424,10 @@ static aicf_result aicf__attention_views(aicf_plan* p) {
             transposes = 0;
             for (k = 0; k < 3; k++) vw.v[k].base = -1;
         }
+        aicf__fuse_info_free(p->ctx, &fi);
         if (transposes + (tr >= 0) == 0) continue;
         at->views = (aicf__views*)aicf__malloc(p->ctx, sizeof(aicf__views));
-        if (!at->views) {
-            aicf__free(p->ctx, prod);
-            aicf__free(p->ctx, uses);
-            return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
-        }
+        if (!at->views) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (attention views)");
         *at->views = vw;
         /* record in graph order */
         for (j = 0; j < g->n_nodes; j++) {
@@ -1467,8 +1438,6 @@ static aicf_result aicf__attention_views(aicf_plan* p) {
             if (at->n_fused < AICF__NODE_FUSED_MAX) at->fused[at->n_fused++] = j;
         }
     }
-    aicf__free(p->ctx, prod);
-    aicf__free(p->ctx, uses);
     return AICF_SUCCESS;
 }
 
