@@ -11754,9 +11754,12 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
         nin = (int*)aicf__malloc(p->ctx, 4 * sizeof(int));
         at = (aicf__attrv*)aicf__calloc(p->ctx, 3, sizeof(aicf__attrv));
         {
+            /* 3-D inputs are one head: q_num_heads = kv_num_heads = 1 */
             char* ot = aicf__strdup(p->ctx, "Attention");
-            char *n0 = aicf__strdup(p->ctx, "scale"), *n1 = aicf__strdup(p->ctx, "q_num_heads"), *n2 = aicf__strdup(p->ctx, "kv_num_heads");
-            if (!nin || !at || !ot || !n0 || !n1 || !n2) {
+            char* n0 = aicf__strdup(p->ctx, "scale");
+            char* n1 = rank == 3 ? aicf__strdup(p->ctx, "q_num_heads") : NULL;
+            char* n2 = rank == 3 ? aicf__strdup(p->ctx, "kv_num_heads") : NULL;
+            if (!nin || !at || !ot || !n0 || (rank == 3 && (!n1 || !n2))) {
                 aicf__free(p->ctx, nin);
                 aicf__free(p->ctx, at);
                 aicf__free(p->ctx, ot);
@@ -11782,11 +11785,6 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
             pv->n_in = mask >= 0 ? 4 : 3;
             pv->attrs = at;
             pv->n_attrs = rank == 3 ? 3 : 1;
-            if (rank != 3) {
-                aicf__free(p->ctx, n1);
-                aicf__free(p->ctx, n2);
-                at[1].name = at[2].name = NULL;
-            }
         }
         for (k = 0; k < n_chain; k++) {
             g->nodes[chain[k]].removed = 1;
