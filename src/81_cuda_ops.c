@@ -196,7 +196,7 @@ typedef struct aicf__k_ewchain {
     int64_t n;
     int64_t dims[4];
     aicf__k_ew_src x;
-    int32_t n_ops, pad_;
+    int32_t n_ops, flags; /* flags (float16 kernels): 1 = y float32 (an absorbed output Cast) */
     aicf__k_ew_op ops[AICF__EW_MAX_OPS];
 } aicf__k_ewchain;
 typedef char aicf__k_check_ewchain[sizeof(aicf__k_ewchain) == 840 ? 1 : -1];
@@ -3774,6 +3774,70 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
     }
 }
 
+/* A float16 step that ends in an elementwise chain launch (aicf_ewchain_f16*, e.g. a cuBLASLt
+   GEMM's activation) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
+   read by nothing else: the chain writes D itself (ewchain flags bit 0: float32, rounded through
+   float16 as the Cast did) and the Cast step launches nothing. D must not overlap what the chain
+   reads (the memory plan placed D apart from T; the chain's other sources are checked). Returns
+   the Casts absorbed. */
+static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
+    int s, k, n = 0;
+    for (s = 0; s + 1 < p->n_steps; s++) {
+        aicf__step* st = &p->steps[s];
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        aicf__cuo_op *ops, *ew;
+        const aicf__cuo_op* cast = aicf__cuo_sole(p, s + 1, "aicf_cast_f16_f32");
+        aicf__k_ewchain e;
+        aicf__k_cast ca;
+        uint64_t add_x = 0, add_y = 0, add_t = 0;
+        int x, d, t, ok = 1;
+        if (!pr || !cast || pr->n_ops < 1) continue;
+        ops = aicf__cuo_prog_ops(pr);
+        ew = &ops[pr->n_ops - 1];
+        if (ew->kind != AICF__CUO_KERNEL || ew->kernel_index < 0 ||
+            strncmp(aicf__kt_kernels[ew->kernel_index].name, "aicf_ewchain_f16", 16) != 0)
+            continue;
+        memcpy(&e, ew->args, sizeof e);
+        memcpy(&ca, cast->args, sizeof ca);
+        x = aicf__cuo_patched(cast, offsetof(aicf__k_cast, x), &add_x);
+        d = aicf__cuo_patched(cast, offsetof(aicf__k_cast, y), &add_y);
+        t = aicf__cuo_patched(ew, offsetof(aicf__k_ewchain, y), &add_t);
+        if (x < 0 || d < 0 || t != x || add_x || add_y || add_t || e.n != ca.n || e.n != aicf__shape_numel(&p->g->tensors[x].shape) ||
+            e.flags || aicf__cuo_reads(p, x) != 1)
+            continue;
+        for (k = 0; k < ew->n_patch && ok; k++) /* the chain's sources and D apart */
+            if (ew->patch[k].field != offsetof(aicf__k_ewchain, y)) ok = aicf__cuo_disjoint(p, d, ew->patch[k].tensor);
+        if (!ok) continue;
+        for (k = 0; k < ew->n_patch; k++)
+            if (ew->patch[k].field == offsetof(aicf__k_ewchain, y)) ew->patch[k].tensor = d;
+        e.flags |= 1;
+        memcpy(ew->args, &e, sizeof e);
+        {
+            aicf__step* cs = &p->steps[s + 1];
+            char extra[48], why[sizeof st->reason];
+            int keep;
+            aicf__free(p->ctx, cs->backend);
+            cs->backend = NULL;
+            cs->kernel_index = -1;
+            memset(cs->grid, 0, sizeof cs->grid);
+            memset(cs->block, 0, sizeof cs->block);
+            cs->shared_bytes = 0;
+            snprintf(cs->kernel, sizeof cs->kernel, "absorbed");
+            snprintf(cs->reason, sizeof cs->reason,
+                     "Cast absorbed into step %d's elementwise chain, which writes the float32 output: its float16 tensor is not written", s);
+            snprintf(extra, sizeof extra, "; Cast to f32 folded in");
+            keep = (int)(sizeof why - 1 - strlen(extra));
+            if ((int)strlen(st->reason) < keep) { /* else the Cast step's own reason says it */
+                snprintf(why, sizeof why, "%.*s%s", keep, st->reason, extra);
+                memcpy(st->reason, why, sizeof why);
+            }
+        }
+        n++;
+        s++;
+    }
+    return n;
+}
+
 aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
     int s = 0;
     *n_kernels = 0;
@@ -3878,6 +3942,7 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
         if (r == AICF_SUCCESS) (*n_kernels)++;
         s = (trail >= 0 ? trail : first + n - 1) + 1;
     }
+    aicf__cuo_fold_ew_cast(p);
     return AICF_SUCCESS;
 }
 

@@ -2264,6 +2264,114 @@ static void test_gemvp(aicf_context* ctx) {
     }
 }
 
+/* Gemm [M,K] x [N,K]^T + bias -> act -> graph output, M = 64 (cuBLASLt, the activation an
+   elementwise chain launch after it): at fp16 the chain writes the float32 output and the output
+   Cast launches nothing (src/81_cuda_ops.c aicf__cuo_fold_ew_cast); not at fp32, not with
+   no_fusion, not when the float16 result has a second reader. */
+static void test_ew_cast_fold(aicf_context* ctx) {
+    int variant;
+    for (variant = 0; variant < 4; variant++) { /* 0 fp16, 1 fp32, 2 fp16 no_fusion, 3 fp16 two readers */
+        aicf_graph* g = NULL;
+        aicf_tensor_desc d;
+        aicf_node_desc nd;
+        aicf_attr at;
+        aicf_plan_desc pd;
+        aicf_plan* p = NULL;
+        int64_t xd[2] = {64, 32}, wd[2] = {48, 32}, bd[1] = {48};
+        float w[48 * 32], b[48];
+        const char *in[3] = {"x", "W", "B"}, *out[1];
+        int i, s, absorbed = 0, folded = 0, flag_ok = 0;
+        for (i = 0; i < 48 * 32; i++) w[i] = rndf(-0.3f, 0.3f);
+        for (i = 0; i < 48; i++) b[i] = rndf(-0.5f, 0.5f);
+        aicf_graph_create(ctx, &g);
+        aicf_graph_set_opset(g, "", 17);
+        memset(&d, 0, sizeof d);
+        d.name = "x";
+        d.dtype = AICF_DTYPE_FLOAT32;
+        d.rank = 2;
+        d.dims = xd;
+        aicf_graph_add_input(g, &d);
+        d.name = "W";
+        d.dims = wd;
+        d.data = w;
+        d.data_bytes = sizeof w;
+        aicf_graph_add_constant(g, &d);
+        d.name = "B";
+        d.rank = 1;
+        d.dims = bd;
+        d.data = b;
+        d.data_bytes = sizeof b;
+        aicf_graph_add_constant(g, &d);
+        memset(&nd, 0, sizeof nd);
+        memset(&at, 0, sizeof at);
+        at.name = "transB";
+        at.type = AICF_ATTR_INT;
+        at.i = 1;
+        out[0] = "h";
+        nd.name = "gemm";
+        nd.op_type = "Gemm";
+        nd.inputs = in;
+        nd.num_inputs = 3;
+        nd.outputs = out;
+        nd.num_outputs = 1;
+        nd.attrs = &at;
+        nd.num_attrs = 1;
+        aicf_graph_add_node(g, &nd);
+        memset(&nd, 0, sizeof nd);
+        in[0] = "h";
+        out[0] = "y";
+        nd.name = "tanh";
+        nd.op_type = "Tanh";
+        nd.inputs = in;
+        nd.num_inputs = 1;
+        nd.outputs = out;
+        nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+        aicf_graph_add_output(g, "y");
+        if (variant == 3) { /* y also read by a Relu whose result is a second output */
+            in[0] = "y";
+            out[0] = "z";
+            nd.name = "relu";
+            nd.op_type = "Relu";
+            aicf_graph_add_node(g, &nd);
+            aicf_graph_add_output(g, "z");
+        }
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = variant == 1 ? AICF_PRECISION_FP32 : AICF_PRECISION_FP16;
+        pd.policy.no_fusion = variant == 2;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "ew cast fold %d: plan: %s", variant, aicf_last_error(ctx));
+        for (s = 0; p && s < p->n_steps; s++) {
+            const aicf__step* st = &p->steps[s];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            absorbed += strcmp(st->kernel, "absorbed") == 0;
+            if (pr && pr->n_ops >= 2 && s + 1 < p->n_steps && strcmp(p->steps[s + 1].kernel, "absorbed") == 0) {
+                const aicf__cuo_op* ops = aicf__cuo_prog_ops(pr);
+                const aicf__cuo_op* ew = &ops[pr->n_ops - 1];
+                aicf__k_ewchain e;
+                int k, y = -1;
+                memcpy(&e, ew->args, sizeof e);
+                for (k = 0; k < ew->n_patch; k++)
+                    if (ew->patch[k].field == offsetof(aicf__k_ewchain, y)) y = ew->patch[k].tensor;
+                folded++;
+                /* the chain writes the Cast's output (float32), flag set, the step says so */
+                flag_ok = ops[0].kind == AICF__CUO_MATMUL && e.flags == 1 && y == p->steps[s + 1].out[0] &&
+                          p->loc[y].sdtype == AICF_DTYPE_FLOAT32 && strstr(st->reason, "Cast to f32 folded in") != NULL &&
+                          strstr(p->steps[s + 1].reason, "elementwise chain") != NULL;
+            }
+        }
+        if (variant == 0) {
+            CHECK(absorbed == 1 && folded == 1 && flag_ok, "ew cast fold fp16: %d absorbed, %d folded, flags/patch/reason %s", absorbed,
+                  folded, flag_ok ? "ok" : "wrong");
+        } else {
+            CHECK(absorbed == 0, "ew cast fold variant %d (%s): %d steps absorbed, expected none", variant,
+                  variant == 1 ? "fp32" : variant == 2 ? "no_fusion" : "two readers", absorbed);
+        }
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    }
+}
+
 int main(int argc, char** argv) {
     const char* seed_env = getenv("AICF_SEED");
     const char* path = getenv("AICF_FAKE_CUDA");
@@ -2311,6 +2419,7 @@ int main(int argc, char** argv) {
     test_chain(ctx);
     test_gemv(ctx);
     test_gemvp(ctx);
+    test_ew_cast_fold(ctx);
     test_no_algorithm(ctx);
     test_exec_scratch(path);
     test_autotune(path);

@@ -229,6 +229,24 @@ static void c_linear_b1_residual_tanh(fb* b) {
     fb_output(b, "y");
 }
 
+/* Gemm transB at M = 64 (cuBLASLt on CUDA where loaded) + Tanh as the graph output: at fp16
+   the Tanh chain writes the float32 output itself, the output Cast absorbed (mlp_b256's last
+   layer) */
+static void c_gemm_m64_tanh_out(fb* b) {
+    static const int64_t x[2] = {64, 64}, w[2] = {48, 64}, c[1] = {48};
+    aicf_attr a[1];
+    memset(a, 0, sizeof a);
+    a[0].name = "transB";
+    a[0].type = AICF_ATTR_INT;
+    a[0].i = 1;
+    fb_input(b, "x", 2, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.3f, 0.3f);
+    fb_const(b, "C", 1, c, -0.5f, 0.5f);
+    fb_node(b, "gemm", "Gemm", "x,W,C", "h", a, 1);
+    fb_node(b, "tanh", "Tanh", "h", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 /* Gemm transB at M = 3 with alpha, a full C [M, N] and K = 37 (element loads on the GEMV path),
    then Relu and a scale by a constant vector over N */
 static void c_linear_m3_relu_scale(fb* b) {
@@ -840,6 +858,7 @@ static int unfused_steps(const fcase* c, aicf_backend backend) {
 static const fcase CASES[] = {
     {"gemm_bias_relu", c_gemm_bias_relu, 3, 1, 0, 0, 0},
     {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1, 0, 0, 0},
+    {"gemm_m64_tanh_out", c_gemm_m64_tanh_out, 2, 1, 0, 0, 0},
     {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1, 0, 0, 0},
     {"mlp_b1_chain", c_mlp_b1_chain, 8, 4, 0, 0, 0},
     {"mlp_m5_residual", c_mlp_m5_residual, 7, 4, 0, 0, 0},
