@@ -845,6 +845,9 @@ typedef struct fcase {
                            in double, as ONNX Attention) */
     int fused_cuda;     /* fused steps on CUDA where they differ (0 = fused): a Split there is a view */
     int unfused_cuda;   /* unfused steps on CUDA where they differ (0 = unfused) */
+    int same_launches;  /* 1: on CUDA at fp32/tf32 the fused plan may launch as many kernels as the
+                           unfused one (a cuBLASLt GEMM has no epilogue for the chain, which then
+                           runs as its own launch, as unfused) */
 } fcase;
 
 static int fused_steps(const fcase* c, aicf_backend backend) {
@@ -856,41 +859,41 @@ static int unfused_steps(const fcase* c, aicf_backend backend) {
 }
 
 static const fcase CASES[] = {
-    {"gemm_bias_relu", c_gemm_bias_relu, 3, 1, 0, 0, 0},
-    {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1, 0, 0, 0},
-    {"gemm_m64_tanh_out", c_gemm_m64_tanh_out, 2, 1, 0, 0, 0},
-    {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1, 0, 0, 0},
-    {"mlp_b1_chain", c_mlp_b1_chain, 8, 4, 0, 0, 0},
-    {"mlp_m5_residual", c_mlp_m5_residual, 7, 4, 0, 0, 0},
-    {"mlp_weights_input", c_mlp_weights_input, 3, 2, 0, 0, 0},
-    {"linear_residual_gelu", c_linear_residual_gelu, 8, 2, 0, 0, 0},
-    {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0},
-    {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0},
-    {"gelu_exported", c_gelu_exported, 11, 2, 0, 0, 0},
-    {"conv_prelu_affine", c_conv_prelu_affine, 4, 1, 0, 0, 0},
-    {"broadcast_chain", c_broadcast_chain, 7, 1, 0, 0, 0},
-    {"long_chain", c_long_chain, 10, 2, 0, 0, 0},
-    {"stop_at_output", c_stop_at_output, 2, 2, 0, 0, 0},
-    {"operand_order", c_operand_order, 3, 2, 0, 0, 0},
-    {"double_use", c_double_use, 2, 2, 0, 0, 0},
-    {"softmax_chain", c_softmax_chain, 3, 1, 0, 0, 0},
-    {"layernorm_chain", c_layernorm_chain, 3, 1, 0, 0, 0},
-    {"pow_max_min", c_pow_max_min, 5, 1, 0, 0, 0},
-    {"expanding_broadcast", c_expanding_broadcast, 2, 2, 0, 0, 0},
-    {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY, 0, 0, 0},
-    {"matmul_scale_bias_relu", c_matmul_scale_bias_relu, 4, 1, 0, 0, 0},
-    {"attention_scores", c_attention_scores, 3, 1, 0, 0, 0},
-    {"attention_kt", c_attention_kt, 5, 1, 1e-5, 0, 0},
-    {"attention_fused_d32", c_attention_fused_d32, 6, 1, 1e-5, 0, 0},
-    {"attention_fused_d64", c_attention_fused_d64, 6, 1, 1e-5, 0, 0},
-    {"attention_fused_d128", c_attention_fused_d128, 5, 1, 1e-5, 0, 0},
-    {"attention_fused_3d", c_attention_fused_3d, 5, 1, 1e-5, 0, 0},
-    {"attention_heads", c_attention_heads, 9, 2, 1e-5, 0, 8},
-    {"attention_heads_shared_v", c_attention_heads_shared_v, 10, 5, 1e-5, 4, 9},
-    {"attention_mask_then_scale", c_attention_mask_then_scale, 6, 3, 0, 0, 0},
-    {"attention_softmax_axis2", c_attention_softmax_axis2, 4, 3, 0, 0, 0},
-    {"attention_kt_output", c_attention_kt_output, 2, 2, 0, 0, 0},
-    {"matmul_bt_2d", c_matmul_bt_2d, 2, 1, 0, 0, 0},
+    {"gemm_bias_relu", c_gemm_bias_relu, 3, 1, 0, 0, 0, 0},
+    {"linear_b1_residual_tanh", c_linear_b1_residual_tanh, 3, 1, 0, 0, 0, 0},
+    {"gemm_m64_tanh_out", c_gemm_m64_tanh_out, 2, 1, 0, 0, 0, 1},
+    {"linear_m3_relu_scale", c_linear_m3_relu_scale, 3, 1, 0, 0, 0, 0},
+    {"mlp_b1_chain", c_mlp_b1_chain, 8, 4, 0, 0, 0, 0},
+    {"mlp_m5_residual", c_mlp_m5_residual, 7, 4, 0, 0, 0, 0},
+    {"mlp_weights_input", c_mlp_weights_input, 3, 2, 0, 0, 0, 0},
+    {"linear_residual_gelu", c_linear_residual_gelu, 8, 2, 0, 0, 0, 0},
+    {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0, 0},
+    {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0, 0},
+    {"gelu_exported", c_gelu_exported, 11, 2, 0, 0, 0, 0},
+    {"conv_prelu_affine", c_conv_prelu_affine, 4, 1, 0, 0, 0, 0},
+    {"broadcast_chain", c_broadcast_chain, 7, 1, 0, 0, 0, 0},
+    {"long_chain", c_long_chain, 10, 2, 0, 0, 0, 0},
+    {"stop_at_output", c_stop_at_output, 2, 2, 0, 0, 0, 0},
+    {"operand_order", c_operand_order, 3, 2, 0, 0, 0, 0},
+    {"double_use", c_double_use, 2, 2, 0, 0, 0, 0},
+    {"softmax_chain", c_softmax_chain, 3, 1, 0, 0, 0, 0},
+    {"layernorm_chain", c_layernorm_chain, 3, 1, 0, 0, 0, 0},
+    {"pow_max_min", c_pow_max_min, 5, 1, 0, 0, 0, 0},
+    {"expanding_broadcast", c_expanding_broadcast, 2, 2, 0, 0, 0, 0},
+    {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY, 0, 0, 0, 0},
+    {"matmul_scale_bias_relu", c_matmul_scale_bias_relu, 4, 1, 0, 0, 0, 0},
+    {"attention_scores", c_attention_scores, 3, 1, 0, 0, 0, 0},
+    {"attention_kt", c_attention_kt, 5, 1, 1e-5, 0, 0, 0},
+    {"attention_fused_d32", c_attention_fused_d32, 6, 1, 1e-5, 0, 0, 0},
+    {"attention_fused_d64", c_attention_fused_d64, 6, 1, 1e-5, 0, 0, 0},
+    {"attention_fused_d128", c_attention_fused_d128, 5, 1, 1e-5, 0, 0, 0},
+    {"attention_fused_3d", c_attention_fused_3d, 5, 1, 1e-5, 0, 0, 0},
+    {"attention_heads", c_attention_heads, 9, 2, 1e-5, 0, 8, 0},
+    {"attention_heads_shared_v", c_attention_heads_shared_v, 10, 5, 1e-5, 4, 9, 0},
+    {"attention_mask_then_scale", c_attention_mask_then_scale, 6, 3, 0, 0, 0, 0},
+    {"attention_softmax_axis2", c_attention_softmax_axis2, 4, 3, 0, 0, 0, 0},
+    {"attention_kt_output", c_attention_kt_output, 2, 2, 0, 0, 0, 0},
+    {"matmul_bt_2d", c_matmul_bt_2d, 2, 1, 0, 0, 0, 0},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
@@ -1004,8 +1007,8 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
                 }
             }
             if (backend == AICF_BACKEND_CUDA) {
-                CHECK(c->fused == c->unfused || kf < ku, "%s %s: fused plan launches fewer kernels (%d vs %d)", c->name, pname,
-                      kf, ku);
+                CHECK(c->fused == c->unfused || kf < ku || (c->same_launches && prec != AICF_PRECISION_FP16 && kf == ku),
+                      "%s %s: fused plan launches fewer kernels (%d vs %d)", c->name, pname, kf, ku);
                 /* and against the CPU reference */
                 if (plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &sr, &kr, out_ref, bytes_ref)) {
                     double tol = prec == AICF_PRECISION_FP16 ? 1e-2 : 1e-5;
