@@ -21056,6 +21056,19 @@ static int aicf__cuo_gemvp_layer(const aicf_plan* p, int si, int* f16, int* mt, 
     return 1;
 }
 
+/* Step si launches nothing any more: what it computed is done by another step's launch (its
+   program freed; kernel `what` unless NULL; the caller writes its reason). */
+static void aicf__cuo_mark_absorbed(aicf_plan* p, int si, const char* what) {
+    aicf__step* cs = &p->steps[si];
+    aicf__free(p->ctx, cs->backend);
+    cs->backend = NULL;
+    cs->kernel_index = -1;
+    memset(cs->grid, 0, sizeof cs->grid);
+    memset(cs->block, 0, sizeof cs->block);
+    cs->shared_bytes = 0;
+    if (what) snprintf(cs->kernel, sizeof cs->kernel, "%s", what);
+}
+
 static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int n_layers, int trail, const aicf__k_gemvp* args,
                                          int mt, int f16, const int* patch_t, const uint32_t* patch_f, const uint64_t* patch_a,
                                          int n_patch) {
@@ -21101,14 +21114,8 @@ static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int 
     memcpy(aicf__cuo_prog_ops(pr), op, sizeof *op);
     for (si = s0; si <= s1; si++) {
         aicf__step* st = &p->steps[si];
-        aicf__free(p->ctx, st->backend);
-        st->backend = NULL;
-        st->kernel_index = -1;
-        memset(st->grid, 0, sizeof st->grid);
-        memset(st->block, 0, sizeof st->block);
-        st->shared_bytes = 0;
+        aicf__cuo_mark_absorbed(p, si, si != s0 ? "persistent" : NULL);
         if (si != s0) {
-            snprintf(st->kernel, sizeof st->kernel, "persistent");
             if (si == lead || si == trail)
                 snprintf(st->reason, sizeof st->reason, "runs inside step %d's persistent kernel %s: Cast absorbed, its float16 tensor not written",
                          s0, name);
@@ -21156,13 +21163,7 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
     for (si = lead >= 0 ? lead : gemv; si <= (trail >= 0 ? trail : gemv); si++) {
         aicf__step* cs = &p->steps[si];
         if (si == gemv) continue;
-        aicf__free(p->ctx, cs->backend);
-        cs->backend = NULL;
-        cs->kernel_index = -1;
-        memset(cs->grid, 0, sizeof cs->grid);
-        memset(cs->block, 0, sizeof cs->block);
-        cs->shared_bytes = 0;
-        snprintf(cs->kernel, sizeof cs->kernel, "absorbed");
+        aicf__cuo_mark_absorbed(p, si, "absorbed");
         snprintf(cs->reason, sizeof cs->reason, "Cast absorbed into step %d's GEMV (%s): its float16 tensor is not written", gemv,
                  si == lead ? "reads the float32 input" : "writes the float32 output");
     }
@@ -21218,13 +21219,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             aicf__step* cs = &p->steps[s + 1];
             char extra[48], why[sizeof st->reason];
             int keep;
-            aicf__free(p->ctx, cs->backend);
-            cs->backend = NULL;
-            cs->kernel_index = -1;
-            memset(cs->grid, 0, sizeof cs->grid);
-            memset(cs->block, 0, sizeof cs->block);
-            cs->shared_bytes = 0;
-            snprintf(cs->kernel, sizeof cs->kernel, "absorbed");
+            aicf__cuo_mark_absorbed(p, s + 1, "absorbed");
             snprintf(cs->reason, sizeof cs->reason,
                      "Cast absorbed into step %d's elementwise chain, which writes the float32 output: its float16 tensor is not written", s);
             snprintf(extra, sizeof extra, "; Cast to f32 folded in");
