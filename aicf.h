@@ -21639,6 +21639,15 @@ typedef struct aicf__k_conv2d_tc {
 } aicf__k_conv2d_tc;
 typedef char aicf__k_check_conv2d_tc[sizeof(aicf__k_conv2d_tc) == 208 ? 1 : -1];
 
+/* templates/conv_tc.cu.j2: aicf_conv2d_tcp_args (the patch kernels) */
+typedef struct aicf__k_conv2d_tcp {
+    aicf__k_conv2d_tc b;
+    int64_t TH, TW, tiles_h, tiles_w, PH, PW;
+} aicf__k_conv2d_tcp;
+typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1];
+#define AICF__CUC_TCP_PMAX 289 /* the patch kernels' AICF_TCP_PMAX */
+#define AICF__CUC_TCP_TILE 64  /* output pixels per block */
+
 /* the tensor-core kernel's tile (templates/conv_tc.cu.j2: BM = 64 or 128 output channels by 64
    columns by 32 of K) and split-K bounds */
 #define AICF__CUC_TC_BN 64
@@ -21669,7 +21678,39 @@ typedef struct aicf__cuc_choice {
     char why[160];     /* the rule that decided */
     int sm_count;      /* tc: the SMs the split-K rule assumed */
     char est[64];      /* AUTO: what the generated kernel would do instead */
+    int tcp;           /* tc: the patch kernel (aicf_conv2d_tcp_*): k_per_split counts chunks of cg channels */
+    int64_t khw, cg;   /* tcp: taps KH*KW, channels per chunk */
+    int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp: output tile, tiles per image, input patch */
 } aicf__cuc_choice;
+
+/* The patch kernels' output tile for window w: TH x TW <= 64 pixels whose input patch
+   ((TH-1)*stride_h + (KH-1)*dil_h + 1 rows, likewise columns) fits AICF__CUC_TCP_PMAX pixels;
+   fewest tiles per image first, then the smallest patch (least halo), then the wider tile. 0 if
+   none fits. */
+static int aicf__cuc_tcp_tile(const aicf__cuo_win* w, aicf__cuc_choice* ch) {
+    int64_t th, tw, best_n = -1, best_px = 0;
+    for (th = 1; th <= AICF__CUC_TCP_TILE; th++)
+        for (tw = AICF__CUC_TCP_TILE / th; tw >= 1; tw--) {
+            int64_t ph = (th - 1) * w->sh + (w->KH - 1) * w->dh + 1, pw = (tw - 1) * w->sw + (w->KW - 1) * w->dw + 1;
+            int64_t n = ((w->OH + th - 1) / th) * ((w->OW + tw - 1) / tw);
+            if (th > w->OH && th > 1) continue; /* taller than the image: same tiles, more halo */
+            if (tw > w->OW && tw > 1) continue;
+            if (ph * pw > AICF__CUC_TCP_PMAX) continue;
+            if (best_n < 0 || n < best_n || (n == best_n && ph * pw < best_px) ||
+                (n == best_n && ph * pw == best_px && tw > ch->tw)) {
+                best_n = n;
+                best_px = ph * pw;
+                ch->th = th;
+                ch->tw = tw;
+                ch->tiles_h = (w->OH + th - 1) / th;
+                ch->tiles_w = (w->OW + tw - 1) / tw;
+                ch->ph = ph;
+                ch->pw = pw;
+            }
+            break; /* the widest tw for this th; narrower ones only add tiles */
+        }
+    return best_n > 0;
+}
 
 /* "7.2 MiB" */
 static const char* aicf__cuc_bytes(double b, char* buf, size_t cap) {
@@ -21718,16 +21759,47 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
 #if !defined(AICF_NO_CUDA)
     if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
 #endif
-    tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
-    ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
-    if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * AICF__CUC_TC_MIN_KTILES) {
-        splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
-        if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
-        if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
+    ch->tcp = 0;
+    ch->khw = ch->cg = ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = 0;
+#if !defined(AICF__CUC_NO_TCP)
+    /* the patch kernels: 3x3 taps in chunks of 8 channels, 1x1 in chunks of 16; constant
+       weights (the weight buffer's offsets are 256-byte aligned and final before lowering) */
+    {
+        int Wt = aicf__cuo_in(c, 1);
+        int64_t khw = w->KH * w->KW, cg = khw == 9 ? 8 : (khw == 1 ? 16 : 0);
+        char kn[48];
+        snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)cg);
+        if (cg && w->C % cg == 0 && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 &&
+            aicf__cuo_align(c, Wt, 0) >= 16 && aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) &&
+            w->N * ch->tiles_h * ch->tiles_w < lim) {
+            ch->tcp = 1;
+            ch->khw = khw;
+            ch->cg = cg;
+        }
+    }
+#endif
+    if (ch->tcp) { /* K tiles are chunks of cg channels (khw*cg of K); at least ~128 of K per split */
+        int64_t min_chunks = (128 + ch->khw * ch->cg - 1) / (ch->khw * ch->cg);
+        tiles = ((M + bm - 1) / bm) * w->N * ch->tiles_h * ch->tiles_w;
+        ktiles = w->C / ch->cg;
+        if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * min_chunks) {
+            splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
+            if (splits > ktiles / min_chunks) splits = ktiles / min_chunks;
+            if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
+        }
+    } else {
+        tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+        ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
+        if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * AICF__CUC_TC_MIN_KTILES) {
+            splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
+            if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
+            if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
+        }
     }
     if (c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 0) { /* a pinned or tried K split */
         int64_t want = (int64_t)1 << (c->st->choice_lt - 1);
-        if (want > ktiles || want > AICF__CUC_TC_MAX_SPLITS) return "K split: more parts than K tiles of 32";
+        if (want > ktiles || want > AICF__CUC_TC_MAX_SPLITS)
+            return ch->tcp ? "K split: more parts than channel chunks" : "K split: more parts than K tiles of 32";
         if (want > 1) {
             int64_t k2 = (ktiles + want - 1) / want;
             if ((ktiles + k2 - 1) / k2 != want) return "K split: a part would be empty";
@@ -21756,7 +21828,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     ch->K = K;
     ch->batch = w->N;
     ch->splits = splits;
-    ch->k_per_split = kt * AICF__CUC_TC_BK;
+    ch->k_per_split = ch->tcp ? kt : kt * AICF__CUC_TC_BK;
     ch->scratch = ws;
     ch->sm_count = (int)sm;
     snprintf(ch->why, sizeof ch->why, "%s", aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
@@ -21973,13 +22045,32 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
     a.k_per_split = ch->k_per_split;
     a.vec_w = ch->K % 8 == 0 && aicf__cuo_align(c, Wt, 0) >= 16;
     a.vec_y = (w->OH * w->OW) % 2 == 0 && aicf__cuo_align(c, Y, 0) >= 4 && (res < 0 || aicf__cuo_align(c, res, 0) >= 4);
-    grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+    if (ch->tcp && w->OW % 2) a.vec_y = 0; /* the patch kernel pairs pixels of one output row */
     grid[1] = (unsigned)((ch->M + ch->bm - 1) / ch->bm);
     grid[2] = (unsigned)ch->splits;
     block[0] = (unsigned)(2 * ch->bm);
     block[1] = block[2] = 1;
-    snprintf(kname, sizeof kname, "aicf_conv2d_tc_f16_m%d%s", (int)ch->bm, a.vec_w ? "_vw" : "");
-    if ((r = aicf__cuo_kernel(c, kname, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    if (ch->tcp) {
+        aicf__k_conv2d_tcp q;
+        if (aicf__cuo_align(c, Wt, 0) < 16)
+            return aicf__cuo_fail(c, AICF_ERROR_STATE, "the patch kernel's weights are not 16-byte aligned (the fit checked it)");
+        memset(&q, 0, sizeof q);
+        q.b = a;
+        q.TH = ch->th;
+        q.TW = ch->tw;
+        q.tiles_h = ch->tiles_h;
+        q.tiles_w = ch->tiles_w;
+        q.PH = ch->ph;
+        q.PW = ch->pw;
+        grid[0] = (unsigned)(w->N * ch->tiles_h * ch->tiles_w);
+        snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)ch->bm, (int)ch->khw, (int)ch->cg);
+        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    } else {
+        grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+        snprintf(kname, sizeof kname, "aicf_conv2d_tc_f16_m%d%s", (int)ch->bm, a.vec_w ? "_vw" : "");
+        if ((r = aicf__cuo_kernel(c, kname, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+    }
+    /* aicf__k_conv2d_tcp begins with aicf__k_conv2d_tc: the same field offsets */
     aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, x), X, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, w), Wt, 0);
     if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, bias), Bi, 0);
@@ -21994,13 +22085,23 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
         if (res >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, res), res, 0);
         aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
         aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, 0);
-        snprintf(split, sizeof split, "; split-K %lldx%lld (%d SMs, %s)", (long long)ch->splits, (long long)ch->k_per_split,
-                 ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
+        if (ch->tcp)
+            snprintf(split, sizeof split, "; split-K %lldx%lldx%lldch (%d SMs, %s)", (long long)ch->splits, (long long)ch->k_per_split,
+                     (long long)ch->cg, ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
+        else
+            snprintf(split, sizeof split, "; split-K %lldx%lld (%d SMs, %s)", (long long)ch->splits, (long long)ch->k_per_split,
+                     ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
     }
     c->st->epi_native = k;
-    aicf__cuo_reason(c, "tensor-core implicit GEMM %dx64x32 M=%lld N=%lld K=%lld (%s)%s; epilogue %s%s%s%s",
-                     (int)ch->bm, (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split, Bi >= 0 ? "bias" : "-",
-                     res >= 0 ? "+res" : "", relu ? "+relu" : "", a.vec_y ? "" : "; 2-byte stores");
+    if (ch->tcp)
+        aicf__cuo_reason(c, "tensor-core implicit GEMM %dx(%lldx%lld px) %lldx%lld patch in smem M=%lld N=%lld K=%lld (%s)%s; "
+                         "epilogue %s%s%s%s",
+                         (int)ch->bm, (long long)ch->th, (long long)ch->tw, (long long)ch->ph, (long long)ch->pw, (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split,
+                         Bi >= 0 ? "bias" : "-", res >= 0 ? "+res" : "", relu ? "+relu" : "", a.vec_y ? "" : "; 2-byte stores");
+    else
+        aicf__cuo_reason(c, "tensor-core implicit GEMM %dx64x32 M=%lld N=%lld K=%lld (%s)%s; epilogue %s%s%s%s",
+                         (int)ch->bm, (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split, Bi >= 0 ? "bias" : "-",
+                         res >= 0 ? "+res" : "", relu ? "+relu" : "", a.vec_y ? "" : "; 2-byte stores");
     return AICF_SUCCESS;
 }
 

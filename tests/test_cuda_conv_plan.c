@@ -668,6 +668,88 @@ static float* emulate_tc(const aicf__k_conv2d_tc* a, const unsigned grid[3], con
     return y;
 }
 
+/* The patch kernel's program (aicf_conv2d_tcp_*) from its argument struct, by its own index
+   rule: block (img, tile) covers output pixels (tile_h*TH + r, tile_w*TW + q) for r < TH, q < TW
+   inside the image; its input patch starts at (oh0*stride - pad_top, ow0*stride - pad_left) and
+   tap (kh, kw) of pixel (r, q) reads patch pixel (r*stride_h + kh*dil_h, q*stride_w + kw*dil_w),
+   which must lie inside PH x PW; K runs by chunks of cg channels, each by tap then channel, split
+   z summing chunks [z*k_per_split, ...). Checks that the tiles cover every output pixel once, the
+   splits every chunk once, and every tap stays inside the patch. Returns Y (malloc'd) or NULL. */
+static float* emulate_tcp(const aicf__k_conv2d_tcp* q, const unsigned grid[3], int64_t cg, const float* x, const float* w,
+                          const float* b, char* msg, size_t cap) {
+    const aicf__k_conv2d_tc* a = &q->b;
+    int64_t P = a->OH * a->OW, NP = a->N * P, K = a->C * a->KH * a->KW, nch = a->C / cg, covered = 0, bx, z, i;
+    float* y = (float*)malloc(sizeof(float) * (size_t)(a->M * NP) + 1);
+    unsigned char* seen = (unsigned char*)calloc((size_t)NP + 1, 1);
+    msg[0] = 0;
+    if (!y || !seen || a->C % cg || q->TH * q->TW > 64 || q->PH * q->PW > 289 || (int64_t)grid[0] != a->N * q->tiles_h * q->tiles_w ||
+        q->PH != (q->TH - 1) * a->stride_h + (a->KH - 1) * a->dil_h + 1 || q->PW != (q->TW - 1) * a->stride_w + (a->KW - 1) * a->dil_w + 1) {
+        snprintf(msg, cap, "tile %lldx%lld patch %lldx%lld tiles %lldx%lld grid.x %u", (long long)q->TH, (long long)q->TW,
+                 (long long)q->PH, (long long)q->PW, (long long)q->tiles_h, (long long)q->tiles_w, grid[0]);
+        free(y);
+        free(seen);
+        return NULL;
+    }
+    for (z = 0; z < (int64_t)grid[2]; z++) {
+        int64_t cb = z * a->k_per_split, ce = cb + a->k_per_split < nch ? cb + a->k_per_split : nch;
+        if (ce > cb) covered += ce - cb;
+    }
+    if (covered != nch || (int64_t)grid[2] != a->splits || ((int64_t)grid[2] - 1) * a->k_per_split >= nch) {
+        snprintf(msg, cap, "splits %lld x %lld chunks over grid.z %u cover %lld of %lld chunks", (long long)a->splits,
+                 (long long)a->k_per_split, grid[2], (long long)covered, (long long)nch);
+        free(y);
+        free(seen);
+        return NULL;
+    }
+    for (i = 0; i < a->M * NP; i++) y[i] = 0.0f;
+    for (bx = 0; bx < (int64_t)grid[0] && !msg[0]; bx++) {
+        int64_t img = bx / (q->tiles_h * q->tiles_w), tr = bx % (q->tiles_h * q->tiles_w);
+        int64_t oh0 = (tr / q->tiles_w) * q->TH, ow0 = (tr % q->tiles_w) * q->TW;
+        int64_t ih0 = oh0 * a->stride_h - a->pad_h, iw0 = ow0 * a->stride_w - a->pad_w, r, qq, m;
+        for (r = 0; r < q->TH; r++)
+            for (qq = 0; qq < q->TW; qq++) {
+                int64_t oh = oh0 + r, ow = ow0 + qq, pp = oh * a->OW + ow;
+                if (oh >= a->OH || ow >= a->OW) continue;
+                seen[img * P + pp]++;
+                for (m = 0; m < a->M; m++) {
+                    float v = 0.0f;
+                    for (z = 0; z < a->splits; z++) {
+                        int64_t cb = z * a->k_per_split, ce = cb + a->k_per_split < nch ? cb + a->k_per_split : nch, ch, tap, c;
+                        float part = 0.0f;
+                        for (ch = cb; ch < ce; ch++)
+                            for (tap = 0; tap < a->KH * a->KW; tap++)
+                                for (c = ch * cg; c < (ch + 1) * cg; c++) {
+                                    int64_t kh = tap / a->KW, kw = tap % a->KW;
+                                    int64_t pr = r * a->stride_h + kh * a->dil_h, pc = qq * a->stride_w + kw * a->dil_w;
+                                    int64_t ih = ih0 + pr, iw = iw0 + pc;
+                                    float xv = 0.0f;
+                                    if (pr >= q->PH || pc >= q->PW) {
+                                        snprintf(msg, cap, "tap (%lld,%lld) of pixel (%lld,%lld) outside the %lldx%lld patch", (long long)kh,
+                                                 (long long)kw, (long long)r, (long long)qq, (long long)q->PH, (long long)q->PW);
+                                        continue;
+                                    }
+                                    if (ih >= 0 && ih < a->H && iw >= 0 && iw < a->W)
+                                        xv = aicf__f16_to_f32(aicf__f32_to_f16(x[((img * a->C + c) * a->H + ih) * a->W + iw]));
+                                    part += aicf__f16_to_f32(aicf__f32_to_f16(w[m * K + c * a->KH * a->KW + tap])) * xv;
+                                }
+                        v += part;
+                    }
+                    if (b) v += aicf__f16_to_f32(aicf__f32_to_f16(b[m]));
+                    if (a->relu && !(v > 0.0f)) v = 0.0f;
+                    y[(img * a->M + m) * P + pp] = aicf__f16_to_f32(aicf__f32_to_f16(v));
+                }
+            }
+    }
+    for (i = 0; i < NP && !msg[0]; i++)
+        if (seen[i] != 1) snprintf(msg, cap, "output pixel %lld covered %d times by the tiles", (long long)i, seen[i]);
+    free(seen);
+    if (msg[0]) {
+        free(y);
+        return NULL;
+    }
+    return y;
+}
+
 /* ||got - ref||_2 / ||ref||_2 over n floats */
 static double rel_l2(const float* got, const float* ref, size_t n) {
     double num = 0, den = 0;
@@ -708,7 +790,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     cgeo ge;
     aicf_plan* p = NULL;
     char tag[256], want[200];
-    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc;
+    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp;
     size_t es = f16 ? 2 : 4;
     const aicf__step* st;
     geo_of(c, &ge);
@@ -721,6 +803,8 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     /* the documented rule (src/82_cuda_conv.c), read independently: float16 group-1 convs on the
        tensor-core implicit GEMM under AUTO and IMPLICIT_GEMM_TC (no cuBLASLt needed) */
     expect_tc = f16 && c->group == 1 && (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC);
+    expect_tcp = expect_tc && ((c->KH * c->KW == 9 && c->C % 8 == 0) || (c->KH * c->KW == 1 && c->C % 16 == 0)) &&
+                 ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289;
     expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
                   (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
     expect_im2col = expect_gemm && !ge.pointwise;
@@ -737,7 +821,62 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     if (si < 0) goto done;
     st = &p->steps[si];
     CHECK(check_scratch(p, tag) == 0, "%s: scratch placement (see above)", tag);
-    if (expect_tc) {
+    if (expect_tcp) {
+        /* the patch kernel (src/82_cuda_conv.c aicf__cuc_tc_fit): 3x3 taps with C % 8 == 0, 1x1
+           with C % 16 == 0, constant weights; split-K by chunks as documented */
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+        aicf__k_conv2d_tcp q;
+        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = khw == 9 ? 8 : 16, nch = c->C / chn, want_splits = 1,
+                min_ch = (128 + khw * chn - 1) / (khw * chn), tiles;
+        char kname[48];
+        snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)chn);
+        CHECK(strcmp(st->kernel, kname) == 0, "%s: kernel %s, expected %s", tag, st->kernel, kname);
+        CHECK(strstr(st->reason, "patch in smem") != NULL, "%s: reason \"%s\" does not name the patch", tag, st->reason);
+        CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
+        CHECK(pr && ops && ops[0].kind == AICF__CUO_KERNEL, "%s: no launch", tag);
+        if (pr && ops && ops[0].kind == AICF__CUO_KERNEL) {
+            char msg[200];
+            size_t n = 0;
+            float *ref, *got;
+            double e;
+            memcpy(&q, ops[0].args, sizeof q);
+            tiles = ((c->M + bm - 1) / bm) * c->N * q.tiles_h * q.tiles_w;
+            if (tiles < 264 && nch >= 2 * min_ch) {
+                want_splits = (264 + tiles - 1) / tiles;
+                if (want_splits > nch / min_ch) want_splits = nch / min_ch;
+                if (want_splits > 32) want_splits = 32;
+                if (want_splits > 1) want_splits = (nch + (nch + want_splits - 1) / want_splits - 1) / ((nch + want_splits - 1) / want_splits);
+            }
+            CHECK(q.b.N == c->N && q.b.C == c->C && q.b.M == c->M && q.b.OH == ge.OH && q.b.OW == ge.OW && q.b.KH == c->KH &&
+                      q.b.KW == c->KW && q.b.pad_h == c->pt && q.b.pad_w == c->pl && q.b.relu == c->relu && q.b.splits == want_splits &&
+                      q.b.vec_y == (ge.P % 2 == 0 && ge.OW % 2 == 0) && q.tiles_h * q.TH >= ge.OH && q.tiles_w * q.TW >= ge.OW &&
+                      (q.tiles_h - 1) * q.TH < ge.OH && (q.tiles_w - 1) * q.TW < ge.OW,
+                  "%s: tcp arguments (splits %lld, want %lld; tile %lldx%lld x %lldx%lld)", tag, (long long)q.b.splits,
+                  (long long)want_splits, (long long)q.TH, (long long)q.TW, (long long)q.tiles_h, (long long)q.tiles_w);
+            CHECK(ops[0].block[0] == (unsigned)(2 * bm) && ops[0].grid[1] == (unsigned)((c->M + bm - 1) / bm) &&
+                      ops[0].grid[2] == (unsigned)q.b.splits && pr->n_ops == (q.b.splits > 1 ? 2 : 1),
+                  "%s: tcp launch grid(%u,%u,%u) block %u, %d launches", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2],
+                  ops[0].block[0], pr->n_ops);
+            CHECK(st->scratch_bytes == (q.b.splits > 1 ? (size_t)(q.b.splits * c->M * c->N * ge.P * 4) : 0),
+                  "%s: scratch %zu bytes for %lld splits", tag, st->scratch_bytes, (long long)q.b.splits);
+            if (pr->n_ops == 2)
+                CHECK(ops[1].kind == AICF__CUO_KERNEL && !strcmp(aicf__kt_kernels[ops[1].kernel_index].name, "aicf_conv2d_tc_reduce_f16") &&
+                          !memcmp(ops[1].args, &q.b, sizeof q.b),
+                      "%s: launch 1 is not the split-K reduction with the patch kernel's base arguments", tag);
+            ref = cpu_ref(cg.g, cg.x, &n);
+            got = emulate_tcp(&q, ops[0].grid, chn, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
+            CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
+            CHECK(got != NULL, "%s: emulation: %s", tag, msg);
+            if (ref && got) {
+                e = rel_l2(got, ref, n);
+                CHECK(e <= 2e-3, "%s: the tcp program on the host differs from the CPU reference: rel err %.3g", tag, e);
+                if (g_verbose && e <= 2e-3) printf("ok   %s: tcp program emulated, rel err %.2g vs CPU float32\n", tag, e);
+            }
+            free(ref);
+            free(got);
+        }
+    } else if (expect_tc) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tc a;
@@ -996,6 +1135,10 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("1-D k3 d3 p3", 3, 1, 32, 1, 30, 64, 1, 3, 1, 3, 3, 0);
     cs[n++] = mk("3x3 M=160 (fp16: 128-row tiles, split-K)", 4, 1, 64, 9, 9, 160, 3, 3, 1, 1, 1, 1);
     cs[n++] = mk("5x5 M=128 C=3 (fp16: 128-row tiles, 2-byte weights)", 4, 2, 3, 12, 12, 128, 5, 5, 1, 2, 1, 0);
+    /* fp16 patch kernel: several tiles per image, M not a multiple of the block, odd OW */
+    cs[n++] = mk("3x3 C=32 M=72 (fp16 patch: 4x13 tiles, odd OW)", 4, 2, 32, 23, 13, 72, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 s2 C=24 tall image (fp16 patch)", 4, 1, 24, 70, 5, 40, 3, 3, 2, 1, 1, 0);
+    cs[n++] = mk("1x1 pointwise C=32 (fp16 patch, 16-channel chunks)", 4, 3, 32, 9, 11, 136, 1, 1, 1, 0, 1, 1);
     {
         ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
         c.sw = 2;
@@ -1405,7 +1548,9 @@ static void test_autotune(const char* path) {
     for (pr = 0; pr < 2; pr++) {
         aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
         const char* pn = prec_name(prec);
-        ccase c = mk("tune", 4, 1, 8, 10, 10, 32, 3, 3, 1, 1, 1, 1);
+        /* C = 9: K = 81 (3 K tiles of 32), not a multiple of 8 channels: the gathering
+           tensor-core kernel, whose K splits this test pins (the patch kernel splits by chunks) */
+        ccase c = mk("tune", 4, 1, 9, 10, 10, 32, 3, 3, 1, 1, 1, 1);
         aicf_context* ctx = fake_lt_ctx(path);
         aicf_plan *p = NULL, *q = NULL, *pin = NULL, *pin0 = NULL;
         aicf_exec* e = NULL;

@@ -670,10 +670,53 @@ static void cases_conv(void) {
         tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
         {
             char im2col[96];
-            snprintf(im2col, sizeof im2col, p ? "aicf_conv2d_tc_f16" : "aicf_im2col_%s cublasLt:matmul", dt);
+            snprintf(im2col, sizeof im2col, p ? "aicf_conv2d_tcp_f16_m64_k9c8" : "aicf_im2col_%s cublasLt:matmul", dt);
             tc.expect = im2col;
-            snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16" : "aicf_conv2d_igemm_%s", dt);
+            snprintf(expect, sizeof expect, p ? "aicf_conv2d_tcp_f16_m64_k9c8" : "aicf_conv2d_igemm_%s", dt);
             run_case_both(&tc, expect);
+        }
+        if (p) {
+            /* the float16 tensor-core kernels by shape: the patch kernel with 128-row blocks and
+               split-K (M = 160, one 9x9 image: 2 x 2 tiles, K in 8 chunks), 1x1 stride 2 in
+               16-channel chunks (128 rows, odd output width), a ReLU and residual Add fused after
+               it; 5x5 taps on the gathering kernel (16-byte weights: K = 200, 400; 2-byte: K = 75) */
+            tc_new(&tc, "Conv", PRECS[p], "Conv [1,64,9,9] w[160,64,3,3] p1 bias (patch, 128 rows, split-K)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(64), I64(9), I64(9)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(160), I64(64), I64(3), I64(3)), 1, -0.2f, 0.2f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(160)), 1, -1, 1);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tcp_f16_m128_k9c8 aicf_conv2d_tc_reduce_f16";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 1x1 s2 [3,48,13,15] w[136,48,1,1] (patch, 16-channel chunks)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(48), I64(13), I64(15)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(136), I64(48), I64(1), I64(1)), 1, -0.3f, 0.3f);
+            tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+            tc.expect = "aicf_conv2d_tcp_f16_m128_k1c16";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 s2 [2,24,30,17] w[40,24,3,3] p1 (patch, stride 2, odd width)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(24), I64(30), I64(17)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(40), I64(24), I64(3), I64(3)), 1, -0.3f, 0.3f);
+            tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tcp_f16_m64_k9c8";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [2,8,12,12] w[32,8,5,5] p2 (gathering kernel, 16-byte weights)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(8), I64(12), I64(12)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(32), I64(8), I64(5), I64(5)), 1, -0.3f, 0.3f);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(2), I64(2), I64(2)));
+            tc.expect = "aicf_conv2d_tc_f16_m64_vw";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [1,16,9,9] w[160,16,5,5] p2 (gathering kernel, 128 rows)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(16), I64(9), I64(9)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(160), I64(16), I64(5), I64(5)), 1, -0.2f, 0.2f);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(2), I64(2), I64(2)));
+            tc.expect = "aicf_conv2d_tc_f16_m128_vw";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [2,3,12,12] w[128,3,5,5] (gathering kernel, 2-byte weights)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(12), I64(12)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(128), I64(3), I64(5), I64(5)), 1, -0.3f, 0.3f);
+            tc.expect = "aicf_conv2d_tc_f16_m128 ";
+            run_case(&tc);
         }
         /* grouped, dilated, SAME_UPPER, asymmetric stride: implicit GEMM over 2 groups */
         tc_new(&tc, "Conv", PRECS[p], "Conv [2,32,9,11] w[32,16,3,3] g2 d2 SAME_UPPER s(1,2)");
@@ -692,7 +735,7 @@ static void cases_conv(void) {
         tc_in(&tc, "w", 3, DIMS(3, I64(6), I64(4), I64(3)), 1, -1, 1);
         tc_attr_ints(&tc, "dilations", 1, DIMS(1, I64(2)));
         tc_attr_ints(&tc, "pads", 2, DIMS(2, I64(1), I64(2)));
-        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16" : "aicf_conv2d_direct_%s", dt);
+        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16_m64 " : "aicf_conv2d_direct_%s", dt);
         tc.expect = expect;
         run_case(&tc);
         /* pointwise 1x1 with bias: cuBLASLt + bias kernel, or the implicit GEMM without it */
@@ -700,8 +743,8 @@ static void cases_conv(void) {
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(16), I64(7), I64(7)), 0, -1, 1);
         tc_in(&tc, "w", 4, DIMS(4, I64(24), I64(16), I64(1), I64(1)), 1, -0.5f, 0.5f);
         tc_in(&tc, "b", 1, DIMS(1, I64(24)), 1, -1, 1);
-        tc.expect = p ? "aicf_conv2d_tc_f16" : "cublasLt:matmul";
-        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16" : "aicf_conv2d_igemm_%s", dt);
+        tc.expect = p ? "aicf_conv2d_tcp_f16_m64_k1c16" : "cublasLt:matmul";
+        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tcp_f16_m64_k1c16" : "aicf_conv2d_igemm_%s", dt);
         run_case_both(&tc, expect);
         /* BatchNormalization standalone */
         tc_new(&tc, "BatchNormalization", PRECS[p], "BatchNormalization [2,6,5,5]");
@@ -1748,7 +1791,7 @@ static void ca_run(const ca_shape* c, aicf_conv_algo algo, aicf_precision prec) 
         tc_attr_ints(&tc, "dilations", 1, DIMS(1, c->dw));
         tc_attr_ints(&tc, "pads", 2, DIMS(2, c->pl, c->pr));
     }
-    if (algo == AICF_CONV_IMPLICIT_GEMM_TC) snprintf(expect, sizeof expect, prec == AICF_PRECISION_FP16 ? "aicf_conv2d_tc_f16" : "aicf_conv2d_");
+    if (algo == AICF_CONV_IMPLICIT_GEMM_TC) snprintf(expect, sizeof expect, prec == AICF_PRECISION_FP16 ? "aicf_conv2d_tc" : "aicf_conv2d_");
     else if (algo == AICF_CONV_DIRECT || !g_have_lt) snprintf(expect, sizeof expect, "aicf_conv2d_");
     else if (pointwise) snprintf(expect, sizeof expect, "cublasLt:matmul");
     else snprintf(expect, sizeof expect, "aicf_im2col_%s cublasLt:matmul%s", dt, c->bias ? " aicf_binary_add_" : "");
@@ -2055,12 +2098,13 @@ int main(int argc, char** argv) {
               aicf_last_error(g_ctx_nolt), i2.cublaslt_available);
     }
     /* every op kernel was written for 256 threads per block (81_cuda_ops.c launches that), but the
-       tensor-core convs, written for 2 x their rows per block (82_cuda_conv.c launches that), and
+       tensor-core convs (gathering and patch), written for 2 x their rows per block (82_cuda_conv.c launches that), and
        the GEMV kernels (128) */
     for (i = 0; i < AICF__KT_NUM_KERNELS; i++)
         if (strcmp(aicf__kt_kernels[i].op, "axpy") != 0) {
             const char* nm = aicf__kt_kernels[i].name;
-            unsigned want = !strncmp(nm, "aicf_conv2d_tc_f16_m", 20) ? 2u * (unsigned)atoi(nm + 20)
+            unsigned want = !strncmp(nm, "aicf_conv2d_tc_f16_m", 20)    ? 2u * (unsigned)atoi(nm + 20)
+                            : !strncmp(nm, "aicf_conv2d_tcp_f16_m", 21) ? 2u * (unsigned)atoi(nm + 21)
                             : !strncmp(nm, "aicf_gemv_", 10)         ? 128u /* aicf__cuo_lower_gemv: 4 warps */
                             : !strncmp(nm, "aicf_attention_", 15)    ? 128u /* aicf__cuo_lower_attention: 4 warps */
                                                                      : AICF__CUO_BLOCK;
