@@ -983,6 +983,9 @@ typedef struct aicf__loc {
     aicf_dtype sdtype; /* storage dtype on the backend (FLOAT16 for float tensors under fp16) */
     int alias_of;  /* tensor whose storage this one shares (aliasing ops, Split views), or -1 */
     size_t alias_add; /* bytes into alias_of's storage where this one starts (Split views), else 0 */
+    int chunk;     /* CUDA weights: 0 = stored as in the graph; CG > 0 = a conv weight [M, C, KH, KW]
+                      stored [C/CG][M][KH*KW][CG] for the patch conv kernel (set by its lowering,
+                      permuted at upload: aicf__weights_chunked; plan files: layout=chunkCG) */
 } aicf__loc;
 
 typedef enum aicf__step_kind {
@@ -13790,9 +13793,11 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
         if (l->space == AICF__SPACE_NONE) continue;
         aicf__sbuf_printf(&b, "tensor %d name=", i);
         aicf__io_qstr(&b, t->name);
-        aicf__sbuf_printf(&b, " dtype=%s shape=%s space=%s offset=%zu bytes=%zu storage=%s alias=%d\n", aicf_dtype_name(t->dtype),
+        aicf__sbuf_printf(&b, " dtype=%s shape=%s space=%s offset=%zu bytes=%zu storage=%s alias=%d", aicf_dtype_name(t->dtype),
                           aicf__io_shape(&t->shape, sh, sizeof sh), aicf__io_space_name(l->space), l->offset, l->bytes,
                           aicf_dtype_name(l->sdtype), l->alias_of);
+        if (l->chunk) aicf__sbuf_printf(&b, " layout=chunk%d", l->chunk);
+        aicf__sbuf_printf(&b, "\n");
     }
     /* steps */
     for (i = 0; i < p->n_steps; i++) {
@@ -15676,6 +15681,8 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
         if (!pd) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
         p->backend = pd;
     }
+    if (p->g && p->loc)
+        for (si = 0; si < p->g->n_tensors; ++si) p->loc[si].chunk = 0; /* the lowerings below set what they use */
     for (si = 0; si < p->n_steps; ++si) {
         r = aicf__cuda_select_step(p, si);
         if (r != AICF_SUCCESS) return r;
@@ -16403,6 +16410,60 @@ static const char* aicf__cu_tname(const aicf_plan* p, int t) {
 
 /* Uploads the constants that live in the weights space, converting float32 <-> float16 where
    the storage dtype asks. */
+/* A conv weight [M, C, KH*KW] of es-byte elements into the patch conv kernel's layout (loc.chunk
+   = cg, templates/conv_tc.cu.j2 aicf_conv2d_tcp): [C/cg][M][KH*KW][cg], i.e. element
+   (m, c, tap) moves to ((c / cg * M + m) * KHW + tap) * cg + c % cg. C % cg == 0. */
+static void aicf__weights_chunked(const void* src, void* dst, int64_t M, int64_t C, int64_t KHW, int64_t cg, size_t es) {
+    int64_t m, c, tap;
+    const unsigned char* s = (const unsigned char*)src;
+    unsigned char* d = (unsigned char*)dst;
+    for (m = 0; m < M; m++)
+        for (c = 0; c < C; c++)
+            for (tap = 0; tap < KHW; tap++)
+                memcpy(d + (size_t)(((c / cg * M + m) * KHW + tap) * cg + c % cg) * es, s + (size_t)((m * C + c) * KHW + tap) * es, es);
+}
+
+/* Uploads constant t (loc.chunk > 0): converted to the storage type, then chunk-ordered. */
+static aicf_result aicf__cuda_upload_chunked(aicf_context* ctx, struct aicf__cuda* cu, const aicf_plan* p, int t, aicf__cuda_exec* x,
+                                             const char* what) {
+    const aicf__loc* l = &p->loc[t];
+    const aicf__tensor* tt = &p->g->tensors[t];
+    int64_t numel = aicf__shape_numel(&tt->shape), M = tt->shape.rank >= 3 ? tt->shape.d[0] : 0,
+            C = tt->shape.rank >= 3 ? tt->shape.d[1] : 0, KHW;
+    size_t es = aicf_dtype_size(l->sdtype), i;
+    unsigned char *plain = NULL, *perm = NULL;
+    aicf__CUresult r;
+    aicf_result res = AICF_SUCCESS;
+    if (M <= 0 || C <= 0 || numel <= 0 || numel % (M * C) || C % l->chunk || (size_t)numel * es != l->bytes ||
+        (size_t)numel * aicf_dtype_size(tt->dtype) != tt->data_bytes ||
+        !(l->sdtype == tt->dtype || (tt->dtype == AICF_DTYPE_FLOAT32 && l->sdtype == AICF_DTYPE_FLOAT16)))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "plan: constant %d '%s': layout chunk%d needs a conv weight [M, C, ...] with C %% %d == 0 (float16 storage)", t,
+                         aicf__cu_tname(p, t), l->chunk, l->chunk);
+    KHW = numel / (M * C);
+    perm = (unsigned char*)aicf__malloc(ctx, l->bytes);
+    if (l->sdtype != tt->dtype) plain = (unsigned char*)aicf__malloc(ctx, l->bytes);
+    if (!perm || (l->sdtype != tt->dtype && !plain)) {
+        aicf__free(ctx, perm);
+        aicf__free(ctx, plain);
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory %s", what);
+    }
+    if (plain)
+        for (i = 0; i < (size_t)numel; ++i) {
+            float f;
+            uint16_t h;
+            memcpy(&f, (const unsigned char*)tt->data + i * 4, 4);
+            h = aicf__f32_to_f16(f);
+            memcpy(plain + i * 2, &h, 2);
+        }
+    aicf__weights_chunked(plain ? plain : (const unsigned char*)tt->data, perm, M, C, KHW, l->chunk, es);
+    r = cu->api.cuMemcpyHtoD(x->weights + l->offset, perm, l->bytes);
+    if (r != AICF__CUDA_SUCCESS) res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", what);
+    aicf__free(ctx, perm);
+    aicf__free(ctx, plain);
+    return res;
+}
+
 static aicf_result aicf__cuda_upload_weights(aicf_context* ctx, struct aicf__cuda* cu, const aicf_plan* p, aicf__cuda_exec* x) {
     int t;
     unsigned char* chunk = NULL;
@@ -16428,6 +16489,10 @@ static aicf_result aicf__cuda_upload_weights(aicf_context* ctx, struct aicf__cud
             break;
         }
         aicf__cu_fmt(what, sizeof what, "uploading constant %d '%s' (%zu bytes)", t, aicf__cu_tname(p, t), l->bytes);
+        if (l->chunk > 0) {
+            res = aicf__cuda_upload_chunked(ctx, cu, p, t, x, what);
+            continue;
+        }
         numel = aicf__shape_numel(&tt->shape);
         if (l->sdtype == tt->dtype || l->sdtype == AICF_DTYPE_INVALID) {
             if (tt->data_bytes != l->bytes) {
@@ -21646,6 +21711,7 @@ typedef struct aicf__k_conv2d_tcp {
 } aicf__k_conv2d_tcp;
 typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1];
 #define AICF__CUC_TCP_PMAX 289 /* the patch kernels' AICF_TCP_PMAX */
+#define AICF__CUC_TCP_STAGES 4 /* and AICF_TCP_STAGES */
 #define AICF__CUC_TCP_TILE 64  /* output pixels per block */
 
 /* the tensor-core kernel's tile (templates/conv_tc.cu.j2: BM = 64 or 128 output channels by 64
@@ -21682,6 +21748,13 @@ typedef struct aicf__cuc_choice {
     int64_t khw, cg;   /* tcp: taps KH*KW, channels per chunk */
     int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp: output tile, tiles per image, input patch */
 } aicf__cuc_choice;
+
+/* The patch kernel's dynamic shared memory (templates/conv_tc.cu.j2): AICF_TCP_STAGES weight
+   chunks of BM rows of LDA halves, two patches. */
+static unsigned aicf__cuc_tcp_smem(const aicf__cuc_choice* ch) {
+    int64_t s = ch->khw * ch->cg / 8, lda = (s % 2) ? ch->khw * ch->cg : ch->khw * ch->cg + 8;
+    return (unsigned)((AICF__CUC_TCP_STAGES * ch->bm * lda + 2 * AICF__CUC_TCP_PMAX * ch->cg) * 2);
+}
 
 /* The patch kernels' output tile for window w: TH x TW <= 64 pixels whose input patch
    ((TH-1)*stride_h + (KH-1)*dil_h + 1 rows, likewise columns) fits AICF__CUC_TCP_PMAX pixels;
@@ -21770,8 +21843,8 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         char kn[48];
         snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)cg);
         if (cg && w->C % cg == 0 && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 &&
-            aicf__cuo_align(c, Wt, 0) >= 16 && aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) &&
-            w->N * ch->tiles_h * ch->tiles_w < lim) {
+            aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
+            aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) && w->N * ch->tiles_h * ch->tiles_w < lim) {
             ch->tcp = 1;
             ch->khw = khw;
             ch->cg = cg;
@@ -22064,7 +22137,8 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
         q.PW = ch->pw;
         grid[0] = (unsigned)(w->N * ch->tiles_h * ch->tiles_w);
         snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)ch->bm, (int)ch->khw, (int)ch->cg);
-        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, aicf__cuc_tcp_smem(ch), &op)) != AICF_SUCCESS) return r;
+        c->p->loc[Wt].chunk = (int)ch->cg; /* the weights stored chunk-ordered (aicf__weights_chunked at upload) */
     } else {
         grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
         snprintf(kname, sizeof kname, "aicf_conv2d_tc_f16_m%d%s", (int)ch->bm, a.vec_w ? "_vw" : "");

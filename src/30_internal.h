@@ -251,6 +251,9 @@ typedef struct aicf__loc {
     aicf_dtype sdtype; /* storage dtype on the backend (FLOAT16 for float tensors under fp16) */
     int alias_of;  /* tensor whose storage this one shares (aliasing ops, Split views), or -1 */
     size_t alias_add; /* bytes into alias_of's storage where this one starts (Split views), else 0 */
+    int chunk;     /* CUDA weights: 0 = stored as in the graph; CG > 0 = a conv weight [M, C, KH, KW]
+                      stored [C/CG][M][KH*KW][CG] for the patch conv kernel (set by its lowering,
+                      permuted at upload: aicf__weights_chunked; plan files: layout=chunkCG) */
 } aicf__loc;
 
 typedef enum aicf__step_kind {

@@ -796,9 +796,11 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
         if (l->space == AICF__SPACE_NONE) continue;
         aicf__sbuf_printf(&b, "tensor %d name=", i);
         aicf__io_qstr(&b, t->name);
-        aicf__sbuf_printf(&b, " dtype=%s shape=%s space=%s offset=%zu bytes=%zu storage=%s alias=%d\n", aicf_dtype_name(t->dtype),
+        aicf__sbuf_printf(&b, " dtype=%s shape=%s space=%s offset=%zu bytes=%zu storage=%s alias=%d", aicf_dtype_name(t->dtype),
                           aicf__io_shape(&t->shape, sh, sizeof sh), aicf__io_space_name(l->space), l->offset, l->bytes,
                           aicf_dtype_name(l->sdtype), l->alias_of);
+        if (l->chunk) aicf__sbuf_printf(&b, " layout=chunk%d", l->chunk);
+        aicf__sbuf_printf(&b, "\n");
     }
     /* steps */
     for (i = 0; i < p->n_steps; i++) {

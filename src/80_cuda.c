@@ -917,6 +917,8 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
         if (!pd) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
         p->backend = pd;
     }
+    if (p->g && p->loc)
+        for (si = 0; si < p->g->n_tensors; ++si) p->loc[si].chunk = 0; /* the lowerings below set what they use */
     for (si = 0; si < p->n_steps; ++si) {
         r = aicf__cuda_select_step(p, si);
         if (r != AICF_SUCCESS) return r;
@@ -1644,6 +1646,60 @@ static const char* aicf__cu_tname(const aicf_plan* p, int t) {
 
 /* Uploads the constants that live in the weights space, converting float32 <-> float16 where
    the storage dtype asks. */
+/* A conv weight [M, C, KH*KW] of es-byte elements into the patch conv kernel's layout (loc.chunk
+   = cg, templates/conv_tc.cu.j2 aicf_conv2d_tcp): [C/cg][M][KH*KW][cg], i.e. element
+   (m, c, tap) moves to ((c / cg * M + m) * KHW + tap) * cg + c % cg. C % cg == 0. */
+static void aicf__weights_chunked(const void* src, void* dst, int64_t M, int64_t C, int64_t KHW, int64_t cg, size_t es) {
+    int64_t m, c, tap;
+    const unsigned char* s = (const unsigned char*)src;
+    unsigned char* d = (unsigned char*)dst;
+    for (m = 0; m < M; m++)
+        for (c = 0; c < C; c++)
+            for (tap = 0; tap < KHW; tap++)
+                memcpy(d + (size_t)(((c / cg * M + m) * KHW + tap) * cg + c % cg) * es, s + (size_t)((m * C + c) * KHW + tap) * es, es);
+}
+
+/* Uploads constant t (loc.chunk > 0): converted to the storage type, then chunk-ordered. */
+static aicf_result aicf__cuda_upload_chunked(aicf_context* ctx, struct aicf__cuda* cu, const aicf_plan* p, int t, aicf__cuda_exec* x,
+                                             const char* what) {
+    const aicf__loc* l = &p->loc[t];
+    const aicf__tensor* tt = &p->g->tensors[t];
+    int64_t numel = aicf__shape_numel(&tt->shape), M = tt->shape.rank >= 3 ? tt->shape.d[0] : 0,
+            C = tt->shape.rank >= 3 ? tt->shape.d[1] : 0, KHW;
+    size_t es = aicf_dtype_size(l->sdtype), i;
+    unsigned char *plain = NULL, *perm = NULL;
+    aicf__CUresult r;
+    aicf_result res = AICF_SUCCESS;
+    if (M <= 0 || C <= 0 || numel <= 0 || numel % (M * C) || C % l->chunk || (size_t)numel * es != l->bytes ||
+        (size_t)numel * aicf_dtype_size(tt->dtype) != tt->data_bytes ||
+        !(l->sdtype == tt->dtype || (tt->dtype == AICF_DTYPE_FLOAT32 && l->sdtype == AICF_DTYPE_FLOAT16)))
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT,
+                         "plan: constant %d '%s': layout chunk%d needs a conv weight [M, C, ...] with C %% %d == 0 (float16 storage)", t,
+                         aicf__cu_tname(p, t), l->chunk, l->chunk);
+    KHW = numel / (M * C);
+    perm = (unsigned char*)aicf__malloc(ctx, l->bytes);
+    if (l->sdtype != tt->dtype) plain = (unsigned char*)aicf__malloc(ctx, l->bytes);
+    if (!perm || (l->sdtype != tt->dtype && !plain)) {
+        aicf__free(ctx, perm);
+        aicf__free(ctx, plain);
+        return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "out of memory %s", what);
+    }
+    if (plain)
+        for (i = 0; i < (size_t)numel; ++i) {
+            float f;
+            uint16_t h;
+            memcpy(&f, (const unsigned char*)tt->data + i * 4, 4);
+            h = aicf__f32_to_f16(f);
+            memcpy(plain + i * 2, &h, 2);
+        }
+    aicf__weights_chunked(plain ? plain : (const unsigned char*)tt->data, perm, M, C, KHW, l->chunk, es);
+    r = cu->api.cuMemcpyHtoD(x->weights + l->offset, perm, l->bytes);
+    if (r != AICF__CUDA_SUCCESS) res = aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", what);
+    aicf__free(ctx, perm);
+    aicf__free(ctx, plain);
+    return res;
+}
+
 static aicf_result aicf__cuda_upload_weights(aicf_context* ctx, struct aicf__cuda* cu, const aicf_plan* p, aicf__cuda_exec* x) {
     int t;
     unsigned char* chunk = NULL;
@@ -1669,6 +1725,10 @@ static aicf_result aicf__cuda_upload_weights(aicf_context* ctx, struct aicf__cud
             break;
         }
         aicf__cu_fmt(what, sizeof what, "uploading constant %d '%s' (%zu bytes)", t, aicf__cu_tname(p, t), l->bytes);
+        if (l->chunk > 0) {
+            res = aicf__cuda_upload_chunked(ctx, cu, p, t, x, what);
+            continue;
+        }
         numel = aicf__shape_numel(&tt->shape);
         if (l->sdtype == tt->dtype || l->sdtype == AICF_DTYPE_INVALID) {
             if (tt->data_bytes != l->bytes) {

@@ -66,6 +66,7 @@ typedef struct aicf__k_conv2d_tcp {
 } aicf__k_conv2d_tcp;
 typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1];
 #define AICF__CUC_TCP_PMAX 289 /* the patch kernels' AICF_TCP_PMAX */
+#define AICF__CUC_TCP_STAGES 4 /* and AICF_TCP_STAGES */
 #define AICF__CUC_TCP_TILE 64  /* output pixels per block */
 
 /* the tensor-core kernel's tile (templates/conv_tc.cu.j2: BM = 64 or 128 output channels by 64
@@ -102,6 +103,13 @@ typedef struct aicf__cuc_choice {
     int64_t khw, cg;   /* tcp: taps KH*KW, channels per chunk */
     int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp: output tile, tiles per image, input patch */
 } aicf__cuc_choice;
+
+/* The patch kernel's dynamic shared memory (templates/conv_tc.cu.j2): AICF_TCP_STAGES weight
+   chunks of BM rows of LDA halves, two patches. */
+static unsigned aicf__cuc_tcp_smem(const aicf__cuc_choice* ch) {
+    int64_t s = ch->khw * ch->cg / 8, lda = (s % 2) ? ch->khw * ch->cg : ch->khw * ch->cg + 8;
+    return (unsigned)((AICF__CUC_TCP_STAGES * ch->bm * lda + 2 * AICF__CUC_TCP_PMAX * ch->cg) * 2);
+}
 
 /* The patch kernels' output tile for window w: TH x TW <= 64 pixels whose input patch
    ((TH-1)*stride_h + (KH-1)*dil_h + 1 rows, likewise columns) fits AICF__CUC_TCP_PMAX pixels;
@@ -190,8 +198,8 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         char kn[48];
         snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)cg);
         if (cg && w->C % cg == 0 && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 &&
-            aicf__cuo_align(c, Wt, 0) >= 16 && aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) &&
-            w->N * ch->tiles_h * ch->tiles_w < lim) {
+            aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
+            aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) && w->N * ch->tiles_h * ch->tiles_w < lim) {
             ch->tcp = 1;
             ch->khw = khw;
             ch->cg = cg;
@@ -484,7 +492,8 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
         q.PW = ch->pw;
         grid[0] = (unsigned)(w->N * ch->tiles_h * ch->tiles_w);
         snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)ch->bm, (int)ch->khw, (int)ch->cg);
-        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, 0, &op)) != AICF_SUCCESS) return r;
+        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, aicf__cuc_tcp_smem(ch), &op)) != AICF_SUCCESS) return r;
+        c->p->loc[Wt].chunk = (int)ch->cg; /* the weights stored chunk-ordered (aicf__weights_chunked at upload) */
     } else {
         grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
         snprintf(kname, sizeof kname, "aicf_conv2d_tc_f16_m%d%s", (int)ch->bm, a.vec_w ? "_vw" : "");

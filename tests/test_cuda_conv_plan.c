@@ -678,7 +678,7 @@ static float* emulate_tc(const aicf__k_conv2d_tc* a, const unsigned grid[3], con
 static float* emulate_tcp(const aicf__k_conv2d_tcp* q, const unsigned grid[3], int64_t cg, const float* x, const float* w,
                           const float* b, char* msg, size_t cap) {
     const aicf__k_conv2d_tc* a = &q->b;
-    int64_t P = a->OH * a->OW, NP = a->N * P, K = a->C * a->KH * a->KW, nch = a->C / cg, covered = 0, bx, z, i;
+    int64_t P = a->OH * a->OW, NP = a->N * P, nch = a->C / cg, covered = 0, bx, z, i;
     float* y = (float*)malloc(sizeof(float) * (size_t)(a->M * NP) + 1);
     unsigned char* seen = (unsigned char*)calloc((size_t)NP + 1, 1);
     msg[0] = 0;
@@ -730,7 +730,8 @@ static float* emulate_tcp(const aicf__k_conv2d_tcp* q, const unsigned grid[3], i
                                     }
                                     if (ih >= 0 && ih < a->H && iw >= 0 && iw < a->W)
                                         xv = aicf__f16_to_f32(aicf__f32_to_f16(x[((img * a->C + c) * a->H + ih) * a->W + iw]));
-                                    part += aicf__f16_to_f32(aicf__f32_to_f16(w[m * K + c * a->KH * a->KW + tap])) * xv;
+                                    /* the weights as the plan stores them: chunk-ordered [C/cg][M][KHW][cg] */
+                                    part += aicf__f16_to_f32(aicf__f32_to_f16(w[((ch * a->M + m) * a->KH * a->KW + tap) * cg + c % cg])) * xv;
                                 }
                         v += part;
                     }
@@ -838,7 +839,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         if (pr && ops && ops[0].kind == AICF__CUO_KERNEL) {
             char msg[200];
             size_t n = 0;
-            float *ref, *got;
+            float *ref, *got, *wperm;
             double e;
             memcpy(&q, ops[0].args, sizeof q);
             tiles = ((c->M + bm - 1) / bm) * c->N * q.tiles_h * q.tiles_w;
@@ -864,8 +865,26 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
                 CHECK(ops[1].kind == AICF__CUO_KERNEL && !strcmp(aicf__kt_kernels[ops[1].kernel_index].name, "aicf_conv2d_tc_reduce_f16") &&
                           !memcmp(ops[1].args, &q.b, sizeof q.b),
                       "%s: launch 1 is not the split-K reduction with the patch kernel's base arguments", tag);
+            /* the plan stores the weights chunk-ordered (layout=chunkCG, permuted at upload) */
+            CHECK(p->loc[st->in[1]].chunk == chn, "%s: weight layout chunk%d, expected chunk%lld", tag, p->loc[st->in[1]].chunk,
+                  (long long)chn);
+            {
+                size_t tn = 0;
+                char* txt = NULL;
+                char want_l[32];
+                snprintf(want_l, sizeof want_l, " layout=chunk%lld\n", (long long)chn);
+                aicf_plan_serialize(p, NULL, 0, &tn);
+                txt = (char*)malloc(tn + 1);
+                if (txt && aicf_plan_serialize(p, txt, tn + 1, NULL) == AICF_SUCCESS) {
+                    CHECK(strstr(txt, want_l) != NULL, "%s: the plan file does not record%s", tag, want_l);
+                }
+                free(txt);
+            }
+            wperm = (float*)malloc(cg.nw * sizeof(float));
+            aicf__weights_chunked(cg.w, wperm, c->M, c->C, c->KH * c->KW, chn, sizeof(float));
             ref = cpu_ref(cg.g, cg.x, &n);
-            got = emulate_tcp(&q, ops[0].grid, chn, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
+            got = emulate_tcp(&q, ops[0].grid, chn, cg.x, wperm, c->bias ? cg.b : NULL, msg, sizeof msg);
+            free(wperm);
             CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
             CHECK(got != NULL, "%s: emulation: %s", tag, msg);
             if (ref && got) {
@@ -878,6 +897,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         }
     } else if (expect_tc) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        CHECK(p->loc[st->in[1]].chunk == 0, "%s: weights chunk-ordered (chunk%d) for the gathering kernel", tag, p->loc[st->in[1]].chunk);
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tc a;
         int64_t bm = c->M >= 128 ? 128 : 64, NP = c->N * ge.P, tiles = ((c->M + bm - 1) / bm) * ((NP + 63) / 64),
@@ -2409,6 +2429,35 @@ static void test_gemvp(aicf_context* ctx) {
     }
 }
 
+/* aicf__weights_chunked against the layout read independently: w[m][c][tap] is found at
+   [c / cg][m][tap][c % cg] of the result, for element sizes 2 and 4 */
+static void test_weights_chunked(void) {
+    static const int64_t shapes[3][4] = {{5, 16, 9, 8}, {3, 32, 1, 16}, {70, 8, 9, 8}}; /* M, C, KHW, cg */
+    int k;
+    for (k = 0; k < 3; k++) {
+        int64_t M = shapes[k][0], C = shapes[k][1], KHW = shapes[k][2], cg = shapes[k][3], n = M * C * KHW, i, bad = 0, m, c, tap;
+        float* src = (float*)malloc((size_t)n * 4);
+        float* dst = (float*)malloc((size_t)n * 4);
+        uint16_t* s16 = (uint16_t*)malloc((size_t)n * 2);
+        uint16_t* d16 = (uint16_t*)malloc((size_t)n * 2);
+        for (i = 0; i < n; i++) src[i] = rndf(-1, 1), s16[i] = (uint16_t)(rndi(0, 65535));
+        aicf__weights_chunked(src, dst, M, C, KHW, cg, 4);
+        aicf__weights_chunked(s16, d16, M, C, KHW, cg, 2);
+        for (m = 0; m < M; m++)
+            for (c = 0; c < C; c++)
+                for (tap = 0; tap < KHW; tap++) {
+                    int64_t from = (m * C + c) * KHW + tap, to = (((c / cg) * M + m) * KHW + tap) * cg + (c % cg);
+                    bad += src[from] != dst[to] || s16[from] != d16[to];
+                }
+        CHECK(bad == 0, "weights chunked [%lld,%lld,%lld] cg %lld: %lld elements misplaced", (long long)M, (long long)C, (long long)KHW,
+              (long long)cg, (long long)bad);
+        free(src);
+        free(dst);
+        free(s16);
+        free(d16);
+    }
+}
+
 /* Gemm [M,K] x [N,K]^T + bias -> act -> graph output, M = 64 (cuBLASLt, the activation an
    elementwise chain launch after it): at fp16 the chain writes the float32 output and the output
    Cast launches nothing (src/81_cuda_ops.c aicf__cuo_fold_ew_cast); not at fp32, not with
@@ -2565,6 +2614,7 @@ int main(int argc, char** argv) {
     test_gemv(ctx);
     test_gemvp(ctx);
     test_ew_cast_fold(ctx);
+    test_weights_chunked();
     test_no_algorithm(ctx);
     test_exec_scratch(path);
     test_autotune(path);
