@@ -21835,11 +21835,17 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     ch->tcp = 0;
     ch->khw = ch->cg = ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = 0;
 #if !defined(AICF__CUC_NO_TCP)
-    /* the patch kernels: 3x3 taps in chunks of 8 channels, 1x1 in chunks of 16; constant
-       weights (the weight buffer's offsets are 256-byte aligned and final before lowering) */
+    /* the patch kernel: 3x3 taps, stride 1, in chunks of 8 channels; a constant weight read by
+       this step alone (stored chunk-ordered; the weight buffer's offsets are 256-byte aligned and
+       final before lowering). Measured on resnet18 (H100, docs/benchmarks.md), against the
+       gathering kernel: faster on the 3x3 stride-1 convs with 64-row blocks and with 128-row
+       blocks over at least 32 chunks (C >= 256); slower with 128-row blocks over 16 chunks (the
+       4-stage pipeline's fill is not amortised), on stride 2 (the patch is 4x the tile) and on
+       1x1 convs (a 16-channel chunk is one k16 step per barrier): those stay on the gathering
+       kernel. */
     {
         int Wt = aicf__cuo_in(c, 1);
-        int64_t khw = w->KH * w->KW, cg = khw == 9 ? 8 : (khw == 1 ? 16 : 0);
+        int64_t khw = w->KH * w->KW, cg = khw == 9 && w->sh == 1 && w->sw == 1 && (bm == 64 || w->C >= 256) ? 8 : 0;
         char kn[48];
         snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)cg);
         if (cg && w->C % cg == 0 && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 &&

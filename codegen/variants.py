@@ -81,11 +81,12 @@ def _conv_tc():
     ks = [_k("aicf_conv2d_tc_f16_m%d%s" % (bm, "_vw" if vw else ""), "conv2d_tc", "f16",
              {"variant": "tc", "bm": bm, "vw": vw, "tile": "%dx64x32" % bm}, block=2 * bm)
           for bm in (64, 128) for vw in (0, 1)]
-    # tcp: the input patch staged channels-last in shared memory (3x3 taps in chunks of 8
-    # channels, 1x1 in chunks of 16)
+    # tcp: the input patch staged channels-last in shared memory, 3x3 taps in chunks of 8
+    # channels (the template takes other tap counts and chunk sizes; 1x1 in chunks of 16 was
+    # measured slower than the gathering kernel: docs/benchmarks.md)
     ks += [_k("aicf_conv2d_tcp_f16_m%d_k%dc%d" % (bm, khw, cg), "conv2d_tc", "f16",
               {"variant": "tcp", "bm": bm, "khw": khw, "cg": cg, "tile": "%dx64x%d" % (bm, khw * cg)}, block=2 * bm)
-           for bm in (64, 128) for khw, cg in ((9, 8), (1, 16))]
+           for bm in (64, 128) for khw, cg in ((9, 8),)]
     return ks + [_k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"})]
 
 

@@ -804,7 +804,8 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     /* the documented rule (src/82_cuda_conv.c), read independently: float16 group-1 convs on the
        tensor-core implicit GEMM under AUTO and IMPLICIT_GEMM_TC (no cuBLASLt needed) */
     expect_tc = f16 && c->group == 1 && (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC);
-    expect_tcp = expect_tc && ((c->KH * c->KW == 9 && c->C % 8 == 0) || (c->KH * c->KW == 1 && c->C % 16 == 0)) &&
+    /* the patch kernel: 3x3 stride 1, C % 8 == 0, 64-row blocks (M < 128) or C >= 256 */
+    expect_tcp = expect_tc && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 && (c->M < 128 || c->C >= 256) &&
                  ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289;
     expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
                   (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
@@ -828,7 +829,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tcp q;
-        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = khw == 9 ? 8 : 16, nch = c->C / chn, want_splits = 1,
+        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = 8, nch = c->C / chn, want_splits = 1,
                 min_ch = (128 + khw * chn - 1) / (khw * chn), tiles;
         char kname[48];
         snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)chn);
@@ -1157,8 +1158,9 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("5x5 M=128 C=3 (fp16: 128-row tiles, 2-byte weights)", 4, 2, 3, 12, 12, 128, 5, 5, 1, 2, 1, 0);
     /* fp16 patch kernel: several tiles per image, M not a multiple of the block, odd OW */
     cs[n++] = mk("3x3 C=32 M=72 (fp16 patch: 4x13 tiles, odd OW)", 4, 2, 32, 23, 13, 72, 3, 3, 1, 1, 1, 1);
-    cs[n++] = mk("3x3 s2 C=24 tall image (fp16 patch)", 4, 1, 24, 70, 5, 40, 3, 3, 2, 1, 1, 0);
-    cs[n++] = mk("1x1 pointwise C=32 (fp16 patch, 16-channel chunks)", 4, 3, 32, 9, 11, 136, 1, 1, 1, 0, 1, 1);
+    cs[n++] = mk("3x3 C=24 tall image (fp16 patch)", 4, 1, 24, 70, 5, 40, 3, 3, 1, 1, 1, 0);
+    cs[n++] = mk("3x3 C=256 M=136 (fp16 patch, 128-row blocks, split-K)", 4, 2, 256, 7, 7, 136, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 s2 C=32 (fp16: gathering kernel)", 4, 2, 32, 9, 9, 40, 3, 3, 2, 1, 1, 0);
     {
         ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
         c.sw = 2;

@@ -676,29 +676,35 @@ static void cases_conv(void) {
             run_case_both(&tc, expect);
         }
         if (p) {
-            /* the float16 tensor-core kernels by shape: the patch kernel with 128-row blocks and
-               split-K (M = 160, one 9x9 image: 2 x 2 tiles, K in 8 chunks), 1x1 stride 2 in
-               16-channel chunks (128 rows, odd output width), a ReLU and residual Add fused after
-               it; 5x5 taps on the gathering kernel (16-byte weights: K = 200, 400; 2-byte: K = 75) */
-            tc_new(&tc, "Conv", PRECS[p], "Conv [1,64,9,9] w[160,64,3,3] p1 bias (patch, 128 rows, split-K)");
-            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(64), I64(9), I64(9)), 0, -1, 1);
-            tc_in(&tc, "w", 4, DIMS(4, I64(160), I64(64), I64(3), I64(3)), 1, -0.2f, 0.2f);
+            /* the float16 tensor-core kernels by shape: the patch kernel (3x3 stride 1) with
+               128-row blocks and split-K (M = 160, C = 256, one 9x9 image), with 64-row blocks on
+               an odd output width; the gathering kernel for 1x1 stride 2 (128 rows), 3x3 stride 2
+               and 5x5 taps (16-byte weights: K = 200, 400; 2-byte: K = 75) */
+            tc_new(&tc, "Conv", PRECS[p], "Conv [1,256,9,9] w[160,256,3,3] p1 bias (patch, 128 rows, split-K)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(256), I64(9), I64(9)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(160), I64(256), I64(3), I64(3)), 1, -0.1f, 0.1f);
             tc_in(&tc, "b", 1, DIMS(1, I64(160)), 1, -1, 1);
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
             tc.expect = "aicf_conv2d_tcp_f16_m128_k9c8 aicf_conv2d_tc_reduce_f16";
             run_case(&tc);
-            tc_new(&tc, "Conv", PRECS[p], "Conv 1x1 s2 [3,48,13,15] w[136,48,1,1] (patch, 16-channel chunks)");
+            tc_new(&tc, "Conv", PRECS[p], "Conv 1x1 s2 [3,48,13,15] w[136,48,1,1] (gathering kernel, 128 rows)");
             tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(48), I64(13), I64(15)), 0, -1, 1);
             tc_in(&tc, "w", 4, DIMS(4, I64(136), I64(48), I64(1), I64(1)), 1, -0.3f, 0.3f);
             tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
-            tc.expect = "aicf_conv2d_tcp_f16_m128_k1c16";
+            tc.expect = "aicf_conv2d_tc_f16_m128_vw";
             run_case(&tc);
-            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 s2 [2,24,30,17] w[40,24,3,3] p1 (patch, stride 2, odd width)");
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [2,24,30,17] w[40,24,3,3] p1 (patch, odd width)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(24), I64(30), I64(17)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(40), I64(24), I64(3), I64(3)), 1, -0.3f, 0.3f);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tcp_f16_m64_k9c8";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 s2 [2,24,30,17] w[40,24,3,3] p1 (gathering kernel)");
             tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(24), I64(30), I64(17)), 0, -1, 1);
             tc_in(&tc, "w", 4, DIMS(4, I64(40), I64(24), I64(3), I64(3)), 1, -0.3f, 0.3f);
             tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
-            tc.expect = "aicf_conv2d_tcp_f16_m64_k9c8";
+            tc.expect = "aicf_conv2d_tc_f16_m64_vw";
             run_case(&tc);
             tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [2,8,12,12] w[32,8,5,5] p2 (gathering kernel, 16-byte weights)");
             tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(8), I64(12), I64(12)), 0, -1, 1);
@@ -743,8 +749,8 @@ static void cases_conv(void) {
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(16), I64(7), I64(7)), 0, -1, 1);
         tc_in(&tc, "w", 4, DIMS(4, I64(24), I64(16), I64(1), I64(1)), 1, -0.5f, 0.5f);
         tc_in(&tc, "b", 1, DIMS(1, I64(24)), 1, -1, 1);
-        tc.expect = p ? "aicf_conv2d_tcp_f16_m64_k1c16" : "cublasLt:matmul";
-        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tcp_f16_m64_k1c16" : "aicf_conv2d_igemm_%s", dt);
+        tc.expect = p ? "aicf_conv2d_tc_f16_m64_vw" : "cublasLt:matmul";
+        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16_m64_vw" : "aicf_conv2d_igemm_%s", dt);
         run_case_both(&tc, expect);
         /* BatchNormalization standalone */
         tc_new(&tc, "BatchNormalization", PRECS[p], "BatchNormalization [2,6,5,5]");
