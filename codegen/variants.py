@@ -115,6 +115,7 @@ def _pool():
     ks = []
     for dt in DTYPES:
         ks.append(_k("aicf_maxpool2d_%s" % dt, "maxpool2d", dt, {}))
+        ks.append(_k("aicf_maxpool3x3_%s" % dt, "maxpool3x3", dt, {}))
         ks.append(_k("aicf_avgpool2d_%s" % dt, "avgpool2d", dt, {}))
         ks.append(_k("aicf_rowmean_%s" % dt, "rowmean", dt, {}))
         ks.append(_k("aicf_lrn_%s" % dt, "lrn", dt, {}))

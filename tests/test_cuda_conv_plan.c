@@ -2431,6 +2431,82 @@ static void test_gemvp(aicf_context* ctx) {
     }
 }
 
+/* MaxPool's kernel by rule (src/81_cuda_ops.c aicf__cuo_lower_pool): a 3x3 window on the rows
+   kernel (4 output rows per block of 256), other windows on the one-thread-per-output kernel;
+   the launch covers every output row. */
+static void test_pool_rule(aicf_context* ctx) {
+    static const int64_t KS[3][2] = {{3, 3}, {2, 3}, {3, 3}};
+    static const int64_t ST[3] = {2, 2, 1};
+    int k, pr;
+    for (k = 0; k < 3; k++)
+        for (pr = 0; pr < 2; pr++) {
+            aicf_graph* g = NULL;
+            aicf_tensor_desc d;
+            aicf_node_desc nd;
+            aicf_attr at[3];
+            aicf_plan_desc pd;
+            aicf_plan* p = NULL;
+            int64_t xd[4] = {3, 5, 23, 70 + 7 * k}, strides[2], pads[4] = {1, 1, 1, 1};
+            const char *in[1] = {"x"}, *out[1] = {"y"};
+            int s, found = 0;
+            strides[0] = strides[1] = ST[k];
+            aicf_graph_create(ctx, &g);
+            aicf_graph_set_opset(g, "", 17);
+            memset(&d, 0, sizeof d);
+            d.name = "x";
+            d.dtype = AICF_DTYPE_FLOAT32;
+            d.rank = 4;
+            d.dims = xd;
+            aicf_graph_add_input(g, &d);
+            memset(&nd, 0, sizeof nd);
+            memset(at, 0, sizeof at);
+            at[0].name = "kernel_shape";
+            at[0].type = AICF_ATTR_INTS;
+            at[0].ints = KS[k];
+            at[0].count = 2;
+            at[1].name = "strides";
+            at[1].type = AICF_ATTR_INTS;
+            at[1].ints = strides;
+            at[1].count = 2;
+            at[2].name = "pads";
+            at[2].type = AICF_ATTR_INTS;
+            at[2].ints = pads;
+            at[2].count = 4;
+            nd.name = "pool";
+            nd.op_type = "MaxPool";
+            nd.inputs = in;
+            nd.num_inputs = 1;
+            nd.outputs = out;
+            nd.num_outputs = 1;
+            nd.attrs = at;
+            nd.num_attrs = 3;
+            aicf_graph_add_node(g, &nd);
+            aicf_graph_add_output(g, "y");
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+            CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "pool rule %d: plan: %s", k, aicf_last_error(ctx));
+            for (s = 0; p && s < p->n_steps; s++) {
+                const aicf__step* st = &p->steps[s];
+                char want[40];
+                int64_t oh, rows;
+                if (st->kind != AICF__STEP_NODE) continue;
+                found = 1;
+                oh = (xd[2] + 2 - (KS[k][0] - 1) - 1) / ST[k] + 1;
+                rows = xd[0] * xd[1] * oh;
+                snprintf(want, sizeof want, "aicf_%s_%s", KS[k][1] == 3 && KS[k][0] == 3 ? "maxpool3x3" : "maxpool2d", pr ? "f16" : "f32");
+                CHECK(strcmp(st->kernel, want) == 0, "pool rule k(%lld,%lld) %s: kernel %s, expected %s", (long long)KS[k][0],
+                      (long long)KS[k][1], pr ? "fp16" : "fp32", st->kernel, want);
+                if (!strcmp(want + 5, pr ? "maxpool3x3_f16" : "maxpool3x3_f32"))
+                    CHECK(st->block[0] == 256 && st->grid[0] == (unsigned)((rows + 3) / 4), "pool rule 3x3: grid %u block %u for %lld rows",
+                          st->grid[0], st->block[0], (long long)rows);
+            }
+            CHECK(found, "pool rule %d: no MaxPool step", k);
+            aicf_plan_destroy(p);
+            aicf_graph_destroy(g);
+        }
+}
+
 /* aicf__weights_chunked against the layout read independently: w[m][c][tap] is found at
    [c / cg][m][tap][c % cg] of the result, for element sizes 2 and 4 */
 static void test_weights_chunked(void) {
@@ -2617,6 +2693,7 @@ int main(int argc, char** argv) {
     test_gemvp(ctx);
     test_ew_cast_fold(ctx);
     test_weights_chunked();
+    test_pool_rule(ctx);
     test_no_algorithm(ctx);
     test_exec_scratch(path);
     test_autotune(path);

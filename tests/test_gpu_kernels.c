@@ -899,7 +899,7 @@ static void cases_pool(void) {
     for (p = 0; p < 2; p++) {
         const char* dt = p ? "f16" : "f32";
         char expect[96];
-        snprintf(expect, sizeof expect, "aicf_maxpool2d_%s", dt);
+        snprintf(expect, sizeof expect, "aicf_maxpool3x3_%s", dt);
         tc_new(&tc, "MaxPool", PRECS[p], "MaxPool [2,3,11,11] k3 s2 p1");
         tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(11), I64(11)), 0, -2, 2);
         tc_attr_ints(&tc, "kernel_shape", 2, DIMS(2, I64(3), I64(3)));
@@ -907,6 +907,15 @@ static void cases_pool(void) {
         tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
         tc.expect = expect;
         run_case(&tc);
+        /* the 3x3 kernel along rows longer than its 64 threads, stride 1, dilation 2, uneven pads */
+        tc_new(&tc, "MaxPool", PRECS[p], "MaxPool [2,5,9,150] k3 s1 d2 p(2,1,0,3)");
+        tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(5), I64(9), I64(150)), 0, -2, 2);
+        tc_attr_ints(&tc, "kernel_shape", 2, DIMS(2, I64(3), I64(3)));
+        tc_attr_ints(&tc, "dilations", 2, DIMS(2, I64(2), I64(2)));
+        tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(1), I64(0), I64(3)));
+        tc.expect = expect;
+        run_case(&tc);
+        snprintf(expect, sizeof expect, "aicf_maxpool2d_%s", dt);
         tc_new(&tc, "MaxPool", PRECS[p], "MaxPool [1,4,12,10] k(2,3) d2 ceil_mode");
         tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(4), I64(12), I64(10)), 0, -2, 2);
         tc_attr_ints(&tc, "kernel_shape", 2, DIMS(2, I64(2), I64(3)));
