@@ -67,6 +67,12 @@ typedef struct aicf__k_conv2d_tcp {
 typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1];
 #define AICF__CUC_TCP_PMAX 289 /* the patch kernels' AICF_TCP_PMAX */
 #define AICF__CUC_TCP_STAGES 4 /* and AICF_TCP_STAGES */
+#ifndef AICF__CUC_TCP_M64_BELOW
+#  define AICF__CUC_TCP_M64_BELOW 256 /* C below which the patch kernel takes 64-row blocks whatever M */
+#endif
+#ifndef AICF__CUC_TCP_MAX_STRIDE
+#  define AICF__CUC_TCP_MAX_STRIDE 1 /* the largest stride the patch kernel is chosen for */
+#endif
 #define AICF__CUC_TCP_TILE 64  /* output pixels per block */
 
 /* the tensor-core kernel's tile (templates/conv_tc.cu.j2: BM = 64 or 128 output channels by 64
@@ -200,15 +206,18 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
        kernel. */
     {
         int Wt = aicf__cuo_in(c, 1);
-        int64_t khw = w->KH * w->KW, cg = khw == 9 && w->sh == 1 && w->sw == 1 && (bm == 64 || w->C >= 256) ? 8 : 0;
+        int64_t tbm = w->C < AICF__CUC_TCP_M64_BELOW ? 64 : bm;
+        int64_t khw = w->KH * w->KW,
+                cg = khw == 9 && w->sh <= AICF__CUC_TCP_MAX_STRIDE && w->sw <= AICF__CUC_TCP_MAX_STRIDE && (tbm == 64 || w->C >= 256) ? 8 : 0;
         char kn[48];
-        snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)cg);
+        snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)tbm, (int)khw, (int)cg);
         if (cg && w->C % cg == 0 && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 &&
             aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
             aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) && w->N * ch->tiles_h * ch->tiles_w < lim) {
             ch->tcp = 1;
             ch->khw = khw;
             ch->cg = cg;
+            bm = tbm;
         }
     }
 #endif
