@@ -21729,7 +21729,8 @@ typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1
 #define AICF__CUC_TCP_PMAX 289 /* the patch kernels' AICF_TCP_PMAX */
 #define AICF__CUC_TCP_STAGES 4 /* and AICF_TCP_STAGES */
 #ifndef AICF__CUC_TCP_M64_BELOW
-#  define AICF__CUC_TCP_M64_BELOW 256 /* C below which the patch kernel takes 64-row blocks whatever M */
+#  define AICF__CUC_TCP_M64_BELOW 0 /* C below which the patch kernel takes 64-row blocks whatever M (256 measured
+                                       slower on resnet18: docs/benchmarks.md) */
 #endif
 #ifndef AICF__CUC_TCP_MAX_STRIDE
 #  define AICF__CUC_TCP_MAX_STRIDE 1 /* the largest stride the patch kernel is chosen for */

@@ -71,6 +71,9 @@ def run_counted(name, cmd, timeout=1800, env=None):
     totals["skipped"] += s
     if f or rc != 0:
         print(out[-6000:])
+        fails = [ln for ln in out.splitlines() if ln.startswith("FAIL") or ln.startswith("seed") or " seed " in ln[:40]]
+        if fails:  # the failing checks themselves, wherever they stand in the output
+            print("\n".join(fails[:60]))
         if not f:
             totals["failed"] += 1
         failures.append(name)

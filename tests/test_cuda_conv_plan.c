@@ -804,8 +804,8 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     /* the documented rule (src/82_cuda_conv.c), read independently: float16 group-1 convs on the
        tensor-core implicit GEMM under AUTO and IMPLICIT_GEMM_TC (no cuBLASLt needed) */
     expect_tc = f16 && c->group == 1 && (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC);
-    /* the patch kernel: 3x3 stride 1, C % 8 == 0 (64-row blocks below C = 256) */
-    expect_tcp = expect_tc && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 &&
+    /* the patch kernel: 3x3 stride 1, C % 8 == 0, 64-row blocks (M < 128) or C >= 256 */
+    expect_tcp = expect_tc && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 && (c->M < 128 || c->C >= 256) &&
                  ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289;
     expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
                   (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
@@ -829,7 +829,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tcp q;
-        int64_t bm = c->M >= 128 && c->C >= 256 ? 128 : 64, khw = c->KH * c->KW, chn = 8, nch = c->C / chn, want_splits = 1,
+        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = 8, nch = c->C / chn, want_splits = 1,
                 min_ch = (128 + khw * chn - 1) / (khw * chn), tiles;
         char kname[48];
         snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)chn);
