@@ -699,6 +699,13 @@ static void cases_conv(void) {
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
             tc.expect = "aicf_conv2d_tcp_f16_m64_k9c8";
             run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [2,32,11,13] w[100,32,3,3] p1 bias (patch, two 64-row blocks)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(32), I64(11), I64(13)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(100), I64(32), I64(3), I64(3)), 1, -0.2f, 0.2f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(100)), 1, -1, 1);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tcp_f16_m64_k9c8";
+            run_case(&tc);
             tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 s2 [2,24,30,17] w[40,24,3,3] p1 (gathering kernel)");
             tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(24), I64(30), I64(17)), 0, -1, 1);
             tc_in(&tc, "w", 4, DIMS(4, I64(40), I64(24), I64(3), I64(3)), 1, -0.3f, 0.3f);
