@@ -222,21 +222,21 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         }
     }
 #endif
-    if (ch->tcp) { /* K tiles are chunks of cg channels (khw*cg of K); at least ~128 of K per split */
-        int64_t min_chunks = (128 + ch->khw * ch->cg - 1) / (ch->khw * ch->cg);
-        tiles = ((M + bm - 1) / bm) * w->N * ch->tiles_h * ch->tiles_w;
-        ktiles = w->C / ch->cg;
-        if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * min_chunks) {
-            splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
-            if (splits > ktiles / min_chunks) splits = ktiles / min_chunks;
-            if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
+    /* the split-K rule over output tiles and K tiles: the patch kernel's K tiles are chunks of cg
+       channels (khw*cg of K) with at least ~128 of K per split; the gathering kernel's are 32 of K */
+    {
+        int64_t min_kt = AICF__CUC_TC_MIN_KTILES;
+        if (ch->tcp) {
+            min_kt = (128 + ch->khw * ch->cg - 1) / (ch->khw * ch->cg);
+            tiles = ((M + bm - 1) / bm) * w->N * ch->tiles_h * ch->tiles_w;
+            ktiles = w->C / ch->cg;
+        } else {
+            tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
+            ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
         }
-    } else {
-        tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
-        ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
-        if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * AICF__CUC_TC_MIN_KTILES) {
+        if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * min_kt) {
             splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
-            if (splits > ktiles / AICF__CUC_TC_MIN_KTILES) splits = ktiles / AICF__CUC_TC_MIN_KTILES;
+            if (splits > ktiles / min_kt) splits = ktiles / min_kt;
             if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
         }
     }

@@ -785,6 +785,21 @@ static float* cpu_ref(aicf_graph* g, const float* x, size_t* n) {
     return y;
 }
 
+/* The emulated program `got` (what, "tc" or "tcp") against the CPU reference `ref` (n floats):
+   rel L2 error <= 2e-3; frees both. */
+static void check_emulated(aicf_context* ctx, const char* tag, const char* what, float* ref, float* got, size_t n, const char* msg) {
+    double e;
+    CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
+    CHECK(got != NULL, "%s: emulation: %s", tag, msg);
+    if (ref && got) {
+        e = rel_l2(got, ref, n);
+        CHECK(e <= 2e-3, "%s: the %s program on the host differs from the CPU reference: rel err %.3g", tag, what, e);
+        if (g_verbose && e <= 2e-3) printf("ok   %s: %s program emulated, rel err %.2g vs CPU float32\n", tag, what, e);
+    }
+    free(ref);
+    free(got);
+}
+
 /* ---- one case under one policy ---- */
 static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aicf_precision prec, int have_lt) {
     cgraph cg;
@@ -841,7 +856,6 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             char msg[200];
             size_t n = 0;
             float *ref, *got, *wperm;
-            double e;
             memcpy(&q, ops[0].args, sizeof q);
             tiles = ((c->M + bm - 1) / bm) * c->N * q.tiles_h * q.tiles_w;
             if (tiles < 264 && nch >= 2 * min_ch) {
@@ -886,15 +900,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             ref = cpu_ref(cg.g, cg.x, &n);
             got = emulate_tcp(&q, ops[0].grid, chn, cg.x, wperm, c->bias ? cg.b : NULL, msg, sizeof msg);
             free(wperm);
-            CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
-            CHECK(got != NULL, "%s: emulation: %s", tag, msg);
-            if (ref && got) {
-                e = rel_l2(got, ref, n);
-                CHECK(e <= 2e-3, "%s: the tcp program on the host differs from the CPU reference: rel err %.3g", tag, e);
-                if (g_verbose && e <= 2e-3) printf("ok   %s: tcp program emulated, rel err %.2g vs CPU float32\n", tag, e);
-            }
-            free(ref);
-            free(got);
+            check_emulated(ctx, tag, "tcp", ref, got, n, msg);
         }
     } else if (expect_tc) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
@@ -923,7 +929,6 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             char msg[200];
             size_t n = 0;
             float *ref, *got;
-            double e;
             int j, px = -1, pw = -1, pb = -1, py = -1, pws = -1;
             memcpy(&a, ops[0].args, sizeof a);
             CHECK(a.N == c->N && a.C == c->C && a.H == c->H && a.W == c->W && a.M == c->M && a.OH == ge.OH && a.OW == ge.OW &&
@@ -957,15 +962,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             /* the program's arithmetic on the host against the CPU reference (float32) */
             ref = cpu_ref(cg.g, cg.x, &n);
             got = emulate_tc(&a, ops[0].grid, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
-            CHECK(ref != NULL, "%s: CPU reference: %s", tag, aicf_last_error(ctx));
-            CHECK(got != NULL, "%s: emulation: %s", tag, msg);
-            if (ref && got) {
-                e = rel_l2(got, ref, n);
-                CHECK(e <= 2e-3, "%s: the tc program on the host differs from the CPU reference: rel err %.3g", tag, e);
-                if (g_verbose && e <= 2e-3) printf("ok   %s: tc program emulated, rel err %.2g vs CPU float32\n", tag, e);
-            }
-            free(ref);
-            free(got);
+            check_emulated(ctx, tag, "tc", ref, got, n, msg);
         }
     } else if (expect_im2col) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
