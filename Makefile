@@ -104,9 +104,12 @@ clean:
 
 # ---- benchmarks (bench/, docs/benchmarks.md); running them needs an NVIDIA GPU ----
 .PHONY: bench bench-build
-bench-build: all $(B)/gemm_direct
+bench-build: all $(B)/gemm_direct $(B)/gemvp_timeline
 
 $(B)/gemm_direct: bench/gemm_direct.c aicf.h $(KTABLE) | $(B)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+$(B)/gemvp_timeline: bench/gemvp_timeline.c aicf.h $(KTABLE) | $(B)
 	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 bench:

@@ -125,8 +125,10 @@
    aicf_exec_stats.programmatic_edges counts the edges it made.
    Batch-1 Linear layers (Gemm, transB, M <= 8) run on generated GEMV kernels; the float32 <->
    float16 boundary Casts beside one are done by the GEMV itself (no launch of their own). The
-   policy key `persistent = 1` joins consecutive such layers into one launch (aicf_gemvp_*) with
-   grid barriers between them: same results, but measured slower on an H100
+   policy key `persistent = 1` joins a chain of such layers into one launch (aicf_gemvp_*: the
+   weights staged in shared memory at launch, the layers handed off through tagged words): the
+   same results to float32 rounding; on an H100 the reference MLP at batch 1 takes about what the
+   separate launches take (13.3-13.5 vs 13.8-14.0 us) and batch 8 twice as long
    (docs/benchmarks.md), hence opt-in.
 
    KERNEL CHOICES: PINS AND AUTOTUNING
@@ -440,12 +442,14 @@ typedef struct aicf_policy {
     int no_fusion;          /* 1: every node is its own step (the fusion passes are off) */
     aicf_conv_algo conv_algo;
     aicf_matmul_algo matmul_algo;
-    int persistent;         /* CUDA, 1: consecutive small-M GEMM steps (batch-1 Linear layers) join
-                               one persistent launch with a grid barrier between layers. 0 (the
-                               default): a GEMM joins only the boundary Casts beside it, no
-                               barrier: on an H100 a grid barrier (~1.3 us) plus the layer's
-                               L2 round trip cost about what a separate launch does, and the
-                               reference MLP measured 21.9 us joined vs 16.0 us separate */
+    int persistent;         /* CUDA, 1: a chain of consecutive small-M GEMM steps (batch-1 Linear
+                               layers, each reading the previous one's output) joins one
+                               persistent launch: every layer's weights staged in shared memory
+                               at launch, the layers handed off through tagged words (no grid
+                               barrier). 0 (the default): a GEMM joins only the boundary Casts
+                               beside it. On an H100 the reference MLP took 13.3-13.5 us joined
+                               vs 13.8-14.0 us separate at batch 1, twice as long at batch 8
+                               (docs/benchmarks.md) */
     int autotune;           /* CUDA, 1: every Conv, Gemm and MatMul step that is not pinned is
                                timed on the device at plan creation under each kernel choice
                                that applies (the generated kernels, the tensor-core conv with
@@ -600,7 +604,7 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        no_fusion = 0 | 1
        conv_algo = auto | direct | im2col_gemm | implicit_gemm_tc
        matmul_algo = auto | cublaslt | generated
-       persistent = 0 | 1                  (CUDA: small-M GEMM layers in one launch, grid barriers)
+       persistent = 0 | 1                  (CUDA: a chain of small-M GEMM layers in one launch)
        autotune = 0 | 1                    (CUDA: time the kernel choices of each Conv, Gemm and
                                             MatMul step at plan creation, keep the fastest)
        pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
@@ -1182,9 +1186,9 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
 
 /* Called by aicf__cuda_plan after every step is selected: joins runs of consecutive small-M
    GEMM steps (and the boundary Casts around them) into persistent kernels (81_cuda_ops.c
-   aicf__cuo_persist); *n_kernels receives how many were made (each needs the exec's barrier
-   word, aicf__cuda_sync_ptr). */
-aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels);
+   aicf__cuo_persist); *n_kernels receives how many were made and *sync_bytes the extent of
+   their regions in the exec's sync region (aicf__cuda_sync_ptr: epoch words, hand-off buffers). */
+aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes);
 
 /* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
    storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
@@ -1205,8 +1209,8 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
 /* Device address of the arena scratch of the step being emitted (arena + scratch_offset); 0 if
    the step has none. */
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
-/* Device address of the exec's barrier word (zeroed at exec creation; 0 if the plan has no
-   persistent kernel). */
+/* Device address of the exec's sync region (zeroed at exec creation: the persistent kernels'
+   epoch words and hand-off buffers; 0 if the plan has no persistent kernel). */
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
    `kernel_index` with one by-value argument of args_size bytes (copied). */
@@ -1336,7 +1340,7 @@ typedef struct aicf__cuda_op_view {
                                     the plan-time value) */
     int n_patch;                 /* device addresses patched in at exec creation */
     uint32_t patch_field[AICF__CUDA_VIEW_MAX_PATCH]; /* byte offset in args (copies: 0 = destination, then source) */
-    int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's barrier word */
+    int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's sync region */
     uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
@@ -15198,12 +15202,13 @@ struct aicf__cuda {
 };
 
 /* Plan-level backend data (p->backend). */
-#define AICF__CUDA_SYNC_BYTES 256u /* the exec's barrier-word allocation */
+#define AICF__CUDA_SYNC_BYTES 256u /* the least sync-region allocation */
 
 typedef struct aicf__cuda_plan_data {
     size_t workspace_bytes; /* largest cuBLASLt workspace any algorithm of the plan needs */
     int persistent;         /* persistent kernels (81_cuda_ops.c aicf__cuo_persist): the exec
-                               allocates and zeroes their barrier word */
+                               allocates and zeroes their sync region */
+    size_t sync_bytes;      /* their sync regions' extent (epoch words, hand-off buffers) */
 } aicf__cuda_plan_data;
 
 /* The cuBLASLt algorithm a plan recorded (the opaque *algo of aicf__cuda_matmul_plan). Plain
@@ -15225,7 +15230,7 @@ typedef struct aicf__cuda_exec {
     aicf__CUstream capture_stream; /* for cuBLASLt capture during the build; then destroyed */
     aicf__CUdeviceptr arena, weights, workspace;
     size_t arena_bytes, weights_bytes, workspace_bytes;
-    aicf__CUdeviceptr sync;        /* AICF__CUDA_SYNC_BYTES, zeroed: persistent kernels' barrier word */
+    aicf__CUdeviceptr sync;        /* plan data's sync_bytes (>= AICF__CUDA_SYNC_BYTES), zeroed: persistent kernels' epoch words, hand-off buffers */
     unsigned char* staging;        /* pinned host memory: inputs then outputs */
     size_t staging_bytes;
     size_t* in_off;                /* per input: offset in staging */
@@ -15687,7 +15692,7 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
         r = aicf__cuda_select_step(p, si);
         if (r != AICF_SUCCESS) return r;
     }
-    r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent);
+    r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent, &((aicf__cuda_plan_data*)p->backend)->sync_bytes);
     if (r != AICF_SUCCESS) return r;
     for (si = 0; si < p->n_steps; ++si) {
         aicf__step* st = &p->steps[si];
@@ -16170,8 +16175,16 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
                          block[0], block[1], block[2]);
     res = aicf__em_function(em, kernel_index, &fn);
     if (res != AICF_SUCCESS) return res;
-    if (shared_bytes > 48u * 1024u) {
-        r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+    /* Dynamic shared memory plus the kernel's static shared memory over 48 KB needs the opt-in
+       attribute. The table's kernels with dynamic shared memory keep at most 8 KB static, so it is
+       set from 40 KB on, to the most the device allows beside 8 KB static (one value for every
+       node of the function: a later node never lowers what an earlier one needed), or else to
+       exactly this launch's bytes. */
+    if (shared_bytes > 40u * 1024u) {
+        int most = em->cu->max_smem_optin - 8 * 1024;
+        r = AICF__CUDA_SUCCESS + 1;
+        if (most > (int)shared_bytes) r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, most);
+        if (r != AICF__CUDA_SUCCESS) r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
         if (r != AICF__CUDA_SUCCESS) {
             aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' dynamic shared memory %u bytes (device opt-in limit %d)",
                      aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, shared_bytes, em->cu->max_smem_optin);
@@ -16606,12 +16619,21 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
     if (res == AICF_SUCCESS && p->backend && ((const aicf__cuda_plan_data*)p->backend)->persistent > 0) {
-        static const uint32_t zero[AICF__CUDA_SYNC_BYTES / 4] = {0};
-        res = aicf__cuda_alloc(ctx, cu, &x->sync, AICF__CUDA_SYNC_BYTES, "barrier word of the persistent kernels");
+        size_t sb = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes;
+        void* zero;
+        if (sb < AICF__CUDA_SYNC_BYTES) sb = AICF__CUDA_SYNC_BYTES;
+        zero = aicf__calloc(ctx, 1, sb);
+        if (!zero) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory (%llu bytes to zero the sync region)",
+                                    (unsigned long long)sb);
+        res = aicf__cuda_alloc(ctx, cu, &x->sync, sb, "sync region of the persistent kernels (epoch words, hand-off buffers)");
         if (res == AICF_SUCCESS) {
-            r = cu->api.cuMemcpyHtoD(x->sync, zero, sizeof zero);
-            if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the barrier word");
+            r = cu->api.cuMemcpyHtoD(x->sync, zero, sb);
+            if (r != AICF__CUDA_SUCCESS) {
+                aicf__free(ctx, zero);
+                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the sync region");
+            }
         }
+        aicf__free(ctx, zero);
     }
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_upload_weights(ctx, cu, p, x);
@@ -17487,7 +17509,7 @@ aicf_result aicf_exec_profile(aicf_exec* e, int warmup, int iters, float* step_u
 
 #define AICF__CUO_MAX_OPS 64     /* launches (kernels, copies, GEMMs) of one step */
 #define AICF__CUO_MAX_PATCH 40   /* device addresses in one launch (a persistent GEMV chain: 6 x (A, B, D, 3 operands) + the barrier) */
-#define AICF__CUO_ARGS_WORDS 266 /* 2128 bytes: largest argument struct (aicf__k_gemvp) */
+#define AICF__CUO_ARGS_WORDS 278 /* 2224 bytes: largest argument struct (aicf__k_gemvp) */
 #define AICF__CUO_MAX_ALGO 2     /* cuBLASLt algorithm records of one step */
 #define AICF__CUO_MAX_GRID ((int64_t)1 << 20) /* blocks of a grid-stride launch */
 #define AICF__CUO_BLOCK 256u     /* threads per block of every op kernel (variants.py) */
@@ -17683,22 +17705,27 @@ typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS
 #define AICF__GEMVP_MAX_LAYERS 6
 #define AICF__GEMVP_MAX_OPS 3
 #define AICF__GEMVP_BLOCK 256u /* 8 warps */
-enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2, AICF__GEMVP_PREFETCH = 4 };
+enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2, AICF__GEMVP_SMEM_B = 4 };
 typedef struct aicf__k_gemvp_layer {
     uint64_t a, b, y;
     int64_t M, N, K, lda, ldb;
     int64_t dims[4];
     float alpha;
-    int32_t n_ops, flags, pad_;
+    int32_t n_ops, flags;
+    int32_t rows;       /* output columns per block: block b computes [b * rows, min(N, (b + 1) * rows)) */
+    uint32_t w_smem;    /* byte offset of the block's weight rows in dynamic shared memory */
+    int32_t h_in, h_out; /* byte offsets in the launch's sync region of the hand-off words, -1: none */
+    uint32_t e_smem;     /* byte offset of the block's epilogue operand values (float32 [rows][M][n_ops]) in shared memory */
     aicf__k_ew_op ops[AICF__GEMVP_MAX_OPS];
 } aicf__k_gemvp_layer;
 typedef struct aicf__k_gemvp {
-    uint64_t bar; /* the barrier word (AICF__CUO_SYNC) */
-    int32_t n_layers, pad_;
+    uint64_t sync;   /* the launch's sync region (AICF__CUO_SYNC + its offset): epoch word, hand-off buffers */
+    int32_t n_layers;
+    uint32_t x_smem; /* byte offset of the float32 A staging in dynamic shared memory */
     aicf__k_gemvp_layer l[AICF__GEMVP_MAX_LAYERS];
 } aicf__k_gemvp;
-typedef char aicf__k_check_gemvp_layer[sizeof(aicf__k_gemvp_layer) == 352 ? 1 : -1];
-typedef char aicf__k_check_gemvp[sizeof(aicf__k_gemvp) == 2128 ? 1 : -1];
+typedef char aicf__k_check_gemvp_layer[sizeof(aicf__k_gemvp_layer) == 368 ? 1 : -1];
+typedef char aicf__k_check_gemvp[sizeof(aicf__k_gemvp) == 2224 ? 1 : -1];
 typedef char aicf__k_check_gemvp_fit[sizeof(aicf__k_gemvp) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 
 /* ---- the per-step program kept in step->backend ---- */
@@ -17712,7 +17739,7 @@ typedef struct aicf__cuo_fix {
 
 /* aicf__cuo_fix.tensor naming the step's arena scratch (aicf__step.scratch_offset) */
 #define AICF__CUO_SCRATCH (-2)
-/* aicf__cuo_fix.tensor naming the exec's barrier word (a persistent kernel's grid barrier) */
+/* aicf__cuo_fix.tensor naming the exec's sync region (persistent kernels' epoch words and hand-off buffers) */
 #define AICF__CUO_SYNC (-3)
 
 typedef struct aicf__cuo_op {
@@ -21016,29 +21043,36 @@ static aicf_result aicf__cuo_lower_node(aicf__cuo* c) {
 
 /* ---- persistent chains of GEMV steps (after every step is lowered) ----
    A run of consecutive steps that each lowered to one vectorised GEMV launch (aicf_gemv_*_v:
-   batch-1 Linear layers) becomes one launch of aicf_gemvp_*: the same layers, in step order,
-   with a grid-wide barrier between them (templates/ewchain.cu.j2). At batch 1 each Linear layer
-   as its own graph node costs ~2.5 us on an H100 (launch and dependency, measured), a barrier a
-   fraction of that, and the next layer's weights stream in while the barrier waits. A float32 ->
-   float16 Cast step right before the run whose output only the first layer reads, and a float16
-   -> float32 Cast step right after it that alone reads the last layer's output (the API boundary
-   casts of a float16 plan) are absorbed too: the first layer reads float32 and rounds to float16
-   as the Cast did, the last one stores float32 after rounding to float16; the Cast's float16
-   tensor is then never written. Results are those of the separate launches, bit for bit.
+   batch-1 Linear layers), each reading exactly the previous one's output, becomes one launch
+   of aicf_gemvp_*: the same layers in step order (templates/ewchain.cu.j2). Every block owns a
+   fixed range of output columns per layer (aicf__cuo_gemvp_shape: the grid at most one block
+   per SM and no block without a column of layer 0) and stages those weight rows of every layer
+   in its shared memory at launch; a layer hands its output to the next through tagged words in
+   the exec's sync region (this launch's region: aicf__cuo_persist_run lays out the hand-off
+   buffers after a 1 KB header holding the epoch word), so no grid barrier is needed. A float32
+   -> float16 Cast step right before the run whose output only the first layer reads, and a
+   float16 -> float32 Cast step right after it that alone reads the last layer's output (the API
+   boundary casts of a float16 plan) are absorbed too: the first layer reads float32 and rounds
+   to float16 as the Cast did, the last one stores float32 after rounding to float16; the Cast's
+   float16 tensor is then never written. Every layer still writes its D; results are those of
+   the separate launches to float32 rounding (the kernel sums in another fixed order).
 
-   Conditions, each checked: the layers' weights B are constants of the plan (read through the
-   non-coherent path and prefetched before a barrier); every epilogue operand is a constant or
-   produced before the run (read with plain loads: nothing in the launch writes it); the
+   Conditions, each checked: the layers' weights B are constants of the plan (copied into shared
+   memory at launch) and every layer's weight rows, A staging and epilogue operand values fit
+   the device's shared memory per block (else the run is cut); every epilogue operand is a
+   constant or produced before the run (read at launch: nothing in the launch writes it); the
    epilogue has at most AICF__GEMVP_MAX_OPS ops; at most AICF__GEMVP_MAX_LAYERS layers per
-   launch and AICF__CUO_MAX_PATCH addresses. The grid is at most one block per SM of the plan's
-   device, so every block is resident and the barrier cannot deadlock; the exec's barrier word
-   (AICF__CUO_SYNC) is zeroed at exec creation. Off with the policy's no_fusion.
+   launch and AICF__CUO_MAX_PATCH addresses; layer j's A is layer j - 1's whole D (same M, K =
+   the previous N, contiguous). The grid is at most one block per SM of the plan's device, so
+   every block is resident and no wait can deadlock (the kernel also bounds its waits); the
+   exec's sync region (AICF__CUO_SYNC, aicf__cuda_plan_data.sync_bytes) is zeroed at exec
+   creation. Off with the policy's no_fusion.
 
    Runs of more than one layer only with the policy's `persistent`: measured on an H100 (mlp_b1,
-   docs/benchmarks.md), a grid barrier costs ~1.3 us and each layer's activations one more L2
-   round trip, together about what a separate launch costs; the joined MLP took 21.9 us against
-   16.0 us as separate launches. By default a run is one GEMV and the boundary Casts beside it,
-   folded into the GEMV launch itself (aicf__cuo_fold_casts: no barrier, no persistent kernel). */
+   docs/benchmarks.md) the joined MLP takes 13.3-13.5 us against 13.8-14.0 us as separate
+   launches at batch 1, and twice as long at batch 8 (each layer's sums and epilogue ~1 us from
+   inside the kernel, the start ~3 us). By default a run is one GEMV and the boundary Casts
+   beside it, folded into the GEMV launch itself (aicf__cuo_fold_casts: no persistent kernel). */
 
 /* The tensor patched at `field` of op, or -1. */
 static int aicf__cuo_patched(const aicf__cuo_op* op, size_t field, uint64_t* add) {
@@ -21115,7 +21149,7 @@ static int aicf__cuo_gemvp_layer(const aicf_plan* p, int si, int* f16, int* mt, 
     L->M = g.M, L->N = g.N, L->K = g.K, L->lda = g.lda, L->ldb = g.ldb, L->alpha = g.alpha;
     memcpy(L->dims, g.e.dims, sizeof L->dims);
     L->n_ops = g.e.n_ops;
-    L->flags = AICF__GEMVP_PREFETCH;
+    L->flags = AICF__GEMVP_SMEM_B;
     for (k = 0; k < g.e.n_ops; k++) L->ops[k] = g.e.ops[k];
     /* the patches, renumbered into the layer (the caller adds the layer's offset) */
     patch_t[*n_patch] = t_a, patch_f[*n_patch] = (uint32_t)offsetof(aicf__k_gemvp_layer, a), patch_a[(*n_patch)++] = add_a;
@@ -21150,41 +21184,96 @@ static void aicf__cuo_mark_absorbed(aicf_plan* p, int si, const char* what) {
     if (what) snprintf(cs->kernel, sizeof cs->kernel, "%s", what);
 }
 
-static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int n_layers, int trail, const aicf__k_gemvp* args,
-                                         int mt, int f16, const int* patch_t, const uint32_t* patch_f, const uint64_t* patch_a,
-                                         int n_patch) {
+/* The tensor (and *add) patched at `field` of layer l of a gemvp argument struct, or -1. */
+static int aicf__cuo_gemvp_patch(const int* patch_t, const uint32_t* patch_f, const uint64_t* patch_a, int n_patch, int l, size_t field,
+                                 uint64_t* add) {
+    int k;
+    for (k = 0; k < n_patch; k++)
+        if (patch_f[k] == offsetof(aicf__k_gemvp, l) + (size_t)l * sizeof(aicf__k_gemvp_layer) + field) {
+            if (add) *add = patch_a[k];
+            return patch_t[k];
+        }
+    return -1;
+}
+
+/* The launch shape of a gemvp run of n layers: the grid (every block owns >= 1 column of layer
+   0, at most one block per SM), each layer's columns per block and the offset of its weight rows
+   in shared memory, the float32 A staging after them, then each layer's epilogue operand
+   values. Returns how many leading layers fit in the device's shared memory per block (0: not
+   even the first). */
+static int aicf__cuo_gemvp_shape(const aicf_plan* p, aicf__k_gemvp* args, int n, int f16, unsigned* grid, unsigned* smem) {
+    int64_t sm = 1, g, rows0, wsum = 0, xmax = 0, limit = 48 * 1024;
+    size_t el = f16 ? 2 : 4;
+    int l;
+    if (p->ctx->cuda && p->ctx->cuda->ready && p->ctx->cuda->sm_count > 0) sm = p->ctx->cuda->sm_count;
+    if (p->ctx->cuda && p->ctx->cuda->ready && p->ctx->cuda->max_smem_optin > limit) limit = p->ctx->cuda->max_smem_optin;
+    limit -= 4096; /* the kernel's static shared memory (its 2224-byte arguments, partial sums, mbarriers) */
+    g = args->l[0].N < sm ? args->l[0].N : sm;
+    rows0 = (args->l[0].N + g - 1) / g;
+    g = (args->l[0].N + rows0 - 1) / rows0; /* no block without a column of layer 0 */
+    for (l = 0; l < n; l++) {
+        aicf__k_gemvp_layer* L = &args->l[l];
+        int64_t rows = (L->N + g - 1) / g, wb = rows * L->K * (int64_t)el, xb = L->M * L->K * 4;
+        if (rows > 0x7fffffff || wsum + wb + (xb > xmax ? xb : xmax) > limit) break;
+        L->rows = (int32_t)rows;
+        L->w_smem = (uint32_t)wsum;
+        wsum += (wb + 15) / 16 * 16;
+        if (xb > xmax) xmax = xb;
+    }
+    args->x_smem = (uint32_t)wsum;
+    wsum += (xmax + 15) / 16 * 16;
+    n = l;
+    for (l = 0; l < n; l++) { /* the epilogue operands, read at launch start */
+        aicf__k_gemvp_layer* L = &args->l[l];
+        int64_t eb = (int64_t)L->rows * L->M * L->n_ops * 4;
+        if (wsum + eb > limit) break;
+        L->e_smem = (uint32_t)wsum;
+        wsum += (eb + 15) / 16 * 16;
+    }
+    *grid = (unsigned)g;
+    *smem = (unsigned)wsum;
+    return l;
+}
+
+static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int n_layers, int trail, aicf__k_gemvp* args, int mt,
+                                         int f16, unsigned blocks, unsigned smem, const int* patch_t, const uint32_t* patch_f,
+                                         const uint64_t* patch_a, int n_patch, size_t* sync_bytes) {
     aicf__cuo c;
     aicf__cuo_op* op = NULL;
     aicf__cuo_prog* pr;
     unsigned grid[3], block[3];
-    int64_t items = 1, blocks;
-    int sm = 1, k, s0 = lead >= 0 ? lead : first, s1 = trail >= 0 ? trail : first + n_layers - 1, si;
+    uint64_t region = (*sync_bytes + 255) / 256 * 256, h = 1024; /* the header: the epoch word, the kernel's timeline probe */
+    int k, s0 = lead >= 0 ? lead : first, s1 = trail >= 0 ? trail : first + n_layers - 1, si;
+    size_t word = f16 ? 4 : 8;
     char name[64];
     aicf_result r;
+    /* hand-off buffers: layer l < last writes M x N tagged words, layer l + 1 reads them */
+    for (k = 0; k < n_layers; k++) {
+        args->l[k].h_in = k > 0 ? args->l[k - 1].h_out : -1;
+        args->l[k].h_out = -1;
+        if (k + 1 < n_layers) {
+            args->l[k].h_out = (int32_t)h;
+            h += ((uint64_t)(args->l[k].M * args->l[k].N) * word + 15) / 16 * 16;
+        }
+    }
+    if (h > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
     memset(&c, 0, sizeof c);
     c.p = p, c.ctx = p->ctx, c.g = p->g, c.si = s0, c.st = &p->steps[s0];
     c.ops = (aicf__cuo_op*)aicf__malloc(p->ctx, sizeof(aicf__cuo_op));
     if (!c.ops) return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory");
-    if (p->ctx->cuda && p->ctx->cuda->ready && p->ctx->cuda->sm_count > 0) sm = p->ctx->cuda->sm_count;
-    for (k = 0; k < n_layers; k++) {
-        int64_t it = args->l[k].N * ((args->l[k].M + mt - 1) / mt);
-        if (it > items) items = it;
-    }
-    blocks = (items + AICF__GEMVP_BLOCK / 32 - 1) / (AICF__GEMVP_BLOCK / 32);
-    if (blocks > sm) blocks = sm;
-    grid[0] = (unsigned)blocks, grid[1] = grid[2] = 1;
+    grid[0] = blocks, grid[1] = grid[2] = 1;
     block[0] = AICF__GEMVP_BLOCK, block[1] = block[2] = 1;
     snprintf(name, sizeof name, "aicf_gemvp_%s_m%d", f16 ? "f16" : "f32", mt);
     if (aicf__cuda_kernel_find(name) < 0) { /* a table without it: keep the separate launches (no error recorded) */
         aicf__free(p->ctx, c.ops);
         return AICF_ERROR_UNSUPPORTED;
     }
-    r = aicf__cuo_kernel(&c, name, args, sizeof *args, grid, block, 0, &op);
+    r = aicf__cuo_kernel(&c, name, args, sizeof *args, grid, block, smem, &op);
     if (r != AICF_SUCCESS || !op) {
         aicf__free(p->ctx, c.ops);
         return r == AICF_SUCCESS ? AICF_ERROR_UNSUPPORTED : r;
     }
-    aicf__cuo_patch(op, offsetof(aicf__k_gemvp, bar), AICF__CUO_SYNC, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemvp, sync), AICF__CUO_SYNC, region);
     for (k = 0; k < n_patch; k++) aicf__cuo_patch(op, patch_f[k], patch_t[k], patch_a[k]);
     pr = (aicf__cuo_prog*)aicf__calloc(p->ctx, 1, AICF__CUO_HDR + sizeof(aicf__cuo_op));
     if (!pr) {
@@ -21202,7 +21291,7 @@ static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int 
                          s0, name);
             else
                 snprintf(st->reason, sizeof st->reason, "runs inside step %d's persistent kernel %s: layer %d of %d%s", s0, name,
-                         si - first + 1, n_layers, si > first ? ", after a grid barrier" : "");
+                         si - first + 1, n_layers, si > first ? ", its input handed off from the layer before" : "");
         }
     }
     {
@@ -21211,13 +21300,15 @@ static aicf_result aicf__cuo_persist_run(aicf_plan* p, int lead, int first, int 
         st->kernel_index = op->kernel_index;
         memcpy(st->grid, grid, sizeof grid);
         memcpy(st->block, block, sizeof block);
+        st->shared_bytes = smem;
         snprintf(st->kernel, sizeof st->kernel, "%s", name);
         snprintf(st->reason, sizeof st->reason,
-                 "persistent: steps %d..%d (%d GEMV layer%s%s%s) in one launch, a grid barrier between layers, "
-                 "%lld blocks (<= 1 per SM of %d)", s0, s1, n_layers, n_layers > 1 ? "s" : "", lead >= 0 ? ", input Cast" : "",
-                 trail >= 0 ? ", output Cast" : "",
-                 (long long)blocks, sm);
+                 "persistent: steps %d..%d (%d GEMV layer%s%s%s), %u blocks (<= 1/SM), weights in %u B shared memory, "
+                 "tagged hand-offs",
+                 s0, s1, n_layers, n_layers > 1 ? "s" : "", lead >= 0 ? ", input Cast" : "", trail >= 0 ? ", output Cast" : "", blocks,
+                 smem);
     }
+    *sync_bytes = region + h;
     aicf__free(p->ctx, c.ops);
     return AICF_SUCCESS;
 }
@@ -21316,14 +21407,17 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
     return n;
 }
 
-aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
+aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes) {
     int s = 0;
     *n_kernels = 0;
+    *sync_bytes = 0;
     if (p->policy.no_fusion) return AICF_SUCCESS;
     while (s < p->n_steps) {
         aicf__k_gemvp args;
         aicf__k_gemvp_layer L;
         int patch_t[AICF__CUO_MAX_PATCH], n_patch = 0, f16 = -1, mt = 1, n = 0, lead = -1, trail = -1, first, k, pbase;
+        unsigned blocks = 1, smem = 0;
+        int fit = 0;
         uint32_t patch_f[AICF__CUO_MAX_PATCH];
         uint64_t patch_a[AICF__CUO_MAX_PATCH];
         const aicf__cuo_op* cast;
@@ -21354,6 +21448,22 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
                 int layer = (int)((patch_f[k] - offsetof(aicf__k_gemvp, l)) / sizeof L);
                 if (layer < n) n = layer;
             }
+        }
+        /* a chain: layer j reads exactly layer j - 1's output, whole (the hand-off carries it) */
+        for (k = 1; k < n; k++) {
+            uint64_t add_a = 0, add_y = 0;
+            int ta = aicf__cuo_gemvp_patch(patch_t, patch_f, patch_a, n_patch, k, offsetof(aicf__k_gemvp_layer, a), &add_a);
+            int ty = aicf__cuo_gemvp_patch(patch_t, patch_f, patch_a, n_patch, k - 1, offsetof(aicf__k_gemvp_layer, y), &add_y);
+            const aicf__k_gemvp_layer *L = &args.l[k], *P = &args.l[k - 1];
+            if (ta < 0 || ta != ty || add_a || add_y || L->M != P->M || L->K != P->N || L->lda != L->K ||
+                aicf__shape_numel(&p->g->tensors[ty].shape) != P->M * P->N) {
+                n = k;
+                break;
+            }
+        }
+        if (n > 0) { /* the layers whose weight rows fit in shared memory (a single GEMV folds its Casts without) */
+            fit = aicf__cuo_gemvp_shape(p, &args, n, f16, &blocks, &smem);
+            n = fit > 0 ? fit : 1;
         }
         if (n == 0) {
             s = first + 1;
@@ -21410,12 +21520,12 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels) {
             s = first + n;
             continue;
         }
-        if (n == 1 && !p->policy.persistent) { /* no barrier needed: the GEMV kernel itself reads/writes float32 */
+        if (n == 1 && (!p->policy.persistent || fit == 0)) { /* no hand-off needed: the GEMV kernel itself reads/writes float32 */
             aicf__cuo_fold_casts(p, lead, first, trail, patch_t[0], patch_a[0], trail >= 0 ? patch_t[2] : -1, trail >= 0 ? patch_a[2] : 0);
             s = (trail >= 0 ? trail : first) + 1;
             continue;
         }
-        r = aicf__cuo_persist_run(p, lead, first, n, trail, &args, mt, f16, patch_t, patch_f, patch_a, n_patch);
+        r = aicf__cuo_persist_run(p, lead, first, n, trail, &args, mt, f16, blocks, smem, patch_t, patch_f, patch_a, n_patch, sync_bytes);
         if (r != AICF_SUCCESS && r != AICF_ERROR_UNSUPPORTED) return r;
         if (r == AICF_SUCCESS) (*n_kernels)++;
         s = (trail >= 0 ? trail : first + n - 1) + 1;
@@ -21565,7 +21675,7 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
                                  "aicf_exec_create: step %d (%s): its %llu bytes of arena scratch at offset %llu are not in the arena",
                                  si, st->kernel, (unsigned long long)st->scratch_bytes, (unsigned long long)st->scratch_offset);
             if (!base && op->patch[k].tensor == AICF__CUO_SYNC)
-                return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): the exec has no barrier word", si, st->kernel);
+                return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): the exec has no sync region", si, st->kernel);
             if (!base) {
                 const aicf__tensor* t = &p->g->tensors[op->patch[k].tensor];
                 return aicf__err(p->ctx, AICF_ERROR_STATE, "aicf_exec_create: step %d (%s): tensor '%.200s' has no device storage",

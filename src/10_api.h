@@ -267,12 +267,14 @@ typedef struct aicf_policy {
     int no_fusion;          /* 1: every node is its own step (the fusion passes are off) */
     aicf_conv_algo conv_algo;
     aicf_matmul_algo matmul_algo;
-    int persistent;         /* CUDA, 1: consecutive small-M GEMM steps (batch-1 Linear layers) join
-                               one persistent launch with a grid barrier between layers. 0 (the
-                               default): a GEMM joins only the boundary Casts beside it, no
-                               barrier: on an H100 a grid barrier (~1.3 us) plus the layer's
-                               L2 round trip cost about what a separate launch does, and the
-                               reference MLP measured 21.9 us joined vs 16.0 us separate */
+    int persistent;         /* CUDA, 1: a chain of consecutive small-M GEMM steps (batch-1 Linear
+                               layers, each reading the previous one's output) joins one
+                               persistent launch: every layer's weights staged in shared memory
+                               at launch, the layers handed off through tagged words (no grid
+                               barrier). 0 (the default): a GEMM joins only the boundary Casts
+                               beside it. On an H100 the reference MLP took 13.3-13.5 us joined
+                               vs 13.8-14.0 us separate at batch 1, twice as long at batch 8
+                               (docs/benchmarks.md) */
     int autotune;           /* CUDA, 1: every Conv, Gemm and MatMul step that is not pinned is
                                timed on the device at plan creation under each kernel choice
                                that applies (the generated kernels, the tensor-core conv with
@@ -427,7 +429,7 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        no_fusion = 0 | 1
        conv_algo = auto | direct | im2col_gemm | implicit_gemm_tc
        matmul_algo = auto | cublaslt | generated
-       persistent = 0 | 1                  (CUDA: small-M GEMM layers in one launch, grid barriers)
+       persistent = 0 | 1                  (CUDA: a chain of small-M GEMM layers in one launch)
        autotune = 0 | 1                    (CUDA: time the kernel choices of each Conv, Gemm and
                                             MatMul step at plan creation, keep the fastest)
        pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest

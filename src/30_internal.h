@@ -450,9 +450,9 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
 
 /* Called by aicf__cuda_plan after every step is selected: joins runs of consecutive small-M
    GEMM steps (and the boundary Casts around them) into persistent kernels (81_cuda_ops.c
-   aicf__cuo_persist); *n_kernels receives how many were made (each needs the exec's barrier
-   word, aicf__cuda_sync_ptr). */
-aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels);
+   aicf__cuo_persist); *n_kernels receives how many were made and *sync_bytes the extent of
+   their regions in the exec's sync region (aicf__cuda_sync_ptr: epoch words, hand-off buffers). */
+aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes);
 
 /* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
    storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
@@ -473,8 +473,8 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t);
 /* Device address of the arena scratch of the step being emitted (arena + scratch_offset); 0 if
    the step has none. */
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
-/* Device address of the exec's barrier word (zeroed at exec creation; 0 if the plan has no
-   persistent kernel). */
+/* Device address of the exec's sync region (zeroed at exec creation: the persistent kernels'
+   epoch words and hand-off buffers; 0 if the plan has no persistent kernel). */
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
    `kernel_index` with one by-value argument of args_size bytes (copied). */
@@ -604,7 +604,7 @@ typedef struct aicf__cuda_op_view {
                                     the plan-time value) */
     int n_patch;                 /* device addresses patched in at exec creation */
     uint32_t patch_field[AICF__CUDA_VIEW_MAX_PATCH]; /* byte offset in args (copies: 0 = destination, then source) */
-    int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's barrier word */
+    int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's sync region */
     uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */

@@ -434,12 +434,13 @@ struct aicf__cuda {
 };
 
 /* Plan-level backend data (p->backend). */
-#define AICF__CUDA_SYNC_BYTES 256u /* the exec's barrier-word allocation */
+#define AICF__CUDA_SYNC_BYTES 256u /* the least sync-region allocation */
 
 typedef struct aicf__cuda_plan_data {
     size_t workspace_bytes; /* largest cuBLASLt workspace any algorithm of the plan needs */
     int persistent;         /* persistent kernels (81_cuda_ops.c aicf__cuo_persist): the exec
-                               allocates and zeroes their barrier word */
+                               allocates and zeroes their sync region */
+    size_t sync_bytes;      /* their sync regions' extent (epoch words, hand-off buffers) */
 } aicf__cuda_plan_data;
 
 /* The cuBLASLt algorithm a plan recorded (the opaque *algo of aicf__cuda_matmul_plan). Plain
@@ -461,7 +462,7 @@ typedef struct aicf__cuda_exec {
     aicf__CUstream capture_stream; /* for cuBLASLt capture during the build; then destroyed */
     aicf__CUdeviceptr arena, weights, workspace;
     size_t arena_bytes, weights_bytes, workspace_bytes;
-    aicf__CUdeviceptr sync;        /* AICF__CUDA_SYNC_BYTES, zeroed: persistent kernels' barrier word */
+    aicf__CUdeviceptr sync;        /* plan data's sync_bytes (>= AICF__CUDA_SYNC_BYTES), zeroed: persistent kernels' epoch words, hand-off buffers */
     unsigned char* staging;        /* pinned host memory: inputs then outputs */
     size_t staging_bytes;
     size_t* in_off;                /* per input: offset in staging */
@@ -923,7 +924,7 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
         r = aicf__cuda_select_step(p, si);
         if (r != AICF_SUCCESS) return r;
     }
-    r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent);
+    r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent, &((aicf__cuda_plan_data*)p->backend)->sync_bytes);
     if (r != AICF_SUCCESS) return r;
     for (si = 0; si < p->n_steps; ++si) {
         aicf__step* st = &p->steps[si];
@@ -1406,8 +1407,16 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
                          block[0], block[1], block[2]);
     res = aicf__em_function(em, kernel_index, &fn);
     if (res != AICF_SUCCESS) return res;
-    if (shared_bytes > 48u * 1024u) {
-        r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+    /* Dynamic shared memory plus the kernel's static shared memory over 48 KB needs the opt-in
+       attribute. The table's kernels with dynamic shared memory keep at most 8 KB static, so it is
+       set from 40 KB on, to the most the device allows beside 8 KB static (one value for every
+       node of the function: a later node never lowers what an earlier one needed), or else to
+       exactly this launch's bytes. */
+    if (shared_bytes > 40u * 1024u) {
+        int most = em->cu->max_smem_optin - 8 * 1024;
+        r = AICF__CUDA_SUCCESS + 1;
+        if (most > (int)shared_bytes) r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, most);
+        if (r != AICF__CUDA_SUCCESS) r = em->cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
         if (r != AICF__CUDA_SUCCESS) {
             aicf__cu_fmt(what, sizeof what, "%s: kernel '%s' dynamic shared memory %u bytes (device opt-in limit %d)",
                      aicf__em_where(em, where, sizeof where), aicf__kt_kernels[kernel_index].name, shared_bytes, em->cu->max_smem_optin);
@@ -1842,12 +1851,21 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
     if (res == AICF_SUCCESS && p->backend && ((const aicf__cuda_plan_data*)p->backend)->persistent > 0) {
-        static const uint32_t zero[AICF__CUDA_SYNC_BYTES / 4] = {0};
-        res = aicf__cuda_alloc(ctx, cu, &x->sync, AICF__CUDA_SYNC_BYTES, "barrier word of the persistent kernels");
+        size_t sb = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes;
+        void* zero;
+        if (sb < AICF__CUDA_SYNC_BYTES) sb = AICF__CUDA_SYNC_BYTES;
+        zero = aicf__calloc(ctx, 1, sb);
+        if (!zero) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory (%llu bytes to zero the sync region)",
+                                    (unsigned long long)sb);
+        res = aicf__cuda_alloc(ctx, cu, &x->sync, sb, "sync region of the persistent kernels (epoch words, hand-off buffers)");
         if (res == AICF_SUCCESS) {
-            r = cu->api.cuMemcpyHtoD(x->sync, zero, sizeof zero);
-            if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the barrier word");
+            r = cu->api.cuMemcpyHtoD(x->sync, zero, sb);
+            if (r != AICF__CUDA_SUCCESS) {
+                aicf__free(ctx, zero);
+                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the sync region");
+            }
         }
+        aicf__free(ctx, zero);
     }
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_upload_weights(ctx, cu, p, x);

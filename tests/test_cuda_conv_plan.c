@@ -2239,8 +2239,12 @@ static void test_gemv(aicf_context* ctx) {
 
 /* The persistent GEMV chain (aicf_gemvp_*): a float32 MLP of 2..5 Linear layers (Gemm transB,
    bias, Relu on all but the last) at M = 1..8 plans as one launch; its argument struct is
-   emulated on the host layer by layer (addresses from the patches) against the CPU reference,
-   and the launch is checked for at most one block per SM and the barrier-word patch. */
+   emulated on the host block by block and layer by layer as the kernel runs it (each block's
+   columns from `rows`, layer l > 0 reading A only from the hand-off words layer l - 1 wrote into
+   the sync region, tags checked) against the CPU reference. Also checked: at most one block per
+   SM and every block owning a column of layer 0 (the epoch rule), the weight rows and the A
+   staging inside the launch's shared memory and apart, the hand-off buffers inside the plan's
+   sync region and apart, the sync patch. */
 static void test_gemvp(aicf_context* ctx) {
     int q;
     for (q = 0; q < 8; q++) {
@@ -2334,6 +2338,10 @@ static void test_gemvp(aicf_context* ctx) {
             aicf__k_gemvp a;
             unsigned char *arena, *weights;
             unsigned char* addr[AICF__CUO_MAX_PATCH];
+            unsigned char* sync;
+            uint64_t sync_add = 0;
+            size_t sync_bytes = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes;
+            int64_t G;
             int k, bad = 0, mt = 1;
             if (strncmp(st->kernel, "aicf_gemvp_f32_m", 16) != 0) {
                 CHECK(st->kernel[0] && !strcmp(st->kernel, "persistent"), "%s: step %d outside the persistent launch: %s", name, si,
@@ -2349,6 +2357,14 @@ static void test_gemvp(aicf_context* ctx) {
             CHECK(a.n_layers == L && op->grid[0] >= 1 && (int)op->grid[0] <= 132 && op->block[0] == 256 &&
                       op->args_size == sizeof a,
                   "%s: %d layers, grid %u (fake device: 132 SMs), block %u", name, a.n_layers, op->grid[0], op->block[0]);
+            G = op->grid[0];
+            CHECK(op->shared_bytes == st->shared_bytes && a.x_smem <= op->shared_bytes && op->shared_bytes <= 227 * 1024,
+                  "%s: shared memory %u (step %u), A staging at %u", name, op->shared_bytes, st->shared_bytes, a.x_smem);
+            sync = (unsigned char*)calloc(sync_bytes + 16, 1);
+            G = op->grid[0];
+            CHECK(op->shared_bytes == st->shared_bytes && a.x_smem <= op->shared_bytes && op->shared_bytes <= 227 * 1024,
+                  "%s: shared memory %u (step %u), A staging at %u", name, op->shared_bytes, st->shared_bytes, a.x_smem);
+            sync = (unsigned char*)calloc(sync_bytes + 16, 1);
             arena = (unsigned char*)calloc(p->arena_bytes + 16, 1);
             weights = (unsigned char*)calloc(p->weights_bytes + 16, 1);
             for (i = 0; i < p->g->n_tensors; i++)
@@ -2359,7 +2375,8 @@ static void test_gemvp(aicf_context* ctx) {
                 const aicf__cuo_fix* f = &op->patch[k];
                 addr[k] = NULL;
                 if (f->tensor == AICF__CUO_SYNC) {
-                    sync_patch += f->field == offsetof(aicf__k_gemvp, bar);
+                    sync_patch += f->field == offsetof(aicf__k_gemvp, sync);
+                    sync_add = f->add;
                     continue;
                 }
                 if (f->tensor < 0) {
@@ -2368,7 +2385,8 @@ static void test_gemvp(aicf_context* ctx) {
                 }
                 addr[k] = (p->loc[f->tensor].space == AICF__SPACE_WEIGHTS ? weights : arena) + p->loc[f->tensor].offset + f->add;
             }
-            CHECK(!bad && sync_patch == 1, "%s: patches (barrier word %d)", name, sync_patch);
+            CHECK(!bad && sync_patch == 1 && sync_add % 256 == 0 && sync_add + 16 <= sync_bytes, "%s: patches (sync region %d at %llu of %llu)",
+                  name, sync_patch, (unsigned long long)sync_add, (unsigned long long)sync_bytes);
             /* the layers in order, as the kernel runs them between its barriers */
             for (l = 0; l < a.n_layers && l < AICF__GEMVP_MAX_LAYERS && !bad; l++) {
                 const aicf__k_gemvp_layer* ly = &a.l[l];
@@ -2388,24 +2406,69 @@ static void test_gemvp(aicf_context* ctx) {
                     else bad++;
                 }
                 CHECK(A && B && Y && !bad && ly->M == M && ly->K == dim[l] && ly->N == dim[l + 1] && ly->n_ops == (l < L - 1 ? 2 : 1) &&
-                          (ly->flags & AICF__GEMVP_PREFETCH) && !(ly->flags & (AICF__GEMVP_A_F32 | AICF__GEMVP_D_F32)),
+                          (ly->flags & AICF__GEMVP_SMEM_B) && !(ly->flags & (AICF__GEMVP_A_F32 | AICF__GEMVP_D_F32)),
                       "%s: layer %d: A %p B %p D %p, M %lld K %lld N %lld, %d ops, flags %d", name, l, (const void*)A,
                       (const void*)B, (void*)Y, (long long)ly->M, (long long)ly->K, (long long)ly->N, ly->n_ops, ly->flags);
                 if (!A || !B || !Y || bad) break;
-                for (m = 0; m < M; m++)
-                    for (n = 0; n < ly->N; n++) {
-                        float v = 0.0f;
-                        int64_t i2 = m * ly->N + n;
-                        for (kk = 0; kk < ly->K; kk++) v += A[m * ly->lda + kk] * B[n * ly->ldb + kk];
-                        v *= ly->alpha;
-                        for (e = 0; e < ly->n_ops; e++) {
-                            const aicf__k_ew_op* o = &ly->ops[e];
-                            if (o->code == 1) v = v > 0.0f ? v : 0.0f;
-                            else if (o->code == 101 && src[e]) v += gv_src(&o->src, ly->dims, i2, src[e]);
-                            else v = NAN;
-                        }
-                        Y[i2] = v;
-                    }
+                /* the launch shape: columns per block cover N; the block's weight rows and the A staging in shared memory */
+                CHECK(ly->rows >= 1 && (int64_t)ly->rows * G >= ly->N && (l > 0 || (G - 1) * ly->rows < ly->N) &&
+                          ly->w_smem % 16 == 0 && ly->w_smem + (uint64_t)ly->rows * ly->K * 4 <= a.x_smem &&
+                          (l == 0 || ly->w_smem >= a.l[l - 1].w_smem + (uint64_t)a.l[l - 1].rows * a.l[l - 1].K * 4) &&
+                          a.x_smem + (uint64_t)M * ly->K * 4 <= op->shared_bytes && ly->e_smem % 16 == 0 &&
+                          ly->e_smem + (uint64_t)ly->rows * M * ly->n_ops * 4 <= op->shared_bytes &&
+                          ly->e_smem >= (l == 0 ? a.x_smem + (uint64_t)M * ly->K * 4
+                                                : a.l[l - 1].e_smem + (uint64_t)a.l[l - 1].rows * M * a.l[l - 1].n_ops * 4),
+                      "%s: layer %d: %d columns per block of %lld, weights at %u, A staging at %u, epilogue at %u, shared %u", name, l,
+                      ly->rows, (long long)G, ly->w_smem, a.x_smem, ly->e_smem, op->shared_bytes);
+                /* hand-off: layer 0 reads A, layer l > 0 the words layer l - 1 wrote; the last writes none */
+                CHECK(ly->h_in == (l == 0 ? -1 : a.l[l - 1].h_out) && (ly->h_out >= 0) == (l < a.n_layers - 1) &&
+                          (ly->h_out < 0 || (ly->h_out % 16 == 0 && ly->h_out >= 1024 &&
+                                             sync_add + ly->h_out + (uint64_t)M * ly->N * 8 <= sync_bytes &&
+                                             (l == 0 || ly->h_out >= a.l[l - 1].h_out + M * a.l[l - 1].N * 8))),
+                      "%s: layer %d: hand-off in %d, out %d (sync region %llu bytes)", name, l, ly->h_in, ly->h_out,
+                      (unsigned long long)sync_bytes);
+                if (ly->h_in < -1 || ly->h_out < -1 || (ly->h_out >= 0 && sync_add + ly->h_out + M * ly->N * 8 > sync_bytes) ||
+                    (ly->h_in >= 0 && sync_add + ly->h_in + M * ly->K * 8 > sync_bytes))
+                    break;
+                {
+                    int64_t b;
+                    for (b = 0; b < G; b++) /* block b's columns, as the kernel splits them */
+                        for (n = b * ly->rows; n < (b + 1) * ly->rows && n < ly->N; n++)
+                            for (m = 0; m < M; m++) {
+                                float v = 0.0f;
+                                int64_t i2 = m * ly->N + n;
+                                for (kk = 0; kk < ly->K; kk++) {
+                                    float av;
+                                    if (ly->h_in >= 0) { /* the tagged word: value bits low, tag 1 (the first launch's) high */
+                                        uint64_t w;
+                                        uint32_t bits;
+                                        memcpy(&w, sync + sync_add + ly->h_in + (size_t)(m * ly->K + kk) * 8, 8);
+                                        if ((w >> 32) != 1u) bad++;
+                                        bits = (uint32_t)w;
+                                        memcpy(&av, &bits, 4);
+                                    } else {
+                                        av = A[m * ly->lda + kk];
+                                    }
+                                    v += av * B[n * ly->ldb + kk];
+                                }
+                                v *= ly->alpha;
+                                for (e = 0; e < ly->n_ops; e++) {
+                                    const aicf__k_ew_op* o = &ly->ops[e];
+                                    if (o->code == 1) v = v > 0.0f ? v : 0.0f;
+                                    else if (o->code == 101 && src[e]) v += gv_src(&o->src, ly->dims, i2, src[e]);
+                                    else v = NAN;
+                                }
+                                Y[i2] = v;
+                                if (ly->h_out >= 0) {
+                                    uint32_t bits;
+                                    uint64_t w;
+                                    memcpy(&bits, &v, 4);
+                                    w = (uint64_t)bits | ((uint64_t)1 << 32);
+                                    memcpy(sync + sync_add + ly->h_out + (size_t)i2 * 8, &w, 8);
+                                }
+                            }
+                }
+                CHECK(!bad, "%s: layer %d read %d hand-off words without the launch's tag", name, l, bad);
                 if (l == a.n_layers - 1) out = Y;
             }
             if (out && nref) {
@@ -2419,6 +2482,7 @@ static void test_gemvp(aicf_context* ctx) {
             }
             free(arena);
             free(weights);
+            free(sync);
         }
         CHECK(found == 1, "%s: %d persistent launches, expected 1", name, found);
         aicf_plan_destroy(p);
