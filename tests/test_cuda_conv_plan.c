@@ -2492,6 +2492,88 @@ static void test_gemvp(aicf_context* ctx) {
     }
 }
 
+/* The persistent GEMV chain is cut where the next layer's weight rows no longer fit a block's
+   shared memory (fake device: 227 KB opt-in): a float32 MLP 256 -> 1024 -> 1024 -> 8192 -> 64
+   with the policy's persistent plans layers 0-1 as one aicf_gemvp launch (their rows: 8 x 256 and
+   8 x 1024 floats a block) and the 1024 -> 8192 layer (64 rows of 1024 floats a block: 256 KB)
+   and the last layer as their own GEMV launches. */
+static void test_gemvp_smem_cut(aicf_context* ctx) {
+    static const int64_t D[5] = {256, 1024, 1024, 8192, 64};
+    aicf_graph* g = NULL;
+    aicf_plan* p = NULL;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    aicf_attr at[1];
+    aicf_plan_desc pd;
+    float* buf[8];
+    char nm[6][4][16];
+    int l, s, gemvp = 0, gemv = 0, inside = 0, nb = 0;
+    int64_t xd[2] = {1, D[0]};
+    CHECK(aicf_graph_create(ctx, &g) == AICF_SUCCESS, "gemvp cut: graph");
+    aicf_graph_set_opset(g, "", 17);
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    td.name = "x", td.rank = 2, td.dims = xd;
+    aicf_graph_add_input(g, &td);
+    memset(at, 0, sizeof at);
+    at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
+    for (l = 0; l < 4; l++) {
+        int64_t wd[2], cd[1], i;
+        const char* in[3];
+        const char* out[1];
+        wd[0] = D[l + 1], wd[1] = D[l], cd[0] = D[l + 1];
+        snprintf(nm[l][0], 16, "W%d", l), snprintf(nm[l][1], 16, "C%d", l), snprintf(nm[l][2], 16, "h%d", l);
+        snprintf(nm[l][3], 16, l == 3 ? "y" : "r%d", l);
+        buf[nb] = (float*)malloc(sizeof(float) * (size_t)(wd[0] * wd[1]));
+        for (i = 0; i < wd[0] * wd[1]; i++) buf[nb][i] = rndf(-0.05f, 0.05f);
+        td.name = nm[l][0], td.rank = 2, td.dims = wd, td.data = buf[nb], td.data_bytes = sizeof(float) * (size_t)(wd[0] * wd[1]);
+        aicf_graph_add_constant(g, &td);
+        nb++;
+        buf[nb] = (float*)malloc(sizeof(float) * (size_t)cd[0]);
+        for (i = 0; i < cd[0]; i++) buf[nb][i] = rndf(-0.5f, 0.5f);
+        td.name = nm[l][1], td.rank = 1, td.dims = cd, td.data = buf[nb], td.data_bytes = sizeof(float) * (size_t)cd[0];
+        aicf_graph_add_constant(g, &td);
+        nb++;
+        in[0] = l == 0 ? "x" : nm[l - 1][3], in[1] = nm[l][0], in[2] = nm[l][1];
+        out[0] = nm[l][2];
+        memset(&nd, 0, sizeof nd);
+        nd.name = nm[l][2], nd.op_type = "Gemm", nd.inputs = in, nd.num_inputs = 3, nd.outputs = out, nd.num_outputs = 1;
+        nd.attrs = at, nd.num_attrs = 1;
+        aicf_graph_add_node(g, &nd);
+        in[0] = nm[l][2], out[0] = nm[l][3];
+        memset(&nd, 0, sizeof nd);
+        nd.name = nm[l][3], nd.op_type = "Relu", nd.inputs = in, nd.num_inputs = 1, nd.outputs = out, nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+    }
+    CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "gemvp cut: graph builds: %s", aicf_last_error(ctx));
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CUDA;
+    pd.policy.precision = AICF_PRECISION_FP32;
+    pd.policy.persistent = 1;
+    CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "gemvp cut: plan: %s", aicf_last_error(ctx));
+    for (s = 0; p && s < p->n_steps; s++) {
+        const aicf__step* st = &p->steps[s];
+        if (!strncmp(st->kernel, "aicf_gemvp_f32", 14)) {
+            const aicf__cuo_op* op = aicf__cuo_prog_ops((aicf__cuo_prog*)st->backend);
+            aicf__k_gemvp a;
+            memcpy(&a, op->args, sizeof a);
+            gemvp++;
+            CHECK(s == 0 && a.n_layers == 2 && a.l[1].N == 1024 && op->shared_bytes <= 227 * 1024 - 4096 &&
+                      strstr(st->reason, "shared memory") != NULL,
+                  "gemvp cut: step %d: %d layers, shared %u: %s", s, a.n_layers, op->shared_bytes, st->reason);
+        } else if (!strncmp(st->kernel, "aicf_gemv_f32", 13)) {
+            gemv++;
+        } else if (!strcmp(st->kernel, "persistent")) {
+            inside++;
+        }
+    }
+    CHECK(gemvp == 1 && inside == 1 && gemv == 2, "gemvp cut: %d persistent launches, %d steps inside, %d GEMV launches (expected 1, 1, 2)",
+          gemvp, inside, gemv);
+    aicf_plan_destroy(p);
+    aicf_graph_destroy(g);
+    for (l = 0; l < nb; l++) free(buf[l]);
+}
+
 /* MaxPool's kernel by rule (src/81_cuda_ops.c aicf__cuo_lower_pool): a 3x3 window on the rows
    kernel (4 output rows per block of 256), other windows on the one-thread-per-output kernel;
    the launch covers every output row. */
@@ -2752,6 +2834,7 @@ int main(int argc, char** argv) {
     test_chain(ctx);
     test_gemv(ctx);
     test_gemvp(ctx);
+    test_gemvp_smem_cut(ctx);
     test_ew_cast_fold(ctx);
     test_weights_chunked();
     test_pool_rule(ctx);
