@@ -16619,21 +16619,14 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
     if (res == AICF_SUCCESS && p->backend && ((const aicf__cuda_plan_data*)p->backend)->persistent > 0) {
-        size_t sb = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes;
-        void* zero;
+        static const uint32_t zero[1024] = {0}; /* the region is zeroed 4 KB at a time (a few KB per persistent launch) */
+        size_t sb = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes, at;
         if (sb < AICF__CUDA_SYNC_BYTES) sb = AICF__CUDA_SYNC_BYTES;
-        zero = aicf__calloc(ctx, 1, sb);
-        if (!zero) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory (%llu bytes to zero the sync region)",
-                                    (unsigned long long)sb);
         res = aicf__cuda_alloc(ctx, cu, &x->sync, sb, "sync region of the persistent kernels (epoch words, hand-off buffers)");
-        if (res == AICF_SUCCESS) {
-            r = cu->api.cuMemcpyHtoD(x->sync, zero, sb);
-            if (r != AICF__CUDA_SUCCESS) {
-                aicf__free(ctx, zero);
-                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the sync region");
-            }
+        for (at = 0; res == AICF_SUCCESS && at < sb; at += sizeof zero) {
+            r = cu->api.cuMemcpyHtoD(x->sync + at, zero, sb - at < sizeof zero ? sb - at : sizeof zero);
+            if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the sync region");
         }
-        aicf__free(ctx, zero);
     }
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_upload_weights(ctx, cu, p, x);
@@ -17705,7 +17698,7 @@ typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS
 #define AICF__GEMVP_MAX_LAYERS 6
 #define AICF__GEMVP_MAX_OPS 3
 #define AICF__GEMVP_BLOCK 256u /* 8 warps */
-enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2, AICF__GEMVP_SMEM_B = 4 };
+enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2 };
 typedef struct aicf__k_gemvp_layer {
     uint64_t a, b, y;
     int64_t M, N, K, lda, ldb;
@@ -21149,7 +21142,7 @@ static int aicf__cuo_gemvp_layer(const aicf_plan* p, int si, int* f16, int* mt, 
     L->M = g.M, L->N = g.N, L->K = g.K, L->lda = g.lda, L->ldb = g.ldb, L->alpha = g.alpha;
     memcpy(L->dims, g.e.dims, sizeof L->dims);
     L->n_ops = g.e.n_ops;
-    L->flags = AICF__GEMVP_SMEM_B;
+    L->flags = 0;
     for (k = 0; k < g.e.n_ops; k++) L->ops[k] = g.e.ops[k];
     /* the patches, renumbered into the layer (the caller adds the layer's offset) */
     patch_t[*n_patch] = t_a, patch_f[*n_patch] = (uint32_t)offsetof(aicf__k_gemvp_layer, a), patch_a[(*n_patch)++] = add_a;

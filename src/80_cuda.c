@@ -1851,21 +1851,14 @@ static aicf_result aicf__cuda_exec_build(aicf_exec* e, struct aicf__cuda* cu, ai
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->weights, x->weights_bytes, "weights");
     if (res == AICF_SUCCESS) res = aicf__cuda_alloc(ctx, cu, &x->workspace, x->workspace_bytes, "cuBLASLt workspace");
     if (res == AICF_SUCCESS && p->backend && ((const aicf__cuda_plan_data*)p->backend)->persistent > 0) {
-        size_t sb = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes;
-        void* zero;
+        static const uint32_t zero[1024] = {0}; /* the region is zeroed 4 KB at a time (a few KB per persistent launch) */
+        size_t sb = ((const aicf__cuda_plan_data*)p->backend)->sync_bytes, at;
         if (sb < AICF__CUDA_SYNC_BYTES) sb = AICF__CUDA_SYNC_BYTES;
-        zero = aicf__calloc(ctx, 1, sb);
-        if (!zero) return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_exec_create: out of memory (%llu bytes to zero the sync region)",
-                                    (unsigned long long)sb);
         res = aicf__cuda_alloc(ctx, cu, &x->sync, sb, "sync region of the persistent kernels (epoch words, hand-off buffers)");
-        if (res == AICF_SUCCESS) {
-            r = cu->api.cuMemcpyHtoD(x->sync, zero, sb);
-            if (r != AICF__CUDA_SUCCESS) {
-                aicf__free(ctx, zero);
-                return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the sync region");
-            }
+        for (at = 0; res == AICF_SUCCESS && at < sb; at += sizeof zero) {
+            r = cu->api.cuMemcpyHtoD(x->sync + at, zero, sb - at < sizeof zero ? sb - at : sizeof zero);
+            if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(ctx, cu, AICF_ERROR_CUDA, r, "cuMemcpyHtoD", "zeroing the sync region");
         }
-        aicf__free(ctx, zero);
     }
     if (res != AICF_SUCCESS) return res;
     res = aicf__cuda_upload_weights(ctx, cu, p, x);

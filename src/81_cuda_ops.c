@@ -216,7 +216,7 @@ typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS
 #define AICF__GEMVP_MAX_LAYERS 6
 #define AICF__GEMVP_MAX_OPS 3
 #define AICF__GEMVP_BLOCK 256u /* 8 warps */
-enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2, AICF__GEMVP_SMEM_B = 4 };
+enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2 };
 typedef struct aicf__k_gemvp_layer {
     uint64_t a, b, y;
     int64_t M, N, K, lda, ldb;
@@ -3660,7 +3660,7 @@ static int aicf__cuo_gemvp_layer(const aicf_plan* p, int si, int* f16, int* mt, 
     L->M = g.M, L->N = g.N, L->K = g.K, L->lda = g.lda, L->ldb = g.ldb, L->alpha = g.alpha;
     memcpy(L->dims, g.e.dims, sizeof L->dims);
     L->n_ops = g.e.n_ops;
-    L->flags = AICF__GEMVP_SMEM_B;
+    L->flags = 0;
     for (k = 0; k < g.e.n_ops; k++) L->ops[k] = g.e.ops[k];
     /* the patches, renumbered into the layer (the caller adds the layer's offset) */
     patch_t[*n_patch] = t_a, patch_f[*n_patch] = (uint32_t)offsetof(aicf__k_gemvp_layer, a), patch_a[(*n_patch)++] = add_a;
