@@ -476,6 +476,16 @@ typedef struct aicf_plan_stats {
     size_t weights_bytes;     /* weights in the storage precision */
     aicf_backend backend;
     aicf_precision precision;
+    /* What planning cost: host wall time in ms of the aicf_plan_create (or aicf_plan_load) call
+       that made the plan, measured then (not saved in plan files). */
+    double create_ms;         /* the whole call */
+    double create_fold_ms;    /* of it: shape inference, constant and BatchNormalization folding */
+    double create_select_ms;  /* of it: per-step scratch, memory plan and kernel choice (CUDA:
+                                 the cuBLASLt heuristic queries; autotuning's timed runs) */
+    int lt_heuristic_queries; /* cublasLtMatmulAlgoGetHeuristic calls made for the plan (a plan
+                                 asks once per distinct GEMM: same shape, layout, epilogue and
+                                 alignments get the same answer) */
+    double lt_heuristic_ms;   /* of create_select_ms: the time inside those calls */
 } aicf_plan_stats;
 
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
@@ -1104,6 +1114,13 @@ struct aicf_plan {
                                               algorithms (aicf__cuda_matmul_plan uses them) */
     struct aicf__saved_choices* saved_choices; /* during aicf_plan_load only: the file's per-step
                                                   kernel choices and autotune times (no timing) */
+    /* how long planning took (aicf_plan_stats; measured, never in a plan file) */
+    double create_ms, fold_ms, select_ms;
+    int lt_queries;                /* cuBLASLt heuristic queries made */
+    double lt_query_ms;            /* host time inside them */
+    /* during planning only (CUDA): cuBLASLt's answers by query, aicf__cuda_matmul_plan */
+    void* lt_cache;
+    int lt_cache_n, lt_cache_cap;
 };
 
 /* ---- exec ---- */
@@ -1371,6 +1388,39 @@ int aicf__graph_nesting(const aicf_graph* g, int limit);
 
 #if !defined(_WIN32)
 #  include <sys/mman.h>
+#endif
+
+/* ---- host clock (plan creation times, benchmark) ----
+   Microseconds from a monotonic clock: QueryPerformanceCounter on Windows, clock_gettime
+   (CLOCK_MONOTONIC) where <time.h> declares it (POSIX feature macros, or C++); in strict ISO C
+   without them, gettimeofday (microsecond resolution, not monotonic). */
+#if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+static double aicf__now_us(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+}
+#else
+#  include <time.h>
+#  if defined(CLOCK_MONOTONIC)
+static double aicf__now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+#  else
+#    include <sys/time.h>
+static double aicf__now_us(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+#  endif
 #endif
 
 const char* aicf_result_str(aicf_result result) {
@@ -10759,7 +10809,8 @@ static int aicf__use_count(const aicf_graph* g, int t) {
     return c;
 }
 
-/* Adds a new owned float32 constant (copy of `vals`) with the shape of tensor `like`. */
+/* Adds a new owned float32 constant of `shape` (n values, a copy of `vals`, or uninitialised when
+   vals is NULL: the caller fills g->tensors[t].data). Returns the tensor, -1 out of memory. */
 static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, const float* vals, size_t n) {
     int t = aicf__graph_new_tensor(g, name);
     aicf__tensor* tt;
@@ -10771,14 +10822,23 @@ static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shap
     tt->flags = AICF__T_CONST;
     tt->data = aicf__malloc(g->ctx, n * sizeof(float) + 1);
     if (!tt->data) return -1;
-    memcpy(tt->data, vals, n * sizeof(float));
+    if (vals) memcpy(tt->data, vals, n * sizeof(float));
     tt->owns_data = 1;
     tt->data_bytes = n * sizeof(float);
     return t;
 }
 
+/* A constant this copy of the graph owns (folded at plan time, or an earlier fold's result) that
+   no node but one reads and that is not a graph output: the reader may overwrite it. */
+static int aicf__const_private(const aicf_graph* g, int t) {
+    return t >= 0 && g->tensors[t].owns_data && (g->tensors[t].flags & AICF__T_CONST) && aicf__use_count(g, t) == 1;
+}
+
 /* Folds BatchNormalization(Conv(x, W, B)) into Conv(x, W', B'):
-   W'[o] = W[o] * s[o], B'[o] = (B[o] - mean[o]) * s[o] + beta[o], s = scale / sqrt(var + eps). */
+   W'[o] = W[o] * s[o], B'[o] = (B[o] - mean[o]) * s[o] + beta[o], s = scale / sqrt(var + eps).
+   W' and B' overwrite W and B where the Conv is their only reader and this copy of the graph owns
+   them (weights made by ConstantOfShape, say: no copy of the weights at all); otherwise they are
+   new constants (the caller's initializers are never written). */
 static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
     int bi;
     *folded = 0;
@@ -10789,7 +10849,7 @@ static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
         int64_t per_oc;
         float eps;
         const float *W, *B = NULL, *sc, *be, *mu, *var;
-        float *nw = NULL, *nb = NULL;
+        float *nw, *nb;
         aicf__shape bshape;
         char nm[96];
         int tw, tb;
@@ -10809,42 +10869,43 @@ static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
             if (!aicf__is_const(g, bn->in[k]) || g->tensors[bn->in[k]].dtype != AICF_DTYPE_FLOAT32) break;
         if (k < 5) continue;
         if (g->tensors[cv->in[1]].dtype != AICF_DTYPE_FLOAT32) continue;
+        if (cv->n_in > 2 && cv->in[2] >= 0 && g->tensors[cv->in[2]].dtype != AICF_DTYPE_FLOAT32) continue;
         cout = (int)g->tensors[cv->in[1]].shape.d[0];
         for (k = 1; k < 5; k++)
             if (aicf__shape_numel(&g->tensors[bn->in[k]].shape) != cout) break;
         if (k < 5) continue;
         per_oc = aicf__shape_numel(&g->tensors[cv->in[1]].shape) / (cout ? cout : 1);
         eps = aicf__attr_f(bn, "epsilon", 1e-5f);
+        tw = cv->in[1];
+        tb = cv->n_in > 2 ? cv->in[2] : -1;
+        if (!aicf__const_private(g, tw)) {
+            snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
+            if ((tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, NULL, (size_t)(per_oc * cout))) < 0)
+                return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        }
+        if (tb < 0 || !aicf__const_private(g, tb)) {
+            bshape.rank = 1;
+            bshape.d[0] = cout;
+            snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
+            if ((tb = aicf__new_const_f32(g, nm, &bshape, NULL, (size_t)cout)) < 0)
+                return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        }
+        cv = &g->nodes[ci]; /* the tensors array may have moved, nodes did not, but be explicit */
+        bn = &g->nodes[bi];
         W = (const float*)g->tensors[cv->in[1]].data;
         if (cv->n_in > 2 && cv->in[2] >= 0) B = (const float*)g->tensors[cv->in[2]].data;
         sc = (const float*)g->tensors[bn->in[1]].data;
         be = (const float*)g->tensors[bn->in[2]].data;
         mu = (const float*)g->tensors[bn->in[3]].data;
         var = (const float*)g->tensors[bn->in[4]].data;
-        nw = (float*)aicf__malloc(g->ctx, (size_t)(per_oc * cout) * sizeof(float));
-        nb = (float*)aicf__malloc(g->ctx, (size_t)cout * sizeof(float));
-        if (!nw || !nb) {
-            aicf__free(g->ctx, nw);
-            aicf__free(g->ctx, nb);
-            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
-        }
+        nw = (float*)g->tensors[tw].data; /* == W when in place: each element read, then written */
+        nb = (float*)g->tensors[tb].data;
         for (oc = 0; oc < cout; oc++) {
             float s = sc[oc] / sqrtf(var[oc] + eps);
             int64_t e;
             for (e = 0; e < per_oc; e++) nw[oc * per_oc + e] = W[oc * per_oc + e] * s;
             nb[oc] = ((B ? B[oc] : 0.0f) - mu[oc]) * s + be[oc];
         }
-        snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
-        tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, nw, (size_t)(per_oc * cout));
-        bshape.rank = 1;
-        bshape.d[0] = cout;
-        snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
-        tb = tw < 0 ? -1 : aicf__new_const_f32(g, nm, &bshape, nb, (size_t)cout);
-        aicf__free(g->ctx, nw);
-        aicf__free(g->ctx, nb);
-        if (tw < 0 || tb < 0) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
-        cv = &g->nodes[ci]; /* tensors array may have moved, nodes did not, but be explicit */
-        bn = &g->nodes[bi];
         if (cv->n_in < 3) {
             int* nin = (int*)aicf__realloc(g->ctx, cv->in, (size_t)(cv->n_in + 1) * sizeof(int), 4 * sizeof(int));
             if (!nin) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
@@ -11477,6 +11538,7 @@ void aicf_plan_destroy(aicf_plan* p) {
     int i;
     if (!p) return;
     if (p->target == AICF_BACKEND_CUDA) aicf__cuda_plan_free(p);
+    aicf__free(p->ctx, p->lt_cache);
     for (i = 0; i < p->n_steps; i++) aicf__free(p->ctx, p->steps[i].backend);
     aicf__free(p->ctx, p->steps);
     aicf__free(p->ctx, p->loc);
@@ -12161,6 +12223,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     int fp16;
     aicf__fuse_info fuse;
     char fallback_reason[256];
+    double t0 = aicf__now_us(), t1;
     if (!graph || !out) return AICF_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     ctx = graph->ctx;
@@ -12270,6 +12333,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     r = aicf__fold_batchnorm(g, &folded);
     if (r != AICF_SUCCESS) goto fail;
     aicf__dead_nodes(g);
+    p->fold_ms = (aicf__now_us() - t0) * 1e-3;
     /* inputs / outputs */
     p->n_in = g->n_inputs;
     p->n_out = g->n_outputs;
@@ -12521,6 +12585,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     /* CUDA: pins and a loaded plan's choices; the backend's per-step scratch (a Conv's im2col
        buffer), placed by the memory plan; kernels. Autotuning times the candidates on the
        planned memory, then everything is planned again with the winners. */
+    t1 = aicf__now_us();
     if (p->target == AICF_BACKEND_CUDA) {
         int tuned = 0;
         if ((r = aicf__apply_choices(p, choices)) != AICF_SUCCESS) goto fail;
@@ -12546,6 +12611,11 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     }
     p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
     p->saved_choices = NULL;
+    aicf__free(ctx, p->lt_cache); /* planning is over */
+    p->lt_cache = NULL;
+    p->lt_cache_n = p->lt_cache_cap = 0;
+    p->select_ms = (aicf__now_us() - t1) * 1e-3;
+    p->create_ms = (aicf__now_us() - t0) * 1e-3;
     *out = p;
     return AICF_SUCCESS;
 oom:
@@ -12571,6 +12641,11 @@ aicf_result aicf_plan_stats_get(const aicf_plan* p, aicf_plan_stats* out) {
     out->weights_bytes = p->weights_bytes;
     out->backend = p->target;
     out->precision = p->policy.precision;
+    out->create_ms = p->create_ms;
+    out->create_fold_ms = p->fold_ms;
+    out->create_select_ms = p->select_ms;
+    out->lt_heuristic_queries = p->lt_queries;
+    out->lt_heuristic_ms = p->lt_query_ms;
     return AICF_SUCCESS;
 }
 
@@ -14811,40 +14886,7 @@ aicf_result aicf_plan_dot(const aicf_plan* p, char* buf, size_t cap, size_t* nee
    CUDA events recorded on the exec's stream, as PyTorch's torch.cuda.Event timing does:
    record(start), aicf_exec_launch, record(end), cuEventSynchronize(end), cuEventElapsedTime.
    Replays are serialised (the next starts after the previous end event completed). The host
-   time of the launch call is read from the host clock below. */
-
-/* ---- host clock (benchmark) ----
-   Microseconds from a monotonic clock: QueryPerformanceCounter on Windows, clock_gettime
-   (CLOCK_MONOTONIC) where <time.h> declares it (POSIX feature macros, or C++); in strict ISO C
-   without them, gettimeofday (microsecond resolution, not monotonic). */
-#if defined(_WIN32)
-#  ifndef WIN32_LEAN_AND_MEAN
-#    define WIN32_LEAN_AND_MEAN
-#  endif
-#  include <windows.h>
-static double aicf__now_us(void) {
-    LARGE_INTEGER f, c;
-    QueryPerformanceFrequency(&f);
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
-}
-#else
-#  include <time.h>
-#  if defined(CLOCK_MONOTONIC)
-static double aicf__now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-#  else
-#    include <sys/time.h>
-static double aicf__now_us(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
-}
-#  endif
-#endif
+   time of the launch call is read from the host clock (aicf__now_us, >>core). */
 
 #if !defined(AICF_NO_CUDA)
 
@@ -15909,6 +15951,76 @@ refused:
     return -1;
 }
 
+/* cuBLASLt's heuristic answer depends only on the query: the descriptor without its addresses,
+   the operands' alignments and the workspace limit. A plan asks once per distinct query and keeps
+   the answers while it plans (p->lt_cache; freed when aicf__plan_create_ex ends): the 53
+   convolutions of light_resnet50 at float32 are 20 distinct GEMMs (H100, CUDA 13, first plan of
+   a process: 83-114 ms of queries -> 70-72 ms; most of the rest is cuBLASLt's one-time setup
+   inside its first queries, as the next plan's 20 queries take 0.6-1.1 ms: docs/benchmarks.md).
+   Autotuning's re-plan and its candidates ask again for free. */
+typedef struct aicf__lt_answer {
+    aicf__matmul_desc key; /* addresses zero */
+    unsigned al[4];
+    uint64_t ws_limit;
+    aicf__cublasLtMatmulHeuristicResult_t res[8];
+    int nres;
+} aicf__lt_answer;
+
+static aicf__matmul_desc aicf__lt_key(const aicf__matmul_desc* d) {
+    aicf__matmul_desc k;
+    memset(&k, 0, sizeof k); /* padding too: keys compare with memcmp */
+    k.trans_a = d->trans_a;
+    k.trans_b = d->trans_b;
+    k.M = d->M;
+    k.N = d->N;
+    k.K = d->K;
+    k.lda = d->lda;
+    k.ldb = d->ldb;
+    k.ldc = d->ldc;
+    k.batch = d->batch;
+    k.stride_a = d->stride_a;
+    k.stride_b = d->stride_b;
+    k.stride_c = d->stride_c;
+    k.alpha = d->alpha;
+    k.beta = d->beta;
+    k.dtype = d->dtype;
+    k.tf32 = d->tf32;
+    k.bias = d->bias;
+    k.relu = d->relu;
+    return k;
+}
+
+/* Tests only (tests/test_fusion.c): 1 asks cuBLASLt every time, to compare the plans. */
+static int aicf__lt_cache_off = 0;
+
+static const aicf__lt_answer* aicf__lt_asked(const aicf_plan* p, const aicf__matmul_desc* key, const unsigned* al, uint64_t ws) {
+    const aicf__lt_answer* v = (const aicf__lt_answer*)p->lt_cache;
+    int i;
+    for (i = 0; !aicf__lt_cache_off && i < p->lt_cache_n; i++)
+        if (memcmp(&v[i].key, key, sizeof *key) == 0 && memcmp(v[i].al, al, sizeof v[i].al) == 0 && v[i].ws_limit == ws) return &v[i];
+    return NULL;
+}
+
+/* Keeps an answer; out of memory only loses the saving. */
+static void aicf__lt_remember(aicf_plan* p, const aicf__matmul_desc* key, const unsigned* al, uint64_t ws,
+                              const aicf__cublasLtMatmulHeuristicResult_t* res, int nres) {
+    aicf__lt_answer* a;
+    if (p->lt_cache_n == p->lt_cache_cap) {
+        int cap = p->lt_cache_cap ? 2 * p->lt_cache_cap : 16;
+        void* nv = aicf__realloc(p->ctx, p->lt_cache, (size_t)p->lt_cache_cap * sizeof(aicf__lt_answer), (size_t)cap * sizeof(aicf__lt_answer));
+        if (!nv) return;
+        p->lt_cache = nv;
+        p->lt_cache_cap = cap;
+    }
+    a = &((aicf__lt_answer*)p->lt_cache)[p->lt_cache_n++];
+    memset(a, 0, sizeof *a);
+    a->key = *key;
+    memcpy(a->al, al, sizeof a->al);
+    a->ws_limit = ws;
+    memcpy(a->res, res, sizeof a->res);
+    a->nres = nres;
+}
+
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
                                    size_t reason_cap) {
     aicf_context* ctx;
@@ -15917,6 +16029,9 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
     aicf__lt_objs o;
     void* pref = NULL;
     aicf__cublasLtMatmulHeuristicResult_t res[8];
+    aicf__matmul_desc key;
+    const aicf__lt_answer* asked;
+    double tq;
     int nres = 0, pick = 0, index = 0;
     uint64_t ws_limit;
     size_t es;
@@ -15951,6 +16066,13 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
             goto done;
         }
     }
+    key = aicf__lt_key(d);
+    if ((asked = aicf__lt_asked(p, &key, al, ws_limit)) != NULL) {
+        memcpy(res, asked->res, sizeof res);
+        nres = asked->nres;
+        s = AICF__CUBLAS_STATUS_SUCCESS;
+        goto answered;
+    }
     s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
     if (s != AICF__CUBLAS_STATUS_SUCCESS) {
         pref = NULL;
@@ -15972,7 +16094,12 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
         goto done;
     }
     memset(res, 0, sizeof res);
+    p->lt_queries++;
+    tq = aicf__now_us();
     s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o.desc, o.la, o.lb, o.lc, o.ld, pref, 8, res, &nres);
+    p->lt_query_ms += (aicf__now_us() - tq) * 1e-3;
+    if (s == AICF__CUBLAS_STATUS_SUCCESS && nres > 0) aicf__lt_remember(p, &key, al, ws_limit, res, nres);
+answered:
     if (s != AICF__CUBLAS_STATUS_SUCCESS || nres <= 0) {
         char buf[48];
         r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED,

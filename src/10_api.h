@@ -301,6 +301,16 @@ typedef struct aicf_plan_stats {
     size_t weights_bytes;     /* weights in the storage precision */
     aicf_backend backend;
     aicf_precision precision;
+    /* What planning cost: host wall time in ms of the aicf_plan_create (or aicf_plan_load) call
+       that made the plan, measured then (not saved in plan files). */
+    double create_ms;         /* the whole call */
+    double create_fold_ms;    /* of it: shape inference, constant and BatchNormalization folding */
+    double create_select_ms;  /* of it: per-step scratch, memory plan and kernel choice (CUDA:
+                                 the cuBLASLt heuristic queries; autotuning's timed runs) */
+    int lt_heuristic_queries; /* cublasLtMatmulAlgoGetHeuristic calls made for the plan (a plan
+                                 asks once per distinct GEMM: same shape, layout, epilogue and
+                                 alignments get the same answer) */
+    double lt_heuristic_ms;   /* of create_select_ms: the time inside those calls */
 } aicf_plan_stats;
 
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */

@@ -368,6 +368,13 @@ struct aicf_plan {
                                               algorithms (aicf__cuda_matmul_plan uses them) */
     struct aicf__saved_choices* saved_choices; /* during aicf_plan_load only: the file's per-step
                                                   kernel choices and autotune times (no timing) */
+    /* how long planning took (aicf_plan_stats; measured, never in a plan file) */
+    double create_ms, fold_ms, select_ms;
+    int lt_queries;                /* cuBLASLt heuristic queries made */
+    double lt_query_ms;            /* host time inside them */
+    /* during planning only (CUDA): cuBLASLt's answers by query, aicf__cuda_matmul_plan */
+    void* lt_cache;
+    int lt_cache_n, lt_cache_cap;
 };
 
 /* ---- exec ---- */

@@ -4,6 +4,39 @@
 #  include <sys/mman.h>
 #endif
 
+/* ---- host clock (plan creation times, benchmark) ----
+   Microseconds from a monotonic clock: QueryPerformanceCounter on Windows, clock_gettime
+   (CLOCK_MONOTONIC) where <time.h> declares it (POSIX feature macros, or C++); in strict ISO C
+   without them, gettimeofday (microsecond resolution, not monotonic). */
+#if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+static double aicf__now_us(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+}
+#else
+#  include <time.h>
+#  if defined(CLOCK_MONOTONIC)
+static double aicf__now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+#  else
+#    include <sys/time.h>
+static double aicf__now_us(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+#  endif
+#endif
+
 const char* aicf_result_str(aicf_result result) {
     switch (result) {
 #define AICF__RESULT_CASE(name, value, text) case name: return text;

@@ -186,7 +186,8 @@ static int aicf__use_count(const aicf_graph* g, int t) {
     return c;
 }
 
-/* Adds a new owned float32 constant (copy of `vals`) with the shape of tensor `like`. */
+/* Adds a new owned float32 constant of `shape` (n values, a copy of `vals`, or uninitialised when
+   vals is NULL: the caller fills g->tensors[t].data). Returns the tensor, -1 out of memory. */
 static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, const float* vals, size_t n) {
     int t = aicf__graph_new_tensor(g, name);
     aicf__tensor* tt;
@@ -198,14 +199,23 @@ static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shap
     tt->flags = AICF__T_CONST;
     tt->data = aicf__malloc(g->ctx, n * sizeof(float) + 1);
     if (!tt->data) return -1;
-    memcpy(tt->data, vals, n * sizeof(float));
+    if (vals) memcpy(tt->data, vals, n * sizeof(float));
     tt->owns_data = 1;
     tt->data_bytes = n * sizeof(float);
     return t;
 }
 
+/* A constant this copy of the graph owns (folded at plan time, or an earlier fold's result) that
+   no node but one reads and that is not a graph output: the reader may overwrite it. */
+static int aicf__const_private(const aicf_graph* g, int t) {
+    return t >= 0 && g->tensors[t].owns_data && (g->tensors[t].flags & AICF__T_CONST) && aicf__use_count(g, t) == 1;
+}
+
 /* Folds BatchNormalization(Conv(x, W, B)) into Conv(x, W', B'):
-   W'[o] = W[o] * s[o], B'[o] = (B[o] - mean[o]) * s[o] + beta[o], s = scale / sqrt(var + eps). */
+   W'[o] = W[o] * s[o], B'[o] = (B[o] - mean[o]) * s[o] + beta[o], s = scale / sqrt(var + eps).
+   W' and B' overwrite W and B where the Conv is their only reader and this copy of the graph owns
+   them (weights made by ConstantOfShape, say: no copy of the weights at all); otherwise they are
+   new constants (the caller's initializers are never written). */
 static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
     int bi;
     *folded = 0;
@@ -216,7 +226,7 @@ static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
         int64_t per_oc;
         float eps;
         const float *W, *B = NULL, *sc, *be, *mu, *var;
-        float *nw = NULL, *nb = NULL;
+        float *nw, *nb;
         aicf__shape bshape;
         char nm[96];
         int tw, tb;
@@ -236,42 +246,43 @@ static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
             if (!aicf__is_const(g, bn->in[k]) || g->tensors[bn->in[k]].dtype != AICF_DTYPE_FLOAT32) break;
         if (k < 5) continue;
         if (g->tensors[cv->in[1]].dtype != AICF_DTYPE_FLOAT32) continue;
+        if (cv->n_in > 2 && cv->in[2] >= 0 && g->tensors[cv->in[2]].dtype != AICF_DTYPE_FLOAT32) continue;
         cout = (int)g->tensors[cv->in[1]].shape.d[0];
         for (k = 1; k < 5; k++)
             if (aicf__shape_numel(&g->tensors[bn->in[k]].shape) != cout) break;
         if (k < 5) continue;
         per_oc = aicf__shape_numel(&g->tensors[cv->in[1]].shape) / (cout ? cout : 1);
         eps = aicf__attr_f(bn, "epsilon", 1e-5f);
+        tw = cv->in[1];
+        tb = cv->n_in > 2 ? cv->in[2] : -1;
+        if (!aicf__const_private(g, tw)) {
+            snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
+            if ((tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, NULL, (size_t)(per_oc * cout))) < 0)
+                return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        }
+        if (tb < 0 || !aicf__const_private(g, tb)) {
+            bshape.rank = 1;
+            bshape.d[0] = cout;
+            snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
+            if ((tb = aicf__new_const_f32(g, nm, &bshape, NULL, (size_t)cout)) < 0)
+                return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
+        }
+        cv = &g->nodes[ci]; /* the tensors array may have moved, nodes did not, but be explicit */
+        bn = &g->nodes[bi];
         W = (const float*)g->tensors[cv->in[1]].data;
         if (cv->n_in > 2 && cv->in[2] >= 0) B = (const float*)g->tensors[cv->in[2]].data;
         sc = (const float*)g->tensors[bn->in[1]].data;
         be = (const float*)g->tensors[bn->in[2]].data;
         mu = (const float*)g->tensors[bn->in[3]].data;
         var = (const float*)g->tensors[bn->in[4]].data;
-        nw = (float*)aicf__malloc(g->ctx, (size_t)(per_oc * cout) * sizeof(float));
-        nb = (float*)aicf__malloc(g->ctx, (size_t)cout * sizeof(float));
-        if (!nw || !nb) {
-            aicf__free(g->ctx, nw);
-            aicf__free(g->ctx, nb);
-            return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
-        }
+        nw = (float*)g->tensors[tw].data; /* == W when in place: each element read, then written */
+        nb = (float*)g->tensors[tb].data;
         for (oc = 0; oc < cout; oc++) {
             float s = sc[oc] / sqrtf(var[oc] + eps);
             int64_t e;
             for (e = 0; e < per_oc; e++) nw[oc * per_oc + e] = W[oc * per_oc + e] * s;
             nb[oc] = ((B ? B[oc] : 0.0f) - mu[oc]) * s + be[oc];
         }
-        snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
-        tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, nw, (size_t)(per_oc * cout));
-        bshape.rank = 1;
-        bshape.d[0] = cout;
-        snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
-        tb = tw < 0 ? -1 : aicf__new_const_f32(g, nm, &bshape, nb, (size_t)cout);
-        aicf__free(g->ctx, nw);
-        aicf__free(g->ctx, nb);
-        if (tw < 0 || tb < 0) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
-        cv = &g->nodes[ci]; /* tensors array may have moved, nodes did not, but be explicit */
-        bn = &g->nodes[bi];
         if (cv->n_in < 3) {
             int* nin = (int*)aicf__realloc(g->ctx, cv->in, (size_t)(cv->n_in + 1) * sizeof(int), 4 * sizeof(int));
             if (!nin) return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
@@ -904,6 +915,7 @@ void aicf_plan_destroy(aicf_plan* p) {
     int i;
     if (!p) return;
     if (p->target == AICF_BACKEND_CUDA) aicf__cuda_plan_free(p);
+    aicf__free(p->ctx, p->lt_cache);
     for (i = 0; i < p->n_steps; i++) aicf__free(p->ctx, p->steps[i].backend);
     aicf__free(p->ctx, p->steps);
     aicf__free(p->ctx, p->loc);
@@ -1588,6 +1600,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     int fp16;
     aicf__fuse_info fuse;
     char fallback_reason[256];
+    double t0 = aicf__now_us(), t1;
     if (!graph || !out) return AICF_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     ctx = graph->ctx;
@@ -1697,6 +1710,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     r = aicf__fold_batchnorm(g, &folded);
     if (r != AICF_SUCCESS) goto fail;
     aicf__dead_nodes(g);
+    p->fold_ms = (aicf__now_us() - t0) * 1e-3;
     /* inputs / outputs */
     p->n_in = g->n_inputs;
     p->n_out = g->n_outputs;
@@ -1948,6 +1962,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     /* CUDA: pins and a loaded plan's choices; the backend's per-step scratch (a Conv's im2col
        buffer), placed by the memory plan; kernels. Autotuning times the candidates on the
        planned memory, then everything is planned again with the winners. */
+    t1 = aicf__now_us();
     if (p->target == AICF_BACKEND_CUDA) {
         int tuned = 0;
         if ((r = aicf__apply_choices(p, choices)) != AICF_SUCCESS) goto fail;
@@ -1973,6 +1988,11 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     }
     p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
     p->saved_choices = NULL;
+    aicf__free(ctx, p->lt_cache); /* planning is over */
+    p->lt_cache = NULL;
+    p->lt_cache_n = p->lt_cache_cap = 0;
+    p->select_ms = (aicf__now_us() - t1) * 1e-3;
+    p->create_ms = (aicf__now_us() - t0) * 1e-3;
     *out = p;
     return AICF_SUCCESS;
 oom:
@@ -1998,6 +2018,11 @@ aicf_result aicf_plan_stats_get(const aicf_plan* p, aicf_plan_stats* out) {
     out->weights_bytes = p->weights_bytes;
     out->backend = p->target;
     out->precision = p->policy.precision;
+    out->create_ms = p->create_ms;
+    out->create_fold_ms = p->fold_ms;
+    out->create_select_ms = p->select_ms;
+    out->lt_heuristic_queries = p->lt_queries;
+    out->lt_heuristic_ms = p->lt_query_ms;
     return AICF_SUCCESS;
 }
 

@@ -43,40 +43,7 @@
    CUDA events recorded on the exec's stream, as PyTorch's torch.cuda.Event timing does:
    record(start), aicf_exec_launch, record(end), cuEventSynchronize(end), cuEventElapsedTime.
    Replays are serialised (the next starts after the previous end event completed). The host
-   time of the launch call is read from the host clock below. */
-
-/* ---- host clock (benchmark) ----
-   Microseconds from a monotonic clock: QueryPerformanceCounter on Windows, clock_gettime
-   (CLOCK_MONOTONIC) where <time.h> declares it (POSIX feature macros, or C++); in strict ISO C
-   without them, gettimeofday (microsecond resolution, not monotonic). */
-#if defined(_WIN32)
-#  ifndef WIN32_LEAN_AND_MEAN
-#    define WIN32_LEAN_AND_MEAN
-#  endif
-#  include <windows.h>
-static double aicf__now_us(void) {
-    LARGE_INTEGER f, c;
-    QueryPerformanceFrequency(&f);
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
-}
-#else
-#  include <time.h>
-#  if defined(CLOCK_MONOTONIC)
-static double aicf__now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-#  else
-#    include <sys/time.h>
-static double aicf__now_us(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
-}
-#  endif
-#endif
+   time of the launch call is read from the host clock (aicf__now_us, >>core). */
 
 #if !defined(AICF_NO_CUDA)
 
@@ -1141,6 +1108,76 @@ refused:
     return -1;
 }
 
+/* cuBLASLt's heuristic answer depends only on the query: the descriptor without its addresses,
+   the operands' alignments and the workspace limit. A plan asks once per distinct query and keeps
+   the answers while it plans (p->lt_cache; freed when aicf__plan_create_ex ends): the 53
+   convolutions of light_resnet50 at float32 are 20 distinct GEMMs (H100, CUDA 13, first plan of
+   a process: 83-114 ms of queries -> 70-72 ms; most of the rest is cuBLASLt's one-time setup
+   inside its first queries, as the next plan's 20 queries take 0.6-1.1 ms: docs/benchmarks.md).
+   Autotuning's re-plan and its candidates ask again for free. */
+typedef struct aicf__lt_answer {
+    aicf__matmul_desc key; /* addresses zero */
+    unsigned al[4];
+    uint64_t ws_limit;
+    aicf__cublasLtMatmulHeuristicResult_t res[8];
+    int nres;
+} aicf__lt_answer;
+
+static aicf__matmul_desc aicf__lt_key(const aicf__matmul_desc* d) {
+    aicf__matmul_desc k;
+    memset(&k, 0, sizeof k); /* padding too: keys compare with memcmp */
+    k.trans_a = d->trans_a;
+    k.trans_b = d->trans_b;
+    k.M = d->M;
+    k.N = d->N;
+    k.K = d->K;
+    k.lda = d->lda;
+    k.ldb = d->ldb;
+    k.ldc = d->ldc;
+    k.batch = d->batch;
+    k.stride_a = d->stride_a;
+    k.stride_b = d->stride_b;
+    k.stride_c = d->stride_c;
+    k.alpha = d->alpha;
+    k.beta = d->beta;
+    k.dtype = d->dtype;
+    k.tf32 = d->tf32;
+    k.bias = d->bias;
+    k.relu = d->relu;
+    return k;
+}
+
+/* Tests only (tests/test_fusion.c): 1 asks cuBLASLt every time, to compare the plans. */
+static int aicf__lt_cache_off = 0;
+
+static const aicf__lt_answer* aicf__lt_asked(const aicf_plan* p, const aicf__matmul_desc* key, const unsigned* al, uint64_t ws) {
+    const aicf__lt_answer* v = (const aicf__lt_answer*)p->lt_cache;
+    int i;
+    for (i = 0; !aicf__lt_cache_off && i < p->lt_cache_n; i++)
+        if (memcmp(&v[i].key, key, sizeof *key) == 0 && memcmp(v[i].al, al, sizeof v[i].al) == 0 && v[i].ws_limit == ws) return &v[i];
+    return NULL;
+}
+
+/* Keeps an answer; out of memory only loses the saving. */
+static void aicf__lt_remember(aicf_plan* p, const aicf__matmul_desc* key, const unsigned* al, uint64_t ws,
+                              const aicf__cublasLtMatmulHeuristicResult_t* res, int nres) {
+    aicf__lt_answer* a;
+    if (p->lt_cache_n == p->lt_cache_cap) {
+        int cap = p->lt_cache_cap ? 2 * p->lt_cache_cap : 16;
+        void* nv = aicf__realloc(p->ctx, p->lt_cache, (size_t)p->lt_cache_cap * sizeof(aicf__lt_answer), (size_t)cap * sizeof(aicf__lt_answer));
+        if (!nv) return;
+        p->lt_cache = nv;
+        p->lt_cache_cap = cap;
+    }
+    a = &((aicf__lt_answer*)p->lt_cache)[p->lt_cache_n++];
+    memset(a, 0, sizeof *a);
+    a->key = *key;
+    memcpy(a->al, al, sizeof a->al);
+    a->ws_limit = ws;
+    memcpy(a->res, res, sizeof a->res);
+    a->nres = nres;
+}
+
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
                                    size_t reason_cap) {
     aicf_context* ctx;
@@ -1149,6 +1186,9 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
     aicf__lt_objs o;
     void* pref = NULL;
     aicf__cublasLtMatmulHeuristicResult_t res[8];
+    aicf__matmul_desc key;
+    const aicf__lt_answer* asked;
+    double tq;
     int nres = 0, pick = 0, index = 0;
     uint64_t ws_limit;
     size_t es;
@@ -1183,6 +1223,13 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
             goto done;
         }
     }
+    key = aicf__lt_key(d);
+    if ((asked = aicf__lt_asked(p, &key, al, ws_limit)) != NULL) {
+        memcpy(res, asked->res, sizeof res);
+        nres = asked->nres;
+        s = AICF__CUBLAS_STATUS_SUCCESS;
+        goto answered;
+    }
     s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
     if (s != AICF__CUBLAS_STATUS_SUCCESS) {
         pref = NULL;
@@ -1204,7 +1251,12 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
         goto done;
     }
     memset(res, 0, sizeof res);
+    p->lt_queries++;
+    tq = aicf__now_us();
     s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o.desc, o.la, o.lb, o.lc, o.ld, pref, 8, res, &nres);
+    p->lt_query_ms += (aicf__now_us() - tq) * 1e-3;
+    if (s == AICF__CUBLAS_STATUS_SUCCESS && nres > 0) aicf__lt_remember(p, &key, al, ws_limit, res, nres);
+answered:
     if (s != AICF__CUBLAS_STATUS_SUCCESS || nres <= 0) {
         char buf[48];
         r = aicf__err(ctx, AICF_ERROR_UNSUPPORTED,

@@ -467,51 +467,58 @@ out:
 }
 
 /* Conv -> BatchNormalization -> Relu: the plan folds the BatchNormalization into the Conv;
-   the result must equal a direct double-precision evaluation of the unfused graph. */
-static void test_batchnorm_folding(void) {
+   the result must equal a direct double-precision evaluation of the unfused graph. The weights
+   are the caller's (borrowed: aicf must not write them). shared = 0: one Conv reads W and B, so
+   the plan's copies are scaled in place; shared = 1: a second Conv + BatchNormalization (other
+   statistics, output y2) reads the same W and B, so the first fold makes new constants and the
+   second scales the copies it is then the only reader of: neither may see the other's scaling. */
+static void test_batchnorm_folding(int shared) {
     enum { N = 2, C = 3, H = 7, Wd = 6, M = 4, K = 3 };
     aicf_context* ctx = new_ctx();
     aicf_graph* g;
     aicf_plan* p = NULL;
     aicf_exec* e = NULL;
     aicf_plan_desc pd;
-    static float x[N * C * H * Wd], w[M * C * K * K], bias[M], sc[M], be[M], mu[M], var[M], y[N * M * H * Wd];
+    static float x[N * C * H * Wd], w[M * C * K * K], bias[M], bn[2][4][M], y[2][N * M * H * Wd];
+    float w0[M * C * K * K], bias0[M];
     int64_t xd[4] = {N, C, H, Wd}, wd[4] = {M, C, K, K}, vd[1] = {M};
     int64_t pads[4] = {1, 1, 1, 1};
     const char* cin[3] = {"x", "w", "b"};
-    const char* cout[1] = {"c"};
-    const char* bin[5] = {"c", "sc", "be", "mu", "var"};
-    const char* bout[1] = {"bn"};
-    const char* rin[1] = {"bn"};
-    const char* rout[1] = {"y"};
+    const char* cout[2][1] = {{"c"}, {"c2"}};
+    const char* bin[2][5] = {{"c", "sc", "be", "mu", "var"}, {"c2", "sc2", "be2", "mu2", "var2"}};
+    const char* bout[2][1] = {{"bn"}, {"bn2"}};
+    const char* rout[2][1] = {{"y"}, {"y2"}};
+    static const char* const stat[2][4] = {{"sc", "be", "mu", "var"}, {"sc2", "be2", "mu2", "var2"}};
     aicf_attr cattr[1], battr[1];
     aicf_tensor_desc d;
-    int i, n, m, h, ww, bad = 0, convs = 0, bns = 0;
+    int i, j, o, n, m, h, ww, bad = 0, convs = 0, bns = 0, fresh = 0, nconv = shared ? 2 : 1;
     double maxerr = 0;
     for (i = 0; i < N * C * H * Wd; i++) x[i] = frand();
     for (i = 0; i < M * C * K * K; i++) w[i] = frand();
-    for (i = 0; i < M; i++) {
-        bias[i] = frand();
-        sc[i] = frand() + 1.5f;
-        be[i] = frand();
-        mu[i] = frand() * 0.5f;
-        var[i] = frand() * 0.5f + 1.0f;
-    }
+    for (o = 0; o < 2; o++)
+        for (i = 0; i < M; i++) {
+            bias[i] = frand();
+            bn[o][0][i] = frand() + 1.5f;        /* scale */
+            bn[o][1][i] = frand();               /* B (beta) */
+            bn[o][2][i] = frand() * 0.5f;        /* mean */
+            bn[o][3][i] = frand() * 0.5f + 1.0f; /* var */
+        }
+    memcpy(w0, w, sizeof w);
+    memcpy(bias0, bias, sizeof bias);
     aicf_graph_create(ctx, &g);
     d = tdesc("x", 4, xd, NULL, 0);
     aicf_graph_add_input(g, &d);
     d = tdesc("w", 4, wd, w, sizeof w);
+    d.borrow = 1;
     aicf_graph_add_constant(g, &d);
     d = tdesc("b", 1, vd, bias, sizeof bias);
+    d.borrow = 1;
     aicf_graph_add_constant(g, &d);
-    d = tdesc("sc", 1, vd, sc, sizeof sc);
-    aicf_graph_add_constant(g, &d);
-    d = tdesc("be", 1, vd, be, sizeof be);
-    aicf_graph_add_constant(g, &d);
-    d = tdesc("mu", 1, vd, mu, sizeof mu);
-    aicf_graph_add_constant(g, &d);
-    d = tdesc("var", 1, vd, var, sizeof var);
-    aicf_graph_add_constant(g, &d);
+    for (o = 0; o < nconv; o++)
+        for (j = 0; j < 4; j++) {
+            d = tdesc(stat[o][j], 1, vd, bn[o][j], sizeof bn[o][j]);
+            aicf_graph_add_constant(g, &d);
+        }
     memset(cattr, 0, sizeof cattr);
     cattr[0].name = "pads";
     cattr[0].type = AICF_ATTR_INTS;
@@ -521,10 +528,12 @@ static void test_batchnorm_folding(void) {
     battr[0].name = "epsilon";
     battr[0].type = AICF_ATTR_FLOAT;
     battr[0].f = 1e-3f;
-    CHECK(add_node(g, "conv", "Conv", cin, 3, cout, 1, cattr, 1) == AICF_SUCCESS, "conv: %s", aicf_last_error(ctx));
-    CHECK(add_node(g, "bn", "BatchNormalization", bin, 5, bout, 1, battr, 1) == AICF_SUCCESS, "bn");
-    CHECK(add_node(g, "relu", "Relu", rin, 1, rout, 1, NULL, 0) == AICF_SUCCESS, "relu");
-    aicf_graph_add_output(g, "y");
+    for (o = 0; o < nconv; o++) {
+        CHECK(add_node(g, o ? "conv2" : "conv", "Conv", cin, 3, cout[o], 1, cattr, 1) == AICF_SUCCESS, "conv: %s", aicf_last_error(ctx));
+        CHECK(add_node(g, o ? "bn2" : "bn", "BatchNormalization", bin[o], 5, bout[o], 1, battr, 1) == AICF_SUCCESS, "bn");
+        CHECK(add_node(g, o ? "relu2" : "relu", "Relu", bout[o], 1, rout[o], 1, NULL, 0) == AICF_SUCCESS, "relu");
+        aicf_graph_add_output(g, rout[o][0]);
+    }
     memset(&pd, 0, sizeof pd);
     pd.backend = AICF_BACKEND_CPU;
     CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "plan: %s", aicf_last_error(ctx));
@@ -533,36 +542,46 @@ static void test_batchnorm_folding(void) {
         aicf__op op = p->g->nodes[p->steps[i].node].op;
         convs += op == AICF__OP_Conv;
         bns += op == AICF__OP_BatchNormalization;
+        if (op == AICF__OP_Conv) {
+            const aicf__node* cv = &p->g->nodes[p->steps[i].node];
+            fresh += p->g->tensors[cv->in[1]].name[0] == '\x01' && p->g->tensors[cv->in[2]].name[0] == '\x01';
+        }
     }
+    /* in place: the Conv keeps the plan's copies of W and B, scaled; shared: the first fold sees
+       two readers and makes new constants, the second Conv is then the copies' only reader */
+    CHECK(fresh == shared, "shared=%d: %d of %d folds made new constants (%d expected)", shared, fresh, nconv, shared);
     /* BN folds into the Conv, and the fusion pass absorbs the Relu into the Conv's step */
-    CHECK(convs == 1 && bns == 0 && p->n_steps == 1 && p->steps[0].n_epi == 1 && p->steps[0].epi[0].op == AICF__OP_Relu,
+    CHECK(convs == nconv && bns == 0 && p->n_steps == nconv && p->steps[0].n_epi == 1 && p->steps[0].epi[0].op == AICF__OP_Relu,
           "BatchNormalization folded, Relu fused: %d conv, %d bn, %d steps", convs, bns, p->n_steps);
+    CHECK(memcmp(w, w0, sizeof w) == 0 && memcmp(bias, bias0, sizeof bias) == 0,
+          "shared=%d: the caller's borrowed W and B were written by the plan", shared);
     aicf_exec_create(p, NULL, &e);
     aicf_exec_set_input(e, 0, x, sizeof x);
     CHECK(aicf_exec_run(e) == AICF_SUCCESS, "run: %s", aicf_last_error(ctx));
-    aicf_exec_get_output(e, 0, y, sizeof y);
-    for (n = 0; n < N; n++)
-        for (m = 0; m < M; m++)
-            for (h = 0; h < H; h++)
-                for (ww = 0; ww < Wd; ww++) {
-                    double acc = bias[m], ref;
-                    int c, kh, kw;
-                    for (c = 0; c < C; c++)
-                        for (kh = 0; kh < K; kh++)
-                            for (kw = 0; kw < K; kw++) {
-                                int ih = h + kh - 1, iw = ww + kw - 1;
-                                if (ih < 0 || iw < 0 || ih >= H || iw >= Wd) continue;
-                                acc += (double)x[((n * C + c) * H + ih) * Wd + iw] * w[((m * C + c) * K + kh) * K + kw];
-                            }
-                    ref = (acc - mu[m]) / sqrt((double)var[m] + 1e-3) * sc[m] + be[m];
-                    if (ref < 0) ref = 0;
-                    {
-                        double err = fabs(ref - y[((n * M + m) * H + h) * Wd + ww]);
-                        if (err > maxerr) maxerr = err;
-                        if (err > 1e-4 * (1 + fabs(ref))) bad++;
+    for (o = 0; o < nconv; o++) aicf_exec_get_output(e, o, y[o], sizeof y[o]);
+    for (o = 0; o < nconv; o++)
+        for (n = 0; n < N; n++)
+            for (m = 0; m < M; m++)
+                for (h = 0; h < H; h++)
+                    for (ww = 0; ww < Wd; ww++) {
+                        double acc = bias[m], ref;
+                        int c, kh, kw;
+                        for (c = 0; c < C; c++)
+                            for (kh = 0; kh < K; kh++)
+                                for (kw = 0; kw < K; kw++) {
+                                    int ih = h + kh - 1, iw = ww + kw - 1;
+                                    if (ih < 0 || iw < 0 || ih >= H || iw >= Wd) continue;
+                                    acc += (double)x[((n * C + c) * H + ih) * Wd + iw] * w[((m * C + c) * K + kh) * K + kw];
+                                }
+                        ref = (acc - bn[o][2][m]) / sqrt((double)bn[o][3][m] + 1e-3) * bn[o][0][m] + bn[o][1][m];
+                        if (ref < 0) ref = 0;
+                        {
+                            double err = fabs(ref - y[o][((n * M + m) * H + h) * Wd + ww]);
+                            if (err > maxerr) maxerr = err;
+                            if (err > 1e-4 * (1 + fabs(ref))) bad++;
+                        }
                     }
-                }
-    CHECK(bad == 0, "folded Conv+BN: %d wrong (max err %g)", bad, maxerr);
+    CHECK(bad == 0, "shared=%d: folded Conv+BN: %d wrong (max err %g)", shared, bad, maxerr);
 out:
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
@@ -680,7 +699,8 @@ int main(void) {
     test_plan_errors();
     for (t = 0; t < 20; t++) test_memory_plan_random(t);
     for (t = 0; t < 10; t++) test_memory_plan_concat_views(t);
-    test_batchnorm_folding();
+    test_batchnorm_folding(0);
+    test_batchnorm_folding(1);
     test_plan_owns_copy();
     test_allocator();
     printf("%d passed, %d failed\n", g_pass, g_fail);

@@ -1063,6 +1063,71 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
    taken from the previous replay, would not) and, persistent, the separate launches' output
    (to 1e-6 at fp32: the same products summed in another order; 3e-3 at fp16, where a hidden
    activation may round to the neighbouring float16). */
+/* cuBLASLt's heuristic answers kept while a plan is made (aicf__cuda_matmul_plan): four Gemm
+   steps on cuBLASLt, three of one query (96x96, ReLU epilogue) and one of another, ask twice,
+   and the plan equals, byte for byte, the plan made asking every time. */
+static void test_gpu_lt_answers(aicf_context* ctx) {
+    static const int64_t D[5] = {96, 96, 96, 96, 40};
+    int64_t xd[2] = {48, 96}, wd[2];
+    fb b;
+    aicf_plan_desc pd;
+    aicf_plan* pl[2] = {NULL, NULL};
+    aicf_plan_stats ps[2];
+    char* text[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    aicf_attr a[1];
+    int l, k;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+    if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+    a[0] = attr_i("transB", 1);
+    fb_input(&b, "x", 2, xd, -1, 1);
+    for (l = 0; l < 4; l++) {
+        char wn[8], gn[8], rn[8], ins[32];
+        snprintf(wn, sizeof wn, "W%d", l);
+        snprintf(gn, sizeof gn, l == 3 ? "y" : "g%d", l);
+        snprintf(rn, sizeof rn, "r%d", l);
+        wd[0] = D[l + 1], wd[1] = D[l];
+        fb_const(&b, wn, 2, wd, -0.1f, 0.1f);
+        if (l == 0) snprintf(ins, sizeof ins, "x,%s", wn);
+        else snprintf(ins, sizeof ins, "r%d,%s", l - 1, wn);
+        fb_node(&b, gn, "Gemm", ins, gn, a, 1);
+        if (l < 3) fb_node(&b, rn, "Relu", gn, rn, NULL, 0);
+    }
+    fb_output(&b, "y");
+    memset(&pd, 0, sizeof pd);
+    pd.backend = AICF_BACKEND_CUDA;
+    pd.policy.precision = AICF_PRECISION_FP32;
+    pd.policy.matmul_algo = AICF_MATMUL_CUBLASLT;
+    for (k = 0; k < 2 && b.ok; k++) {
+        aicf__lt_cache_off = k;
+        CHECK(aicf_plan_create(b.g, &pd, &pl[k]) == AICF_SUCCESS, "lt answers: plan (cache %s): %s", k ? "off" : "on",
+              aicf_last_error(ctx));
+        aicf__lt_cache_off = 0;
+        if (!pl[k]) break;
+        aicf_plan_stats_get(pl[k], &ps[k]);
+        if (aicf_plan_serialize(pl[k], NULL, 0, &len[k]) == AICF_SUCCESS && (text[k] = (char*)malloc(len[k])) != NULL)
+            CHECK(aicf_plan_serialize(pl[k], text[k], len[k], &len[k]) == AICF_SUCCESS, "lt answers: serialize");
+    }
+    if (pl[0] && pl[1]) {
+        CHECK(ps[0].lt_heuristic_queries == 2 && ps[1].lt_heuristic_queries == 4,
+              "lt answers: %d queries kept, %d asking every time (2 and 4 expected: 4 Gemm steps, 2 distinct queries)",
+              ps[0].lt_heuristic_queries, ps[1].lt_heuristic_queries);
+        CHECK(text[0] && text[1] && len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0,
+              "lt answers: the plan file with kept answers differs from the one asking every time (%zu / %zu bytes)", len[0], len[1]);
+        CHECK(ps[0].create_ms >= ps[0].create_select_ms && ps[0].create_ms >= ps[0].create_fold_ms && ps[0].create_select_ms > 0,
+              "lt answers: plan creation times %.3f ms, fold %.3f, select %.3f", ps[0].create_ms, ps[0].create_fold_ms,
+              ps[0].create_select_ms);
+    }
+    for (k = 0; k < 2; k++) {
+        free(text[k]);
+        aicf_plan_destroy(pl[k]);
+    }
+    for (k = 0; k < b.n_in; k++) free(b.in_data[k]);
+    aicf_graph_destroy(b.g);
+}
+
 static void test_gpu_persistent_replays(aicf_context* ctx) {
     static const int64_t D[5] = {256, 1024, 1024, 1024, 64};
     static const int64_t MS[4] = {1, 2, 3, 8}; /* every row tile of aicf_gemvp_*_m{1,2,4,8} */
@@ -1901,6 +1966,7 @@ int main(void) {
                 run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
             }
             test_gpu_persistent_replays(ctx);
+            test_gpu_lt_answers(ctx);
             test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
             test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
         }
