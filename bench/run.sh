@@ -2,6 +2,7 @@
 # bench/run.sh: the project's benchmark, one command, on the GPU machine (docs/benchmarks.md).
 #
 #   bench/run.sh [--iters N] [--no-compile] [--only WORKLOAD...] [--skip-peers] [--skip-models] [--skip-gemm]
+#                [--skip-plan]
 #
 #   1. peers   ../shared/bench/peers.py --aicf build/aicf: the six reference workloads, PyTorch
 #              eager / CUDA graph / torch.compile and aicf (fp16) side by side, all timed with
@@ -11,6 +12,10 @@
 #              batch 1                                                   -> models.jsonl
 #   3. gemm    build/gemm_direct: large GEMMs through aicf and through the same cuBLASLt call made
 #              directly (4096^3 and 8192^3, tf32 and fp16)               -> gemm.jsonl
+#   4. plan    plan creation of onnx_light/light_resnet50 without autotuning (target <= 200 ms):
+#              build/aicf bench --json's plan_ms (model load + aicf_plan_create, after the
+#              context's CUDA initialisation) and its phases, fp32 and fp16, 3 processes each
+#                                                                        -> plan.jsonl
 #   1b. profiles  build/aicf profile (per-step GPU times), bench --io host (inputs and outputs
 #              staged through pinned memory by the graph) and bench --pdl (programmatic
 #              dependent launch, AICF_EXEC_PDL) on peers.py's exports, fp16
@@ -36,7 +41,7 @@ cd "$(dirname "$0")/.." || exit 1
 ITERS=300
 NO_COMPILE=
 ONLY=()
-DO_PEERS=1 DO_MODELS=1 DO_GEMM=1
+DO_PEERS=1 DO_MODELS=1 DO_GEMM=1 DO_PLAN=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --iters) ITERS=${2:?--iters needs a value}; shift 2 ;;
@@ -45,7 +50,8 @@ while [ $# -gt 0 ]; do
     --skip-peers) DO_PEERS=0; shift ;;
     --skip-models) DO_MODELS=0; shift ;;
     --skip-gemm) DO_GEMM=0; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    --skip-plan) DO_PLAN=0; shift ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (--help lists them)" >&2; exit 1 ;;
   esac
 done
@@ -195,8 +201,25 @@ if [ "$DO_GEMM" = 1 ]; then
   fi
 fi
 
+# 4. plan creation of light_resnet50, a fresh process each time (the first plan of a context)
+: > "$OUT/plan.jsonl"
+if [ "$DO_PLAN" = 1 ]; then
+  PM=$AICF_TEST_DATA/models/onnx_light/light_resnet50.onnx
+  if [ ! -f "$PM" ]; then
+    log "plan: $PM not found: SKIPPED"
+  else
+    for r in 1 2 3; do
+      for prec in fp32 fp16; do
+        line=$(build/aicf bench "$PM" --backend cuda --precision "$prec" --iters 10 --json 2>&1 | grep '^{' | tail -1)
+        [ -n "$line" ] && printf '{"plan_model": "light_resnet50", %s\n' "${line#\{}" >> "$OUT/plan.jsonl"
+      done
+    done
+    log "plan: $OUT/plan.jsonl"
+  fi
+fi
+
 log "table"
-"$PYTHON" bench/table.py --peers "$OUT/peers.jsonl" --models "$OUT/models.jsonl" --gemm "$OUT/gemm.jsonl" \
+"$PYTHON" bench/table.py --peers "$OUT/peers.jsonl" --models "$OUT/models.jsonl" --gemm "$OUT/gemm.jsonl" --plan "$OUT/plan.jsonl" \
   --meta "$OUT/meta.json" --gpu "$OUT/gpu.txt" --variants "$OUT" > "$OUT/table.md"
 cat "$OUT/table.md"
 log "done: $OUT"

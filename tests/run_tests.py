@@ -322,6 +322,37 @@ def cli_tests(backend):
               f"{bench['median_us']:.1f} us ({bench['io']} io)", flush=True)
 
 
+def bench_table_tests():
+    """bench/table.py (the benchmark's report) on made-up results: each target marked met or not
+    met as the numbers say (no GPU needed)."""
+    import tempfile
+    name = "bench table marks"
+    if args.filter and args.filter not in name:
+        return
+    with tempfile.TemporaryDirectory() as td:
+        peers = os.path.join(td, "peers.jsonl")
+        plan = os.path.join(td, "plan.jsonl")
+        with open(peers, "w") as f:
+            f.write(json.dumps({"workload": "mlp_b1", "eager_us": 190.0, "cudagraph_us": 25.0, "aicf_median_us": 7.0,
+                                "aicf_relerr": 5e-4, "aicf_host_us": 1.9}) + "\n")
+            f.write(json.dumps({"workload": "resnet18_b1", "eager_us": 1700.0, "cudagraph_us": 470.0,
+                                "aicf_median_us": 226.0, "aicf_relerr": 4e-4, "aicf_host_us": 1.3}) + "\n")
+        with open(plan, "w") as f:
+            for prec, ms in (("fp32", 130.0), ("fp32", 140.0), ("fp16", 60.0), ("fp16", 201.0)):
+                f.write(json.dumps({"plan_model": "light_resnet50", "precision": prec, "plan_ms": ms, "plan_fold_ms": 50.0,
+                                    "plan_select_ms": 70.0, "plan_lt_queries": 20, "plan_lt_ms": 69.0,
+                                    "device_init_ms": 250.0}) + "\n")
+        rc, out, _ = run([sys.executable, "bench/table.py", "--peers", peers, "--plan", plan], 60)
+    lines = out.splitlines()
+    row = lambda key: next((l for l in lines if l.startswith("| " + key + " ")), "")
+    want = [("mlp_b1", "| met |"), ("resnet18_b1", "| **not met** (speed) |"), ("fp32", "≤ 200: met"), ("fp16", "≤ 200: **not met**")]
+    bad = [f"{k}: '{row(k)}' lacks '{m}'" for k, m in want if m not in row(k)]
+    if rc != 0 or bad:
+        record(name, "failed", f"exit {rc}; " + "; ".join(bad) + " " + out[-300:])
+    else:
+        record(name, "passed")
+
+
 def node_tests(backend, extra=()):
     tar = os.path.join(DATA, "onnx-node-1.23.1.tar.gz")
     dest = os.path.join(B, "onnx-node")
@@ -390,6 +421,7 @@ if args.suite == "cpu":
                                                                    "--dump", os.path.join(B, "onnx_dump")], 1800)
     model_tests("cpu", ["fp32"])
     memory_tests()
+    bench_table_tests()
     cli_tests("cpu")
     node_tests("cpu")
     hardening()
