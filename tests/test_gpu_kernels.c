@@ -725,6 +725,15 @@ static void cases_conv(void) {
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(2), I64(2), I64(2)));
             tc.expect = "aicf_conv2d_tc_f16_m128_vw";
             run_case(&tc);
+            /* 4 output pixels per image, 9 images: a thread's columns 8 apart cross two images */
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 s2 [9,8,3,3] w[24,8,3,3] p1 bias (gathering kernel, 2x2 outputs)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(9), I64(8), I64(3), I64(3)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(24), I64(8), I64(3), I64(3)), 1, -0.3f, 0.3f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(24)), 1, -1, 1);
+            tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tc_f16_m64_vw";
+            run_case(&tc);
             tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [2,3,12,12] w[128,3,5,5] (gathering kernel, 2-byte weights)");
             tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(12), I64(12)), 0, -1, 1);
             tc_in(&tc, "w", 4, DIMS(4, I64(128), I64(3), I64(5), I64(5)), 1, -0.3f, 0.3f);
