@@ -1240,6 +1240,8 @@ aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t 
 /* A (batched, strided) matrix product D = alpha * op(A) op(B) + beta * C (+ bias, + act) in
    row-major terms: op(A) is [M,K], op(B) is [K,N], C and D are [M,N] with leading dimension ldc
    = ldd. Element types follow `dtype` (AICF_DTYPE_FLOAT32 or FLOAT16) for A, B, C, D, bias. */
+/* Made zeroed (memset) before its fields are set: plan-time keys compare whole descriptors
+   (aicf__lt_key of 80_cuda.c). */
 typedef struct aicf__matmul_desc {
     int trans_a, trans_b;        /* 1: A is stored [K,M] (resp. B [N,K]) */
     int64_t M, N, K;
@@ -10809,9 +10811,9 @@ static int aicf__use_count(const aicf_graph* g, int t) {
     return c;
 }
 
-/* Adds a new owned float32 constant of `shape` (n values, a copy of `vals`, or uninitialised when
-   vals is NULL: the caller fills g->tensors[t].data). Returns the tensor, -1 out of memory. */
-static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, const float* vals, size_t n) {
+/* Adds a new owned float32 constant of `shape` (n values, uninitialised: the caller fills
+   g->tensors[t].data). Returns the tensor, -1 out of memory. */
+static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, size_t n) {
     int t = aicf__graph_new_tensor(g, name);
     aicf__tensor* tt;
     if (t < 0) return -1;
@@ -10822,7 +10824,6 @@ static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shap
     tt->flags = AICF__T_CONST;
     tt->data = aicf__malloc(g->ctx, n * sizeof(float) + 1);
     if (!tt->data) return -1;
-    if (vals) memcpy(tt->data, vals, n * sizeof(float));
     tt->owns_data = 1;
     tt->data_bytes = n * sizeof(float);
     return t;
@@ -10880,14 +10881,14 @@ static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
         tb = cv->n_in > 2 ? cv->in[2] : -1;
         if (!aicf__const_private(g, tw)) {
             snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
-            if ((tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, NULL, (size_t)(per_oc * cout))) < 0)
+            if ((tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, (size_t)(per_oc * cout))) < 0)
                 return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
         }
         if (tb < 0 || !aicf__const_private(g, tb)) {
             bshape.rank = 1;
             bshape.d[0] = cout;
             snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
-            if ((tb = aicf__new_const_f32(g, nm, &bshape, NULL, (size_t)cout)) < 0)
+            if ((tb = aicf__new_const_f32(g, nm, &bshape, (size_t)cout)) < 0)
                 return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
         }
         cv = &g->nodes[ci]; /* the tensors array may have moved, nodes did not, but be explicit */
@@ -15966,27 +15967,13 @@ typedef struct aicf__lt_answer {
     int nres;
 } aicf__lt_answer;
 
+/* The query's key: the descriptor with its address fields zeroed (at plan time they hold byte
+   offsets, whose only effect, the alignment, is part of the key apart). Descriptors are made
+   zeroed (memset) before their fields are set, so whole structs compare with memcmp, and a field
+   added to aicf__matmul_desc joins the key by itself. */
 static aicf__matmul_desc aicf__lt_key(const aicf__matmul_desc* d) {
-    aicf__matmul_desc k;
-    memset(&k, 0, sizeof k); /* padding too: keys compare with memcmp */
-    k.trans_a = d->trans_a;
-    k.trans_b = d->trans_b;
-    k.M = d->M;
-    k.N = d->N;
-    k.K = d->K;
-    k.lda = d->lda;
-    k.ldb = d->ldb;
-    k.ldc = d->ldc;
-    k.batch = d->batch;
-    k.stride_a = d->stride_a;
-    k.stride_b = d->stride_b;
-    k.stride_c = d->stride_c;
-    k.alpha = d->alpha;
-    k.beta = d->beta;
-    k.dtype = d->dtype;
-    k.tf32 = d->tf32;
-    k.bias = d->bias;
-    k.relu = d->relu;
+    aicf__matmul_desc k = *d;
+    k.a = k.b = k.c = k.d = k.bias_ptr = 0;
     return k;
 }
 

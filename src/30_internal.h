@@ -494,6 +494,8 @@ aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t 
 /* A (batched, strided) matrix product D = alpha * op(A) op(B) + beta * C (+ bias, + act) in
    row-major terms: op(A) is [M,K], op(B) is [K,N], C and D are [M,N] with leading dimension ldc
    = ldd. Element types follow `dtype` (AICF_DTYPE_FLOAT32 or FLOAT16) for A, B, C, D, bias. */
+/* Made zeroed (memset) before its fields are set: plan-time keys compare whole descriptors
+   (aicf__lt_key of 80_cuda.c). */
 typedef struct aicf__matmul_desc {
     int trans_a, trans_b;        /* 1: A is stored [K,M] (resp. B [N,K]) */
     int64_t M, N, K;

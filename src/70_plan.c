@@ -186,9 +186,9 @@ static int aicf__use_count(const aicf_graph* g, int t) {
     return c;
 }
 
-/* Adds a new owned float32 constant of `shape` (n values, a copy of `vals`, or uninitialised when
-   vals is NULL: the caller fills g->tensors[t].data). Returns the tensor, -1 out of memory. */
-static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, const float* vals, size_t n) {
+/* Adds a new owned float32 constant of `shape` (n values, uninitialised: the caller fills
+   g->tensors[t].data). Returns the tensor, -1 out of memory. */
+static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shape* shape, size_t n) {
     int t = aicf__graph_new_tensor(g, name);
     aicf__tensor* tt;
     if (t < 0) return -1;
@@ -199,7 +199,6 @@ static int aicf__new_const_f32(aicf_graph* g, const char* name, const aicf__shap
     tt->flags = AICF__T_CONST;
     tt->data = aicf__malloc(g->ctx, n * sizeof(float) + 1);
     if (!tt->data) return -1;
-    if (vals) memcpy(tt->data, vals, n * sizeof(float));
     tt->owns_data = 1;
     tt->data_bytes = n * sizeof(float);
     return t;
@@ -257,14 +256,14 @@ static aicf_result aicf__fold_batchnorm(aicf_graph* g, int* folded) {
         tb = cv->n_in > 2 ? cv->in[2] : -1;
         if (!aicf__const_private(g, tw)) {
             snprintf(nm, sizeof nm, "\x01" "bnfold%d.W", bi);
-            if ((tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, NULL, (size_t)(per_oc * cout))) < 0)
+            if ((tw = aicf__new_const_f32(g, nm, &g->tensors[cv->in[1]].shape, (size_t)(per_oc * cout))) < 0)
                 return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
         }
         if (tb < 0 || !aicf__const_private(g, tb)) {
             bshape.rank = 1;
             bshape.d[0] = cout;
             snprintf(nm, sizeof nm, "\x01" "bnfold%d.B", bi);
-            if ((tb = aicf__new_const_f32(g, nm, &bshape, NULL, (size_t)cout)) < 0)
+            if ((tb = aicf__new_const_f32(g, nm, &bshape, (size_t)cout)) < 0)
                 return aicf__err(g->ctx, AICF_ERROR_OUT_OF_MEMORY, "BatchNormalization folding: out of memory");
         }
         cv = &g->nodes[ci]; /* the tensors array may have moved, nodes did not, but be explicit */

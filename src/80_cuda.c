@@ -1123,27 +1123,13 @@ typedef struct aicf__lt_answer {
     int nres;
 } aicf__lt_answer;
 
+/* The query's key: the descriptor with its address fields zeroed (at plan time they hold byte
+   offsets, whose only effect, the alignment, is part of the key apart). Descriptors are made
+   zeroed (memset) before their fields are set, so whole structs compare with memcmp, and a field
+   added to aicf__matmul_desc joins the key by itself. */
 static aicf__matmul_desc aicf__lt_key(const aicf__matmul_desc* d) {
-    aicf__matmul_desc k;
-    memset(&k, 0, sizeof k); /* padding too: keys compare with memcmp */
-    k.trans_a = d->trans_a;
-    k.trans_b = d->trans_b;
-    k.M = d->M;
-    k.N = d->N;
-    k.K = d->K;
-    k.lda = d->lda;
-    k.ldb = d->ldb;
-    k.ldc = d->ldc;
-    k.batch = d->batch;
-    k.stride_a = d->stride_a;
-    k.stride_b = d->stride_b;
-    k.stride_c = d->stride_c;
-    k.alpha = d->alpha;
-    k.beta = d->beta;
-    k.dtype = d->dtype;
-    k.tf32 = d->tf32;
-    k.bias = d->bias;
-    k.relu = d->relu;
+    aicf__matmul_desc k = *d;
+    k.a = k.b = k.c = k.d = k.bias_ptr = 0;
     return k;
 }
 

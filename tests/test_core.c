@@ -466,6 +466,21 @@ out:
     aicf_context_destroy(ctx);
 }
 
+/* A custom allocator sees every allocation and every free; g_fail_at >= 0 makes allocation
+   number g_fail_at (counted in g_alloc_n) return NULL. */
+static long g_live_allocs, g_alloc_n, g_fail_at = -1;
+static void* count_alloc(size_t n, void* u) {
+    (void)u;
+    if (g_alloc_n++ == g_fail_at) return NULL;
+    g_live_allocs++;
+    return malloc(n);
+}
+static void count_free(void* ptr, void* u) {
+    (void)u;
+    if (ptr) g_live_allocs--;
+    free(ptr);
+}
+
 /* Conv -> BatchNormalization -> Relu: the plan folds the BatchNormalization into the Conv;
    the result must equal a direct double-precision evaluation of the unfused graph. The weights
    are the caller's (borrowed: aicf must not write them). shared = 0: one Conv reads W and B, so
@@ -474,7 +489,8 @@ out:
    second scales the copies it is then the only reader of: neither may see the other's scaling. */
 static void test_batchnorm_folding(int shared) {
     enum { N = 2, C = 3, H = 7, Wd = 6, M = 4, K = 3 };
-    aicf_context* ctx = new_ctx();
+    aicf_context* ctx = NULL;
+    aicf_context_desc cdesc;
     aicf_graph* g;
     aicf_plan* p = NULL;
     aicf_exec* e = NULL;
@@ -505,6 +521,11 @@ static void test_batchnorm_folding(int shared) {
         }
     memcpy(w0, w, sizeof w);
     memcpy(bias0, bias, sizeof bias);
+    memset(&cdesc, 0, sizeof cdesc);
+    cdesc.flags = AICF_CONTEXT_NO_CUDA;
+    cdesc.allocator.alloc = count_alloc;
+    cdesc.allocator.free = count_free;
+    aicf_context_create(&cdesc, &ctx);
     aicf_graph_create(ctx, &g);
     d = tdesc("x", 4, xd, NULL, 0);
     aicf_graph_add_input(g, &d);
@@ -582,6 +603,39 @@ static void test_batchnorm_folding(int shared) {
                         }
                     }
     CHECK(bad == 0, "shared=%d: folded Conv+BN: %d wrong (max err %g)", shared, bad, maxerr);
+    if (shared) {
+        /* every allocation of planning failing in turn: AICF_ERROR_OUT_OF_MEMORY with a message,
+           no plan, nothing leaked; one of them is the fold's new constant */
+        long k, n_allocs, base = g_live_allocs;
+        int fails = 0, wrong = 0, fold_msg = 0;
+        char first_wrong[256] = "";
+        aicf_plan* q = NULL;
+        g_alloc_n = 0;
+        if (aicf_plan_create(g, &pd, &q) == AICF_SUCCESS) aicf_plan_destroy(q);
+        n_allocs = g_alloc_n;
+        for (k = 0; k < n_allocs; k++) {
+            aicf_result r;
+            q = NULL;
+            g_alloc_n = 0;
+            g_fail_at = k;
+            r = aicf_plan_create(g, &pd, &q);
+            g_fail_at = -1;
+            if (r == AICF_SUCCESS) { /* an allocation whose failure only costs speed */
+                aicf_plan_destroy(q);
+                continue;
+            }
+            fails++;
+            fold_msg += strstr(aicf_last_error(ctx), "BatchNormalization folding: out of memory") != NULL;
+            if (r != AICF_ERROR_OUT_OF_MEMORY || q || !strstr(aicf_last_error(ctx), "out of memory") || g_live_allocs != base) {
+                if (!wrong++)
+                    snprintf(first_wrong, sizeof first_wrong, "allocation %ld: %s, plan %p, %ld blocks leaked: %.150s", k,
+                             aicf_result_str(r), (void*)q, g_live_allocs - base, aicf_last_error(ctx));
+            }
+        }
+        CHECK(n_allocs > 0 && fails > 0 && wrong == 0, "planning with allocation k of %ld failing: %d of %d failures wrong (%s)",
+              n_allocs, wrong, fails, first_wrong);
+        CHECK(fold_msg > 0, "no failing allocation reached the BatchNormalization fold's new constant (%d failures)", fails);
+    }
 out:
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
@@ -645,19 +699,6 @@ out:
     aicf_exec_destroy(e);
     aicf_plan_destroy(p);
     aicf_context_destroy(ctx);
-}
-
-/* A custom allocator sees every allocation and every free. */
-static long g_live_allocs;
-static void* count_alloc(size_t n, void* u) {
-    (void)u;
-    g_live_allocs++;
-    return malloc(n);
-}
-static void count_free(void* ptr, void* u) {
-    (void)u;
-    if (ptr) g_live_allocs--;
-    free(ptr);
 }
 
 static void test_allocator(void) {
