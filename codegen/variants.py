@@ -87,7 +87,8 @@ def _conv_tc():
     ks += [_k("aicf_conv2d_tcp_f16_m%d_k%dc%d" % (bm, khw, cg), "conv2d_tc", "f16",
               {"variant": "tcp", "bm": bm, "khw": khw, "cg": cg, "tile": "%dx64x%d" % (bm, khw * cg)}, block=2 * bm)
            for bm in (64, 128) for khw, cg in ((9, 8),)]
-    return ks + [_k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"})]
+    return ks + [_k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"}),
+                 _k("aicf_conv2d_tc_reduce_f16_v4", "conv2d_tc", "f16", {"variant": "reduce4"})]
 
 
 def _attention():

@@ -725,6 +725,14 @@ static void cases_conv(void) {
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(2), I64(2), I64(2)));
             tc.expect = "aicf_conv2d_tc_f16_m128_vw";
             run_case(&tc);
+            /* split-K (4 splits) whose reduction takes 4 columns a thread (OH*OW % 4 == 0) */
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [1,64,8,8] w[128,64,3,3] p1 bias (gathering kernel, split-K, reduction _v4)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(64), I64(8), I64(8)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(128), I64(64), I64(3), I64(3)), 1, -0.1f, 0.1f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(128)), 1, -1, 1);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tc_f16_m128_vw aicf_conv2d_tc_reduce_f16_v4";
+            run_case(&tc);
             /* 4 output pixels per image, 9 images: a thread's columns 8 apart cross two images */
             tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 s2 [9,8,3,3] w[24,8,3,3] p1 bias (gathering kernel, 2x2 outputs)");
             tc_in(&tc, "x", 4, DIMS(4, I64(9), I64(8), I64(3), I64(3)), 0, -1, 1);
