@@ -19287,12 +19287,23 @@ static aicf_result aicf__cuo_lower_pool(aicf__cuo* c) {
             block[1] = block[2] = 1;
         }
     }
+    /* 3x3 stride 2 at float16 (resnet's stem pool): a warp per output row, two outputs a lane
+       from one 8-byte and one 2-byte load per input row, one 4-byte store (W % 4 == 0, OW even,
+       dilation 1, pad_w <= 1; x 8-byte and y 4-byte aligned) */
+    if (!strncmp(name, "aicf_maxpool3x3", 15) && c->es == 2 && w.sh == 2 && w.sw == 2 && w.dh == 1 && w.dw == 1 && w.pw <= 1 &&
+        w.W % 4 == 0 && w.OW % 2 == 0 && aicf__cuo_align(c, X, 0) >= 8 && aicf__cuo_align(c, Y, 0) >= 4 &&
+        (a.NC * a.OH + 7) / 8 < ((int64_t)1 << 31) && aicf__cuda_kernel_find("aicf_maxpool3x3s2_f16") >= 0) {
+        snprintf(name, sizeof name, "aicf_maxpool3x3s2_f16");
+        grid[0] = (unsigned)((a.NC * a.OH + 7) / 8);
+    }
     if (strncmp(name, "aicf_maxpool3x3", 15) != 0) aicf__cuo_dims1(a.NC * a.OH * a.OW, grid, block);
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_pool2d, x), X, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_pool2d, y), Y, 0);
     aicf__cuo_reason(c, "%s, window %lldx%lld stride %lldx%lld%s",
-                     strncmp(name, "aicf_maxpool3x3", 15) ? "one thread per output" : "4 output rows per block, 64 threads per row",
+                     strncmp(name, "aicf_maxpool3x3", 15)  ? "one thread per output"
+                     : !strcmp(name, "aicf_maxpool3x3s2_f16") ? "8 output rows per block, a warp per row, 2 outputs a lane"
+                                                              : "4 output rows per block, 64 threads per row",
                      (long long)w.KH, (long long)w.KW, (long long)w.sh, (long long)w.sw, xs->rank == 3 ? " (1-D as 2-D with H = 1)" : "");
     return AICF_SUCCESS;
 }

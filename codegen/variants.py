@@ -117,6 +117,8 @@ def _pool():
     for dt in DTYPES:
         ks.append(_k("aicf_maxpool2d_%s" % dt, "maxpool2d", dt, {}))
         ks.append(_k("aicf_maxpool3x3_%s" % dt, "maxpool3x3", dt, {}))
+        if dt == "f16":  # resnet's stem pool: 3x3 stride 2, two outputs a lane (src/81_cuda_ops.c)
+            ks.append(_k("aicf_maxpool3x3s2_f16", "maxpool3x3s2", dt, {}))
         ks.append(_k("aicf_avgpool2d_%s" % dt, "avgpool2d", dt, {}))
         ks.append(_k("aicf_rowmean_%s" % dt, "rowmean", dt, {}))
         ks.append(_k("aicf_lrn_%s" % dt, "lrn", dt, {}))

@@ -2607,10 +2607,11 @@ static void test_gemvp_smem_cut(aicf_context* ctx) {
    kernel (4 output rows per block of 256), other windows on the one-thread-per-output kernel;
    the launch covers every output row. */
 static void test_pool_rule(aicf_context* ctx) {
-    static const int64_t KS[3][2] = {{3, 3}, {2, 3}, {3, 3}};
-    static const int64_t ST[3] = {2, 2, 1};
+    static const int64_t KS[5][2] = {{3, 3}, {2, 3}, {3, 3}, {3, 3}, {3, 3}};
+    static const int64_t ST[5] = {2, 2, 1, 2, 2};
+    static const int64_t WS[5] = {70, 77, 84, 72, 44}; /* the last two: W % 4 == 0, OW even (the float16 pair kernel) */
     int k, pr;
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < 5; k++)
         for (pr = 0; pr < 2; pr++) {
             aicf_graph* g = NULL;
             aicf_tensor_desc d;
@@ -2618,7 +2619,7 @@ static void test_pool_rule(aicf_context* ctx) {
             aicf_attr at[3];
             aicf_plan_desc pd;
             aicf_plan* p = NULL;
-            int64_t xd[4] = {3, 5, 23, 70 + 7 * k}, strides[2], pads[4] = {1, 1, 1, 1};
+            int64_t xd[4] = {3, 5, 23, WS[k]}, strides[2], pads[4] = {1, 1, 1, 1};
             const char *in[1] = {"x"}, *out[1] = {"y"};
             int s, found = 0;
             strides[0] = strides[1] = ST[k];
@@ -2667,10 +2668,15 @@ static void test_pool_rule(aicf_context* ctx) {
                 oh = (xd[2] + 2 - (KS[k][0] - 1) - 1) / ST[k] + 1;
                 rows = xd[0] * xd[1] * oh;
                 snprintf(want, sizeof want, "aicf_%s_%s", KS[k][1] == 3 && KS[k][0] == 3 ? "maxpool3x3" : "maxpool2d", pr ? "f16" : "f32");
-                CHECK(strcmp(st->kernel, want) == 0, "pool rule k(%lld,%lld) %s: kernel %s, expected %s", (long long)KS[k][0],
-                      (long long)KS[k][1], pr ? "fp16" : "fp32", st->kernel, want);
+                if (pr && KS[k][0] == 3 && KS[k][1] == 3 && ST[k] == 2 && WS[k] % 4 == 0 && ((WS[k] - 1) / 2 + 1) % 2 == 0)
+                    snprintf(want, sizeof want, "aicf_maxpool3x3s2_f16"); /* two outputs a lane, a warp per row */
+                CHECK(strcmp(st->kernel, want) == 0, "pool rule k(%lld,%lld) s%lld W=%lld %s: kernel %s, expected %s", (long long)KS[k][0],
+                      (long long)KS[k][1], (long long)ST[k], (long long)WS[k], pr ? "fp16" : "fp32", st->kernel, want);
                 if (!strcmp(want + 5, pr ? "maxpool3x3_f16" : "maxpool3x3_f32"))
                     CHECK(st->block[0] == 256 && st->grid[0] == (unsigned)((rows + 3) / 4), "pool rule 3x3: grid %u block %u for %lld rows",
+                          st->grid[0], st->block[0], (long long)rows);
+                if (!strcmp(want, "aicf_maxpool3x3s2_f16"))
+                    CHECK(st->block[0] == 256 && st->grid[0] == (unsigned)((rows + 7) / 8), "pool rule 3x3 s2: grid %u block %u for %lld rows",
                           st->grid[0], st->block[0], (long long)rows);
             }
             CHECK(found, "pool rule %d: no MaxPool step", k);

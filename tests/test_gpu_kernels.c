@@ -939,6 +939,23 @@ static void cases_pool(void) {
         tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(1), I64(0), I64(3)));
         tc.expect = expect;
         run_case(&tc);
+        if (p) { /* 3x3 stride 2 at float16, W % 4 == 0, OW even: two outputs a lane (pads 1; pads 0 at the left,
+                    more than 64 outputs a row) */
+            tc_new(&tc, "MaxPool", PRECS[p], "MaxPool [2,3,24,32] k3 s2 p1 (two outputs a lane)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(24), I64(32)), 0, -2, 2);
+            tc_attr_ints(&tc, "kernel_shape", 2, DIMS(2, I64(3), I64(3)));
+            tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_maxpool3x3s2_f16";
+            run_case(&tc);
+            tc_new(&tc, "MaxPool", PRECS[p], "MaxPool [1,2,7,152] k3 s2 p(1,0,1,1) (two outputs a lane, 76 a row)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(2), I64(7), I64(152)), 0, -2, 2);
+            tc_attr_ints(&tc, "kernel_shape", 2, DIMS(2, I64(3), I64(3)));
+            tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(0), I64(1), I64(1)));
+            tc.expect = "aicf_maxpool3x3s2_f16";
+            run_case(&tc);
+        }
         snprintf(expect, sizeof expect, "aicf_maxpool2d_%s", dt);
         tc_new(&tc, "MaxPool", PRECS[p], "MaxPool [1,4,12,10] k(2,3) d2 ceil_mode");
         tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(4), I64(12), I64(10)), 0, -2, 2);
