@@ -56,16 +56,20 @@ $(B):
 	mkdir -p $(B)
 
 # Compile matrix: C99 and C++17, gcc and clang when present, declarations alone (no CUDA headers
-# on the include path), the header included twice with the implementation once.
+# on the include path), the header included twice with the implementation once, and with the
+# CUDA backend compiled out (AICF_NO_CUDA; tests/test_nocuda.c runs that build).
 check-header: $(B)/.header-ok
 $(B)/.header-ok: aicf.h $(KTABLE) tests/header_twice.c tests/header_decl.c | $(B)
 	@cat $(SRC_PARTS) | cmp -s - aicf.h || { echo "aicf.h differs from src/: run 'make aicf.h' and commit it"; exit 1; }
 	$(CC) -std=c99 $(WARN) -c tests/header_decl.c -o $(B)/header_decl_c.o
 	$(CC) -std=c99 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_c.o
 	$(CXX) -x c++ -std=c++17 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_cpp.o
+	$(CC) -std=c99 $(WARN) -DAICF_NO_CUDA -c tests/header_twice.c -o $(B)/header_nocuda_c.o
+	$(CXX) -x c++ -std=c++17 $(WARN) -DAICF_NO_CUDA -c tests/header_twice.c -o $(B)/header_nocuda_cpp.o
 	if command -v clang >/dev/null 2>&1; then \
 	  clang -std=c99 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_clang.o && \
-	  clang -x c++ -std=c++17 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_clangpp.o; \
+	  clang -x c++ -std=c++17 $(WARN) -c tests/header_twice.c -o $(B)/header_twice_clangpp.o && \
+	  clang -std=c99 $(WARN) -DAICF_NO_CUDA -c tests/header_twice.c -o $(B)/header_nocuda_clang.o; \
 	else echo "check-header: clang not installed, gcc only"; fi
 	touch $@
 

@@ -455,6 +455,16 @@ static void aicf__cuo_dims1(int64_t work, unsigned grid[3], unsigned block[3]) {
     block[1] = block[2] = 1;
 }
 
+/* The name of table kernel k ("" when k is not in the table, or without the CUDA backend). */
+static const char* aicf__cuo_kname(int k) {
+#if !defined(AICF_NO_CUDA)
+    if (k >= 0 && k < AICF__KT_NUM_KERNELS && aicf__kt_kernels[k].name) return aicf__kt_kernels[k].name;
+#else
+    (void)k;
+#endif
+    return "";
+}
+
 /* Adds a launch of table kernel `name` with the argument struct `args`. */
 static aicf_result aicf__cuo_kernel(aicf__cuo* c, const char* name, const void* args, size_t size, const unsigned grid[3],
                                     const unsigned block[3], unsigned shared, aicf__cuo_op** out) {
@@ -3727,8 +3737,12 @@ static int aicf__cuo_gemvp_shape(const aicf_plan* p, aicf__k_gemvp* args, int n,
     int64_t sm = 1, g, rows0, wsum = 0, xmax = 0, limit = 48 * 1024;
     size_t el = f16 ? 2 : 4;
     int l;
+#if !defined(AICF_NO_CUDA)
     if (p->ctx->cuda && p->ctx->cuda->ready && p->ctx->cuda->sm_count > 0) sm = p->ctx->cuda->sm_count;
     if (p->ctx->cuda && p->ctx->cuda->ready && p->ctx->cuda->max_smem_optin > limit) limit = p->ctx->cuda->max_smem_optin;
+#else
+    (void)p;
+#endif
     limit -= 4096; /* the kernel's static shared memory (its 2224-byte arguments, partial sums, mbarriers) */
     g = args->l[0].N < sm ? args->l[0].N : sm;
     rows0 = (args->l[0].N + g - 1) / g;
@@ -3891,9 +3905,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         if (!pr || !cast || pr->n_ops < 1) continue;
         ops = aicf__cuo_prog_ops(pr);
         ew = &ops[pr->n_ops - 1];
-        if (ew->kind != AICF__CUO_KERNEL || ew->kernel_index < 0 ||
-            strncmp(aicf__kt_kernels[ew->kernel_index].name, "aicf_ewchain_f16", 16) != 0)
-            continue;
+        if (ew->kind != AICF__CUO_KERNEL || strncmp(aicf__cuo_kname(ew->kernel_index), "aicf_ewchain_f16", 16) != 0) continue;
         memcpy(&e, ew->args, sizeof e);
         memcpy(&ca, cast->args, sizeof ca);
         x = aicf__cuo_patched(cast, offsetof(aicf__k_cast, x), &add_x);
@@ -4252,10 +4264,7 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     op = &aicf__cuo_prog_ops(pr)[k];
     v->kind = op->kind;
     v->kernel_index = op->kernel_index;
-#if !defined(AICF_NO_CUDA)
-    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 && op->kernel_index < AICF__KT_NUM_KERNELS)
-        v->kernel_name = aicf__kt_kernels[op->kernel_index].name;
-#endif
+    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0) v->kernel_name = aicf__cuo_kname(op->kernel_index);
     memcpy(v->grid, op->grid, sizeof v->grid);
     memcpy(v->block, op->block, sizeof v->block);
     v->shared_bytes = op->shared_bytes;
