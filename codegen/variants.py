@@ -112,6 +112,17 @@ def _gemm():
     return ks
 
 
+def _gemm_tc():
+    # GEMM on float16 tensor cores with the step's elementwise chain as epilogue
+    # (src/81_cuda_ops.c aicf__cuo_lower_gemm_tc): BM x BN blocks of WM x WN warps, ST cp.async
+    # stages of K 32, kw: warps slicing each step's K (64 x 64: 8 warps in two slices, for the
+    # small grids of batch 1); tb: B stored [N, K] (Gemm transB = 1) or [K, N] (MatMul weights)
+    return [_k("aicf_gemm_tc_f16_m%dn%d%s" % (bm, bn, "_tb" if tb else ""), "gemm_tc", "f16",
+               {"bm": bm, "bn": bn, "wm": wm, "wn": wn, "kw": kw, "st": st, "tb": tb, "tile": "%dx%dx32" % (bm, bn)},
+               block=(bm // wm) * (bn // wn) * kw * 32)
+            for bm, bn, wm, wn, kw, st in ((128, 128, 64, 32, 1, 4), (64, 64, 32, 32, 2, 4)) for tb in (0, 1)]
+
+
 def _pool():
     ks = []
     for dt in DTYPES:
@@ -187,6 +198,7 @@ MODULES += [
     {"name": "gemm", "template": "gemm.cu.j2", "context": {}, "kernels": _gemm()},
     {"name": "im2col", "template": "im2col.cu.j2", "context": {}, "kernels": _im2col()},
     {"name": "conv_tc", "template": "conv_tc.cu.j2", "context": {}, "kernels": _conv_tc()},
+    {"name": "gemm_tc", "template": "gemm_tc.cu.j2", "context": {}, "kernels": _gemm_tc()},
     {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
     {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
     {"name": "attention", "template": "attention.cu.j2", "context": {}, "kernels": _attention()},

@@ -224,11 +224,14 @@ typedef enum aicf_conv_algo {
 
 /* Kernel preference for Gemm and MatMul (CUDA backend). AUTO: a Gemm with transB = 1 and
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
-   with its epilogue inside, everything else on cuBLASLt (the generated tiled GEMM without it). */
+   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded or has
+   no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue
+   inside), else the generated tiled GEMM. */
 typedef enum aicf_matmul_algo {
     AICF_MATMUL_AUTO = 0,
     AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt for every GEMM (heuristic algorithm, recorded in the plan) */
-    AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tiled GEMM */
+    AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tensor-core
+                                 GEMM (float16, K and N multiples of 8, aligned), else the tiled GEMM */
 } aicf_matmul_algo;
 
 /* A step's kernel family, as a pin in the policy or a decision of autotuning names it (CUDA
@@ -241,7 +244,7 @@ typedef enum aicf_kernel_choice {
     AICF_CHOICE_IM2COL_GEMM = 2,      /* Conv: (im2col +) cuBLASLt GEMM */
     AICF_CHOICE_IMPLICIT_GEMM_TC = 3, /* Conv: the generated tensor-core implicit GEMM (float16) */
     AICF_CHOICE_CUBLASLT = 4,         /* Gemm, MatMul: cuBLASLt */
-    AICF_CHOICE_GENERATED = 5         /* Gemm, MatMul: the generated GEMV (M <= 8) or tiled GEMM */
+    AICF_CHOICE_GENERATED = 5         /* Gemm, MatMul: the generated GEMV (M <= 8), tensor-core or tiled GEMM */
 } aicf_kernel_choice;
 
 #define AICF_MAX_PINS 16      /* pins in one policy */

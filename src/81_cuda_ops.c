@@ -1261,6 +1261,8 @@ static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, in
 }
 
 static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
+                                           const char* lt_why);
 
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
@@ -1307,7 +1309,15 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     {
         aicf__matmul_desc plain = md;
         int n_native = 0, ebias = -1, ec = -1;
-        if (mode != 3 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
+        aicf_matmul_algo algo = aicf__cuo_matmul_algo(c);
+        if (mode != 3 && algo != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
+        /* generated kernels asked for (policy, pin, autotuning): the tensor-core GEMM where it
+           applies. Not by the AUTO rule: cuBLASLt and a chain pass measured faster (the encoder's
+           GELU layers, docs/benchmarks.md) */
+        if (algo == AICF_MATMUL_GENERATED) {
+            r = aicf__cuo_lower_gemm_tc(c, &plain, A, B, has_c ? C : -1, beta, Y, NULL);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
+        }
         aicf__cuo_mm_align(c, &md, A, B, mode == 1 ? C : (mode == 3 ? Y : ec), Y);
         if (md.K > 0 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
@@ -1347,6 +1357,9 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     } else {
         aicf__k_gemm g;
         const char* v;
+        /* no cuBLASLt algorithm: the tensor-core GEMM where it applies, else the tiled one */
+        r = aicf__cuo_lower_gemm_tc(c, &md, A, B, has_c ? C : -1, beta, Y, why);
+        if (r != AICF_ERROR_UNSUPPORTED) return r;
         aicf__cuo_gemm_from_desc(&md, &g);
         g.beta = has_c ? beta : 0.0f;
         g.c_rs = c_rs;
@@ -1460,9 +1473,15 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     {
         aicf__matmul_desc plain = md;
         int n_native = 0;
-        if (nrep == 1 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
+        aicf_matmul_algo algo = aicf__cuo_matmul_algo(c);
+        if (nrep == 1 && algo != AICF_MATMUL_GENERATED) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
+        }
+        /* the tensor-core GEMM: as in aicf__cuo_lower_gemm (one GEMM: B without batch) */
+        if (nrep == 1 && algo == AICF_MATMUL_GENERATED) {
+            r = aicf__cuo_lower_gemm_tc(c, &plain, A, B, -1, 0.0f, Y, NULL);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
         if (K > 0 && aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
             if ((r = aicf__cuo_mm_plan(c, &md, &slot, why, sizeof why)) != AICF_SUCCESS) return r;
@@ -1475,6 +1494,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
             mm_bias = mm_c = -1;
         }
         c->st->epi_native = n_native;
+        if (slot < 0 && nrep == 1) { /* no cuBLASLt algorithm: the tensor-core GEMM where it applies */
+            r = aicf__cuo_lower_gemm_tc(c, &plain, A, B, -1, 0.0f, Y, why);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
+        }
     }
     memset(idx, 0, sizeof idx);
     for (k = 0; k < nrep; k++) {
@@ -3337,6 +3360,27 @@ static int aicf__cuo_epi_ops(const aicf__cuo* c, int from, aicf__cuo_ewop* ops) 
     return n;
 }
 
+/* The chain a generated GEMM applies to its sums: Gemm's C (beta = 1) as a first Add, then
+   every fused epilogue op of the step. Returns the op count, or -1 when a GEMM kernel cannot
+   take it (beta != 1, too many ops, an operand not stored like the output: the general path
+   then reports it). */
+static int aicf__cuo_gemm_chain(const aicf__cuo* c, int C, float beta, int Y, aicf__cuo_ewop* in) {
+    int n_in = 0, k;
+    if (C >= 0) {
+        if (beta != 1.0f) return -1;
+        in[n_in].op = AICF__OP_Add;
+        in[n_in].operand = C;
+        in[n_in].left = 0;
+        in[n_in].alpha = in[n_in].beta = 0.0f;
+        n_in++;
+    }
+    if (n_in + c->st->n_epi > AICF__EW_MAX_OPS) return -1;
+    n_in += aicf__cuo_epi_ops(c, 0, in + n_in);
+    for (k = 0; k < n_in; k++)
+        if (in[k].operand >= 0 && c->p->loc[in[k].operand].sdtype != c->p->loc[Y].sdtype) return -1;
+    return n_in;
+}
+
 /* Gemm at small M (the batch-1 Linear layer): Y [M, N] = epilogue(alpha A B^T + C) on the
    generated GEMV kernels (templates/ewchain.cu.j2 aicf_gemv_*), with C (beta = 1) and every
    fused epilogue op of the step applied in the kernel. Applies when A is not transposed, B is
@@ -3351,22 +3395,11 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
     char name[96], modes[64];
-    int n_in = 0, chain_vec, vec, mt, k, e = (int)(16 / c->es);
+    int n_in, chain_vec, vec, mt, e = (int)(16 / c->es);
     aicf_result r;
     if (!md->trans_b || md->trans_a || md->batch != 1 || md->M < 1 || md->M > AICF__CUO_GEMV_MAX_M || md->N < 1 || md->K < 1)
         return AICF_ERROR_UNSUPPORTED;
-    if (C >= 0) {
-        if (beta != 1.0f) return AICF_ERROR_UNSUPPORTED;
-        in[n_in].op = AICF__OP_Add;
-        in[n_in].operand = C;
-        in[n_in].left = 0;
-        in[n_in].alpha = in[n_in].beta = 0.0f;
-        n_in++;
-    }
-    if (n_in + c->st->n_epi > AICF__EW_MAX_OPS) return AICF_ERROR_UNSUPPORTED;
-    n_in += aicf__cuo_epi_ops(c, 0, in + n_in);
-    for (k = 0; k < n_in; k++) /* operands stored like the output (else the general path reports it) */
-        if (in[k].operand >= 0 && c->p->loc[in[k].operand].sdtype != c->p->loc[Y].sdtype) return AICF_ERROR_UNSUPPORTED;
+    if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
     memset(&g, 0, sizeof g);
     modes[0] = 0;
     if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &chain_vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
@@ -3395,6 +3428,69 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
                      (long long)md->M, (long long)md->N, (long long)md->K, AICF__CUO_GEMV_MAX_M,
                      vec ? ", 16-byte loads" : ", element loads (K, ld or address not 16-byte aligned)",
                      C >= 0 ? "C, " : "", c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
+/* GEMM on float16 tensor cores with the step's whole epilogue inside (templates/gemm_tc.cu.j2):
+   Y [M, N] = chain(alpha A B + C), A [M, K] row-major, B [K, N] (md->trans_b = 0) or [N, K]
+   (trans_b = 1), C (Gemm's input 2, beta = 1) and every fused epilogue op of the step applied to
+   the accumulators. Applies at float16 storage when A is not transposed, there is one GEMM
+   (batch 1), K, N, lda, ldb are multiples of 8 and A, B, Y 16-byte aligned, and the epilogue
+   fits one chain whose operands are stored like Y. Tiles: 128 x 128 (8 warps, 4 stages) when
+   that gives at least one block per SM, else 64 x 64 (4 warps in two K slices, 4 stages: the
+   batch-1 sequence lengths, where a block's K loop is latency-bound and warps are few). Returns AICF_ERROR_UNSUPPORTED (nothing added) when it does not apply. */
+static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
+                                           const char* lt_why) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemv g;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3], smem;
+    char name[64], modes[64];
+    int n_in, chain_vec, big;
+    int64_t sm = 132, tiles128;
+    aicf_result r;
+    if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
+    if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
+    if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
+    if ((md->M + 63) / 64 > 65535 || (md->N + 63) / 64 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
+    if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
+#if !defined(AICF_NO_CUDA)
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
+#endif
+    tiles128 = ((md->M + 127) / 128) * ((md->N + 127) / 128);
+    big = tiles128 >= sm;
+    snprintf(name, sizeof name, "aicf_gemm_tc_f16_%s%s", big ? "m128n128" : "m64n64", md->trans_b ? "_tb" : "");
+    if (aicf__cuda_kernel_find(name) < 0) return AICF_ERROR_UNSUPPORTED;
+    memset(&g, 0, sizeof g);
+    modes[0] = 0;
+    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &chain_vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    (void)chain_vec; /* two adjacent columns per call: the chain's 4-wide layout does not apply */
+    g.M = md->M;
+    g.N = md->N;
+    g.K = md->K;
+    g.lda = md->lda;
+    g.ldb = md->ldb;
+    g.alpha = md->alpha;
+    block[0] = 256u; /* 128 x 128: 8 warps; 64 x 64: 4 warps in two K slices */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)((md->N + (big ? 127 : 63)) / (big ? 128 : 64));
+    grid[1] = (unsigned)((md->M + (big ? 127 : 63)) / (big ? 128 : 64));
+    grid[2] = 1;
+    /* the larger of ST * (BM * 40 + (TB ? BN * 40 : 32 * (BN + 8))) halves (the stages) and
+       BM * (BN + 2) floats (the staged accumulators), as the template's comment gives */
+    smem = big ? 4u * (128u * 40u + (md->trans_b ? 128u * 40u : 32u * 136u)) * 2u
+               : 4u * (64u * 40u + (md->trans_b ? 64u * 40u : 32u * 72u)) * 2u;
+    if (smem < (big ? 128u * 130u * 4u : 64u * 66u * 4u)) smem = big ? 128u * 130u * 4u : 64u * 66u * 4u;
+    if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g.e.n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "GEMM on float16 tensor cores M=%lld N=%lld K=%lld%s, %s tiles (%lld of 128 x 128 %s %lld SMs); "
+                        "epilogue inside: %s%d fused ops (%s)%s%.80s%s",
+                     (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? ", B [N, K]" : ", B [K, N]",
+                     big ? "128 x 128" : "64 x 64", (long long)tiles128, big ? ">=" : "<", (long long)sm, C >= 0 ? "C, " : "",
+                     c->st->n_epi, modes, lt_why ? " (cuBLASLt: " : "", lt_why ? lt_why : "", lt_why ? ")" : "");
     return AICF_SUCCESS;
 }
 
@@ -3886,7 +3982,8 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
 }
 
 /* A float16 step that ends in an elementwise chain launch (aicf_ewchain_f16*, e.g. a cuBLASLt
-   GEMM's activation) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
+   GEMM's activation, or the tensor-core GEMM aicf_gemm_tc_f16*, whose arguments begin with the
+   chain's struct and which stores float32 pairs under the same flag) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
    read by nothing else: the chain writes D itself (ewchain flags bit 0: float32, rounded through
    float16 as the Cast did) and the Cast step launches nothing. D must not overlap what the chain
    reads (the memory plan placed D apart from T; the chain's other sources are checked). Returns
@@ -3905,7 +4002,10 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         if (!pr || !cast || pr->n_ops < 1) continue;
         ops = aicf__cuo_prog_ops(pr);
         ew = &ops[pr->n_ops - 1];
-        if (ew->kind != AICF__CUO_KERNEL || strncmp(aicf__cuo_kname(ew->kernel_index), "aicf_ewchain_f16", 16) != 0) continue;
+        /* a chain kernel, or the tensor-core GEMM (its argument struct starts with the chain's) */
+        if (ew->kind != AICF__CUO_KERNEL || (strncmp(aicf__cuo_kname(ew->kernel_index), "aicf_ewchain_f16", 16) != 0 &&
+                                             strncmp(aicf__cuo_kname(ew->kernel_index), "aicf_gemm_tc_f16", 16) != 0))
+            continue;
         memcpy(&e, ew->args, sizeof e);
         memcpy(&ca, cast->args, sizeof ca);
         x = aicf__cuo_patched(cast, offsetof(aicf__k_cast, x), &add_x);

@@ -2266,6 +2266,188 @@ static void test_gemv(aicf_context* ctx) {
     }
 }
 
+/* The tensor-core GEMM (aicf_gemm_tc_f16_*, aicf__cuo_lower_gemm_tc) at float16: chosen under
+   matmul_algo GENERATED (ctx, the fake cuBLASLt loaded) and, under AUTO, where cuBLASLt is not
+   loaded (ctx_nolt); never where it does not apply (K % 8, float32). Checked: the variant (64 x
+   64 or 128 x 128 by the tile count against the device's SMs, _tb for B [N, K]), one launch, the
+   grid, 256 threads, the shared memory of the template's formula, the arguments, the patches
+   (A, B, D and each chain operand), and the argument struct run on the host: D = chain(alpha
+   A B) from the float16-rounded inputs, the chain decoded from its op codes and broadcast
+   descriptors, against the CPU reference of the float32 graph (<= 2e-3 relative: the float16
+   roundings). Graphs: MatMul [Bt, S, K] x W[K, N] + bias, Tanh, + residual [Bt, S, N]; Gemm
+   transB with C [N] and alpha, then Sigmoid. */
+static float h16(float v) { return aicf__f16_to_f32(aicf__f32_to_f16(v)); }
+
+static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
+    static const struct { int gemm; int64_t bt, S, K, N; float alpha; } TC[] = {
+        {0, 2, 40, 64, 96, 1.0f},   /* M = 80: one 64-row tile and a partial one */
+        {0, 1, 128, 384, 1536, 1.0f}, /* the encoder's f1 at batch 1 */
+        {1, 1, 100, 72, 88, 0.5f},  /* Gemm transB: partial tiles, K tail of 8 */
+        {0, 16, 128, 32, 1152, 1.0f}, /* M = 2048: 16 x 9 = 144 tiles of 128 x 128 */
+        {0, 1, 24, 36, 64, 1.0f},   /* K % 8 != 0: not the tensor-core GEMM */
+    };
+    int q, v;
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++)
+        for (v = 0; v < 3; v++) { /* 0 GENERATED fp16, 1 AUTO fp16 without cuBLASLt, 2 GENERATED fp32 */
+            aicf_context* cx = v == 1 ? ctx_nolt : ctx;
+            int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, xd[3], wd[2], bd[1];
+            int applies = K % 8 == 0 && v != 2, i, si, found = 0;
+            aicf_graph* g = NULL;
+            aicf_plan *p = NULL, *cp = NULL;
+            aicf_exec* ce = NULL;
+            aicf_plan_desc pd;
+            aicf_tensor_desc td;
+            aicf_node_desc nd;
+            aicf_attr at[2];
+            float *x = (float*)malloc(sizeof(float) * (size_t)(M * K)), *w = (float*)malloc(sizeof(float) * (size_t)(K * N));
+            float *b = (float*)malloc(sizeof(float) * (size_t)N), *res = (float*)malloc(sizeof(float) * (size_t)(M * N));
+            float *ref = (float*)malloc(sizeof(float) * (size_t)(M * N)), *got = (float*)malloc(sizeof(float) * (size_t)(M * N));
+            char name[128];
+            int ref_ok = 0;
+            snprintf(name, sizeof name, "tensor-core GEMM %s M=%lld N=%lld K=%lld [%s]", TC[q].gemm ? "Gemm transB" : "MatMul",
+                     (long long)M, (long long)N, (long long)K, v == 0 ? "GENERATED fp16" : v == 1 ? "AUTO fp16, no cuBLASLt" : "GENERATED fp32");
+            for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
+            for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f);
+            for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f);
+            for (i = 0; i < M * N; i++) res[i] = rndf(-1, 1);
+            aicf_graph_create(cx, &g);
+            aicf_graph_set_opset(g, "", 17);
+            memset(&td, 0, sizeof td);
+            td.dtype = AICF_DTYPE_FLOAT32;
+            xd[0] = TC[q].bt, xd[1] = TC[q].S, xd[2] = K;
+            if (TC[q].gemm) xd[0] = M, xd[1] = K;
+            td.name = "x", td.rank = TC[q].gemm ? 2 : 3, td.dims = xd;
+            aicf_graph_add_input(g, &td);
+            if (!TC[q].gemm) {
+                int64_t rd[3];
+                rd[0] = TC[q].bt, rd[1] = TC[q].S, rd[2] = N;
+                td.name = "res", td.rank = 3, td.dims = rd;
+                aicf_graph_add_input(g, &td);
+            }
+            wd[0] = TC[q].gemm ? N : K, wd[1] = TC[q].gemm ? K : N;
+            td.name = "W", td.rank = 2, td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
+            aicf_graph_add_constant(g, &td);
+            bd[0] = N;
+            td.name = "bias", td.rank = 1, td.dims = bd, td.data = b, td.data_bytes = sizeof(float) * (size_t)N;
+            aicf_graph_add_constant(g, &td);
+            memset(&nd, 0, sizeof nd);
+            memset(at, 0, sizeof at);
+            if (TC[q].gemm) {
+                const char *in[3] = {"x", "W", "bias"}, *out[1] = {"h"}, *sin_[1] = {"h"}, *sout[1] = {"y"};
+                at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
+                at[1].name = "alpha", at[1].type = AICF_ATTR_FLOAT, at[1].f = TC[q].alpha;
+                nd.name = "gemm", nd.op_type = "Gemm", nd.inputs = in, nd.num_inputs = 3, nd.outputs = out, nd.num_outputs = 1;
+                nd.attrs = at, nd.num_attrs = 2;
+                aicf_graph_add_node(g, &nd);
+                memset(&nd, 0, sizeof nd);
+                nd.name = "sig", nd.op_type = "Sigmoid", nd.inputs = sin_, nd.num_inputs = 1, nd.outputs = sout, nd.num_outputs = 1;
+                aicf_graph_add_node(g, &nd);
+            } else {
+                const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *tin[1] = {"h"},
+                           *tout[1] = {"t"}, *rin[2] = {"res", "t"}, *rout[1] = {"y"};
+                nd.name = "mm", nd.op_type = "MatMul", nd.inputs = in, nd.num_inputs = 2, nd.outputs = out, nd.num_outputs = 1;
+                aicf_graph_add_node(g, &nd);
+                nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
+                aicf_graph_add_node(g, &nd);
+                nd.name = "tanh", nd.op_type = "Tanh", nd.inputs = tin, nd.num_inputs = 1, nd.outputs = tout;
+                aicf_graph_add_node(g, &nd);
+                nd.name = "residual", nd.op_type = "Add", nd.inputs = rin, nd.num_inputs = 2, nd.outputs = rout;
+                aicf_graph_add_node(g, &nd);
+            }
+            CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph: %s", name, aicf_last_error(cx));
+            /* the CPU reference of the float32 graph */
+            cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
+            if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS && aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * K)) == AICF_SUCCESS &&
+                (TC[q].gemm || aicf_exec_set_input(ce, 1, res, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS) && aicf_exec_run(ce) == AICF_SUCCESS)
+                ref_ok = aicf_exec_get_output(ce, 0, ref, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS;
+            CHECK(ref_ok, "%s: CPU reference", name);
+            aicf_exec_destroy(ce);
+            aicf_plan_destroy(cp);
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = v == 2 ? AICF_PRECISION_FP32 : AICF_PRECISION_FP16;
+            pd.policy.matmul_algo = v == 1 ? AICF_MATMUL_AUTO : AICF_MATMUL_GENERATED;
+            CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: CUDA plan: %s", name, aicf_last_error(cx));
+            for (si = 0; p && si < p->n_steps; si++) {
+                const aicf__step* st = &p->steps[si];
+                aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+                const aicf__cuo_op* op;
+                aicf__k_gemv a;
+                int64_t sm = p->ctx->cuda && p->ctx->cuda->sm_count > 0 ? p->ctx->cuda->sm_count : 132, m, n, kk;
+                int big = ((M + 127) / 128) * ((N + 127) / 128) >= sm, bm = big ? 128 : 64, k, e, bad = 0;
+                unsigned smem_want;
+                const float* src_of[AICF__EW_MAX_OPS];
+                char want[64];
+                int A_t = -1, B_t = -1, D_t = -1;
+                if (strncmp(st->kernel, "aicf_gemm_tc_f16_", 17) != 0) continue;
+                found++;
+                snprintf(want, sizeof want, "aicf_gemm_tc_f16_%s%s", big ? "m128n128" : "m64n64", TC[q].gemm ? "_tb" : "");
+                smem_want = big ? 4u * (128u * 40u + (TC[q].gemm ? 128u * 40u : 32u * 136u)) * 2u
+                                : 4u * (64u * 40u + (TC[q].gemm ? 64u * 40u : 32u * 72u)) * 2u;
+                if (smem_want < (unsigned)(bm * (bm + 2) * 4)) smem_want = (unsigned)(bm * (bm + 2) * 4);
+                CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want), "%s: one launch of %s, the epilogue inside (got %s, %d of %d)",
+                      name, want, st->kernel, st->epi_native, st->n_epi);
+                if (!pr || pr->n_ops != 1) continue;
+                op = aicf__cuo_prog_ops(pr);
+                memcpy(&a, op->args, sizeof a);
+                CHECK(op->block[0] == 256 && op->block[1] == 1 && op->grid[0] == (unsigned)((N + bm - 1) / bm) &&
+                          op->grid[1] == (unsigned)((M + bm - 1) / bm) && op->grid[2] == 1 && op->shared_bytes == smem_want,
+                      "%s: launch grid %u,%u,%u block %u shared %u (want %u)", name, op->grid[0], op->grid[1], op->grid[2], op->block[0],
+                      op->shared_bytes, smem_want);
+                CHECK(a.M == M && a.N == N && a.K == K && a.lda == K && a.ldb == (TC[q].gemm ? K : N) && a.alpha == TC[q].alpha &&
+                          a.e.n == M * N && a.e.n_ops == (TC[q].gemm ? 2 : 3) && a.flags == 0,
+                      "%s: arguments M %lld N %lld K %lld lda %lld ldb %lld alpha %g ops %d", name, (long long)a.M, (long long)a.N,
+                      (long long)a.K, (long long)a.lda, (long long)a.ldb, a.alpha, a.e.n_ops);
+                for (k = 0; k < AICF__EW_MAX_OPS; k++) src_of[k] = NULL;
+                for (k = 0; k < op->n_patch; k++) {
+                    const aicf__cuo_fix* f = &op->patch[k];
+                    size_t so = offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops);
+                    const char* tn = p->g->tensors[f->tensor].name;
+                    if (f->add) bad++;
+                    else if (f->field == offsetof(aicf__k_gemv, a)) A_t = f->tensor;
+                    else if (f->field == offsetof(aicf__k_gemv, b)) B_t = f->tensor;
+                    else if (f->field == offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) D_t = f->tensor;
+                    else if (f->field >= so && (f->field - so) % sizeof(aicf__k_ew_op) == offsetof(aicf__k_ew_op, src) &&
+                             (f->field - so) / sizeof(aicf__k_ew_op) < AICF__EW_MAX_OPS)
+                        src_of[(f->field - so) / sizeof(aicf__k_ew_op)] = !strcmp(tn, "bias") ? b : !strcmp(tn, "res") ? res : NULL;
+                    else bad++;
+                }
+                /* D: the step's output, or (the output Cast absorbed: e.flags 1) the Cast's float32 output */
+                CHECK(!bad && A_t == st->in[0] && B_t >= 0 && !strcmp(p->g->tensors[B_t].name, "W") &&
+                          ((a.e.flags == 0 && D_t == st->out[0]) ||
+                           (a.e.flags == 1 && si + 1 < p->n_steps && !strcmp(p->steps[si + 1].kernel, "absorbed") && D_t == p->steps[si + 1].out[0] &&
+                            p->loc[D_t].sdtype == AICF_DTYPE_FLOAT32)),
+                      "%s: patches A %d (in %d) B %d D %d (out %d) (%d unexpected)", name, A_t, st->in[0], B_t, D_t, st->out[0], bad);
+                if (!ref_ok) continue;
+                /* the argument struct on the host, from float16-rounded inputs */
+                for (m = 0; m < M; m++)
+                    for (n = 0; n < N; n++) {
+                        float acc = 0.0f, val;
+                        int64_t i2 = m * N + n;
+                        for (kk = 0; kk < K; kk++)
+                            acc += h16(x[m * a.lda + kk]) * h16(TC[q].gemm ? w[n * a.ldb + kk] : w[kk * a.ldb + n]);
+                        val = acc * a.alpha;
+                        for (e = 0; e < a.e.n_ops; e++) {
+                            const aicf__k_ew_op* o = &a.e.ops[e];
+                            if (o->code == 2) val = tanhf(val); /* AICF_FN_TANH, AICF_FN_SIGMOID: codegen/variants.py UNARY_FNS order */
+                            else if (o->code == 3) val = 1.0f / (1.0f + expf(-val));
+                            else if (o->code == 101 && src_of[e]) {
+                                float u = h16(gv_src(&o->src, a.e.dims, i2, src_of[e]));
+                                val = o->left ? u + val : val + u;
+                            } else val = NAN;
+                        }
+                        got[i2] = h16(val);
+                    }
+                CHECK(rel_l2(got, ref, (size_t)(M * N)) <= 2e-3, "%s: emulated tensor-core GEMM vs CPU reference rel err %.3g", name,
+                      rel_l2(got, ref, (size_t)(M * N)));
+            }
+            CHECK(found == applies, "%s: %d tensor-core GEMM steps, expected %d", name, found, applies);
+            aicf_plan_destroy(p);
+            aicf_graph_destroy(g);
+            free(x), free(w), free(b), free(res), free(ref), free(got);
+        }
+}
+
 /* The persistent GEMV chain (aicf_gemvp_*): a float32 MLP of 2..5 Linear layers (Gemm transB,
    bias, Relu on all but the last) at M = 1..8 plans as one launch; its argument struct is
    emulated on the host block by block and layer by layer as the kernel runs it (each block's
@@ -2720,7 +2902,9 @@ static void test_weights_chunked(void) {
    no_fusion, not when the float16 result has a second reader. */
 static void test_ew_cast_fold(aicf_context* ctx) {
     int variant;
-    for (variant = 0; variant < 4; variant++) { /* 0 fp16, 1 fp32, 2 fp16 no_fusion, 3 fp16 two readers */
+    /* 0 fp16 (cuBLASLt, then the Tanh as a chain launch), 1 fp32, 2 fp16 no_fusion, 3 fp16 two
+       readers, 4 fp16 with matmul_algo GENERATED (the tensor-core GEMM with the Tanh inside) */
+    for (variant = 0; variant < 5; variant++) {
         aicf_graph* g = NULL;
         aicf_tensor_desc d;
         aicf_node_desc nd;
@@ -2790,29 +2974,34 @@ static void test_ew_cast_fold(aicf_context* ctx) {
         pd.backend = AICF_BACKEND_CUDA;
         pd.policy.precision = variant == 1 ? AICF_PRECISION_FP32 : AICF_PRECISION_FP16;
         pd.policy.no_fusion = variant == 2;
+        if (variant == 4) pd.policy.matmul_algo = AICF_MATMUL_GENERATED;
         CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "ew cast fold %d: plan: %s", variant, aicf_last_error(ctx));
         for (s = 0; p && s < p->n_steps; s++) {
             const aicf__step* st = &p->steps[s];
             aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
             absorbed += strcmp(st->kernel, "absorbed") == 0;
-            if (pr && pr->n_ops >= 2 && s + 1 < p->n_steps && strcmp(p->steps[s + 1].kernel, "absorbed") == 0) {
+            if (pr && pr->n_ops >= 1 && s + 1 < p->n_steps && strcmp(p->steps[s + 1].kernel, "absorbed") == 0) {
                 const aicf__cuo_op* ops = aicf__cuo_prog_ops(pr);
                 const aicf__cuo_op* ew = &ops[pr->n_ops - 1];
                 aicf__k_ewchain e;
-                int k, y = -1;
-                memcpy(&e, ew->args, sizeof e);
+                int k, y = -1, shape_ok;
+                memcpy(&e, ew->args, sizeof e); /* the chain's struct: alone, or first in the tensor-core GEMM's */
                 for (k = 0; k < ew->n_patch; k++)
                     if (ew->patch[k].field == offsetof(aicf__k_ewchain, y)) y = ew->patch[k].tensor;
                 folded++;
+                /* variant 4: one launch, the tensor-core GEMM with the bias C and the Tanh inside;
+                   variant 0: cuBLASLt then the chain */
+                shape_ok = variant == 4 ? pr->n_ops == 1 && !strncmp(st->kernel, "aicf_gemm_tc_f16_m64n64_tb", 26) && e.n_ops == 2
+                                        : pr->n_ops == 2 && ops[0].kind == AICF__CUO_MATMUL;
                 /* the chain writes the Cast's output (float32), flag set, the step says so */
-                flag_ok = ops[0].kind == AICF__CUO_MATMUL && e.flags == 1 && y == p->steps[s + 1].out[0] &&
+                flag_ok = shape_ok && e.flags == 1 && y == p->steps[s + 1].out[0] &&
                           p->loc[y].sdtype == AICF_DTYPE_FLOAT32 && strstr(st->reason, "Cast to f32 folded in") != NULL &&
                           strstr(p->steps[s + 1].reason, "elementwise chain") != NULL;
             }
         }
-        if (variant == 0) {
-            CHECK(absorbed == 1 && folded == 1 && flag_ok, "ew cast fold fp16: %d absorbed, %d folded, flags/patch/reason %s", absorbed,
-                  folded, flag_ok ? "ok" : "wrong");
+        if (variant == 0 || variant == 4) {
+            CHECK(absorbed == 1 && folded == 1 && flag_ok, "ew cast fold fp16 (%s): %d absorbed, %d folded, kernel/flags/patch/reason %s",
+                  variant == 4 ? "tensor-core GEMM" : "cuBLASLt + chain", absorbed, folded, flag_ok ? "ok" : "wrong");
         } else {
             CHECK(absorbed == 0, "ew cast fold variant %d (%s): %d steps absorbed, expected none", variant,
                   variant == 1 ? "fp32" : variant == 2 ? "no_fusion" : "two readers", absorbed);
@@ -2871,6 +3060,7 @@ int main(int argc, char** argv) {
     test_gemvp(ctx);
     test_gemvp_smem_cut(ctx);
     test_ew_cast_fold(ctx);
+    test_gemm_tc(ctx, ctx_nolt);
     test_weights_chunked();
     test_pool_rule(ctx);
     test_no_algorithm(ctx);

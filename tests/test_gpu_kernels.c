@@ -864,6 +864,43 @@ static void cases_gemm(void) {
                 g_no_fusion = 0;
             }
         }
+        /* the tensor-core GEMM (float16; without cuBLASLt it takes every GEMM it applies to: K, N,
+           lda, ldb multiples of 8): partial tiles in M and N, K not a multiple of 32, B [K, N] and
+           [N, K], C [N] / [M, N] / none, the 64 x 64 tiles and (at least one 128 x 128 tile per
+           SM) the 128 x 128 ones */
+        if (pr == AICF_PRECISION_FP16) {
+            static const struct { int64_t M, N, K; int tb, c; float alpha; const char* ex; } TC[] = {
+                {100, 88, 72, 1, 1, 1.0f, "aicf_gemm_tc_f16_m64n64_tb"},
+                {40, 1536, 384, 0, 0, 1.0f, "aicf_gemm_tc_f16_m64n64"},
+                {9, 16, 8, 0, 2, 0.75f, "aicf_gemm_tc_f16_m64n64"},
+                {130, 200, 1000, 1, 2, -0.5f, "aicf_gemm_tc_f16_m64n64_tb"},
+                {2048, 1152, 200, 0, 1, 1.0f, "aicf_gemm_tc_f16_m128n128"},
+                {1100, 2064, 40, 1, 0, 1.0f, "aicf_gemm_tc_f16_m128n128_tb"},
+            };
+            size_t q;
+            for (q = 0; q < sizeof TC / sizeof TC[0]; q++) {
+                char nm[128];
+                snprintf(nm, sizeof nm, "Gemm%s M=%lld N=%lld K=%lld%s alpha=%g (tensor-core GEMM)", TC[q].tb ? " transB" : "",
+                         (long long)TC[q].M, (long long)TC[q].N, (long long)TC[q].K,
+                         TC[q].c == 1 ? " +C[N]" : TC[q].c == 2 ? " +C[M,N]" : "", TC[q].alpha);
+                tc_new(&tc, "Gemm", pr, nm);
+                tc_in(&tc, "a", 2, DIMS(2, TC[q].M, TC[q].K), 0, -1, 1);
+                if (TC[q].tb) tc_in(&tc, "b", 2, DIMS(2, TC[q].N, TC[q].K), 1, -1, 1);
+                else tc_in(&tc, "b", 2, DIMS(2, TC[q].K, TC[q].N), 1, -1, 1);
+                if (TC[q].c == 1) tc_in(&tc, "c", 1, DIMS(1, TC[q].N), 1, -1, 1);
+                if (TC[q].c == 2) tc_in(&tc, "c", 2, DIMS(2, TC[q].M, TC[q].N), 0, -1, 1);
+                if (TC[q].tb) tc_attr_i(&tc, "transB", 1);
+                if (TC[q].alpha != 1.0f) tc_attr_f(&tc, "alpha", TC[q].alpha);
+                tc.expect = "cublasLt:matmul";
+                run_case_both(&tc, TC[q].ex);
+            }
+            /* MatMul with the batch folded into M */
+            tc_new(&tc, "MatMul", pr, "MatMul [2,40,64]x[64,96] (tensor-core GEMM)");
+            tc_in(&tc, "a", 3, DIMS(3, I64(2), I64(40), I64(64)), 0, -1, 1);
+            tc_in(&tc, "b", 2, DIMS(2, I64(64), I64(96)), 1, -1, 1);
+            tc.expect = "cublasLt:matmul";
+            run_case_both(&tc, "aicf_gemm_tc_f16_m64n64");
+        }
         /* full C [M,N], beta 0.5, large enough for the 64x64 tiles (16 x 8 = 128 tiles) */
         tc_new(&tc, "Gemm", pr, "Gemm [1024,64]x[64,512]+0.5*C[1024,512]");
         tc_in(&tc, "a", 2, DIMS(2, I64(1024), I64(64)), 0, -1, 1);
