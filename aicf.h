@@ -11873,6 +11873,110 @@ static aicf_result aicf__fuse_attention(aicf_plan* p) {
     return r;
 }
 
+/* GELU as ONNX exporters write it before opset 20 (torch.nn.functional.gelu):
+       d = Div(x, sqrt 2) | Mul(x, 1/sqrt 2) | Mul(1/sqrt 2, x);  e = Erf(d);  a = Add(e, 1) | Add(1, e);
+       then Mul by x and Mul by 0.5, in either order, each operand on either side
+   becomes one ONNX Gelu node (approximate = "none": 0.5 x (1 + erf(x / sqrt 2)), Hendrycks &
+   Gimpel, arXiv:1606.08415; opset 20 semantics) in place of the last Mul, the four others
+   removed (recorded in aicf__node.fused). Each intermediate is read once and is not a graph
+   output; the constants are float32 scalars within 1e-6 of sqrt 2, 1/sqrt 2, 1 and 0.5. The
+   step fusion then takes the Gelu as one epilogue op, so the GEMM before it can run it on its
+   accumulators (src/81_cuda_ops.c aicf__cuo_lower_gemm_tc) where x is read by nothing else.
+   Differences against the five ops: the CPU reference computes x * (1/sqrt 2) where the graph
+   divides by sqrt 2, and 0.5 x (1 + erf) in one order (~1 ulp). Off with no_fusion. */
+static int aicf__gelu_const(const aicf_graph* g, int t, double want) {
+    const aicf__tensor* tt;
+    float v;
+    if (!aicf__is_const(g, t)) return 0;
+    tt = &g->tensors[t];
+    if (tt->dtype != AICF_DTYPE_FLOAT32 || !tt->data || tt->data_bytes != sizeof(float) || aicf__shape_numel(&tt->shape) != 1) return 0;
+    memcpy(&v, tt->data, sizeof v);
+    return fabs((double)v - want) <= 1e-6 * fabs(want);
+}
+
+/* node i as a binary op with one input t_in (a tensor) and a constant scalar `want` on either
+   side (or, side_fixed, input 0 = t_in): returns 1 */
+static int aicf__gelu_bin(const aicf_graph* g, const aicf__node* n, aicf__op op, int t_in, double want, int side_fixed) {
+    if (n->removed || n->op != op || n->n_in != 2 || n->n_out != 1 || n->out[0] < 0) return 0;
+    if (n->in[0] == t_in && aicf__gelu_const(g, n->in[1], want)) return 1;
+    return !side_fixed && n->in[1] == t_in && aicf__gelu_const(g, n->in[0], want);
+}
+
+static aicf_result aicf__fuse_gelu(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    int i, k;
+    aicf__fuse_info fi;
+    aicf_result r = aicf__fuse_info_make(g, &fi);
+    if (r != AICF_SUCCESS) return r;
+    for (i = 0; i < g->n_nodes && r == AICF_SUCCESS; i++) {
+        aicf__node* n0 = &g->nodes[i];
+        aicf__node *n1, *n2, *n3, *n4;
+        int x, t, chain[4], ok;
+        if (n0->removed || n0->n_in != 2 || n0->n_out != 1 || n0->out[0] < 0 || n0->n_attrs) continue;
+        x = n0->in[0] >= 0 && !aicf__is_const(g, n0->in[0]) ? n0->in[0] : n0->in[1];
+        if (x < 0 || g->tensors[x].dtype != AICF_DTYPE_FLOAT32 || !g->tensors[x].shape_known) continue;
+        if (!aicf__gelu_bin(g, n0, AICF__OP_Div, x, 1.4142135623730951, 1) && !aicf__gelu_bin(g, n0, AICF__OP_Mul, x, 0.7071067811865476, 0))
+            continue;
+        /* d -> Erf -> Add 1 */
+        t = n0->out[0];
+        if (fi.uses[t] != 1 || fi.reader[t] < 0) continue;
+        n1 = &g->nodes[fi.reader[t]];
+        if (n1->removed || n1->op != AICF__OP_Erf || n1->n_in != 1 || n1->n_out != 1 || n1->out[0] < 0) continue;
+        t = n1->out[0];
+        if (fi.uses[t] != 1 || fi.reader[t] < 0) continue;
+        n2 = &g->nodes[fi.reader[t]];
+        if (!aicf__gelu_bin(g, n2, AICF__OP_Add, t, 1.0, 0)) continue;
+        /* then Mul by x and Mul by 0.5, either order */
+        t = n2->out[0];
+        if (fi.uses[t] != 1 || fi.reader[t] < 0) continue;
+        n3 = &g->nodes[fi.reader[t]];
+        if (n3->removed || n3->op != AICF__OP_Mul || n3->n_in != 2 || n3->n_out != 1 || n3->out[0] < 0) continue;
+        ok = (n3->in[0] == t && n3->in[1] == x) || (n3->in[1] == t && n3->in[0] == x);
+        if (!ok && !aicf__gelu_bin(g, n3, AICF__OP_Mul, t, 0.5, 0)) continue;
+        t = n3->out[0];
+        if (fi.uses[t] != 1 || fi.reader[t] < 0) continue;
+        n4 = &g->nodes[fi.reader[t]];
+        if (n4->removed || n4->op != AICF__OP_Mul || n4->n_in != 2 || n4->n_out != 1 || n4->out[0] < 0 || n4->n_attrs) continue;
+        if (ok) { /* x first: the last is Mul 0.5 */
+            if (!aicf__gelu_bin(g, n4, AICF__OP_Mul, t, 0.5, 0)) continue;
+        } else if (!((n4->in[0] == t && n4->in[1] == x) || (n4->in[1] == t && n4->in[0] == x))) {
+            continue;
+        }
+        if (!aicf__same_shape(&g->tensors[n4->out[0]].shape, &g->tensors[x].shape)) continue;
+        /* the rewrite: n4 becomes Gelu(x), the others removed */
+        {
+            char* ot = aicf__strdup(p->ctx, "Gelu");
+            int* nin = (int*)aicf__malloc(p->ctx, sizeof(int));
+            if (!ot || !nin) {
+                aicf__free(p->ctx, ot);
+                aicf__free(p->ctx, nin);
+                r = aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (GELU fusion)");
+                break;
+            }
+            nin[0] = x;
+            aicf__free(p->ctx, n4->op_type);
+            aicf__free(p->ctx, n4->in);
+            n4->op_type = ot;
+            n4->op = AICF__OP_Gelu;
+            n4->in = nin;
+            n4->n_in = 1;
+        }
+        chain[0] = i;
+        chain[1] = (int)(n1 - g->nodes);
+        chain[2] = (int)(n2 - g->nodes);
+        chain[3] = (int)(n3 - g->nodes);
+        for (k = 0; k < 4; k++) {
+            g->nodes[chain[k]].removed = 1;
+            n4->fused[k] = chain[k];
+        }
+        n4->n_fused = 4;
+        /* x keeps its other readers; the removed nodes' intermediates are read by nothing now */
+        r = aicf__op_infer(g, (int)(n4 - g->nodes));
+    }
+    aicf__fuse_info_free(p->ctx, &fi);
+    return r;
+}
+
 /* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
    - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
      Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
@@ -12149,8 +12253,16 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                                  g->nodes[p->steps[host].node].name);
             for (s = 0; s < p->n_steps && host < 0; s++)
                 if (p->steps[s].kind == AICF__STEP_NODE)
-                    for (k = 0; k < g->nodes[p->steps[s].node].n_fused; k++)
-                        if (g->nodes[p->steps[s].node].fused[k] == node) host = s;
+                    for (k = -1; k < p->steps[s].n_epi && host < 0; k++) { /* the main node, then the epilogue's */
+                        const aicf__node* hn = &g->nodes[k < 0 ? p->steps[s].node : p->steps[s].epi[k].node];
+                        int f;
+                        for (f = 0; f < hn->n_fused; f++)
+                            if (hn->fused[f] == node && hn->op == AICF__OP_Gelu)
+                                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': a %s of the "
+                                                 "exported GELU replaced by Gelu node '%s' (step %d); pins apply to a step's main Conv, "
+                                                 "Gemm or MatMul node", pin->node, g->nodes[node].op_type, hn->name, s);
+                            else if (hn->fused[f] == node) host = s;
+                    }
             if (host >= 0)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
                                  "Attention of step %d (node '%s'), which runs one attention kernel; policy no_fusion = 1 keeps the "
@@ -12159,7 +12271,7 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                              "constant or removed at plan time)", pin->node);
         }
         op = g->nodes[p->steps[step].node].op;
-        if (g->nodes[p->steps[step].node].n_fused > 0)
+        if (g->nodes[p->steps[step].node].n_fused > 0 && op == AICF__OP_Attention)
             return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the MatMul is fused with its "
                              "attention chain into the Attention of step %d, which runs one attention kernel; policy no_fusion = 1 "
                              "keeps the chain's MatMuls as steps", pin->node, step);
@@ -12374,6 +12486,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         aicf__absorb_transposes(p);
         if ((r = aicf__fuse_attention(p)) != AICF_SUCCESS) goto fail;
         if ((r = aicf__attention_views(p)) != AICF_SUCCESS) goto fail;
+        if ((r = aicf__fuse_gelu(p)) != AICF_SUCCESS) goto fail;
     }
     /* steps */
     for (i = 0; i < p->n_in; i++)
@@ -12675,6 +12788,17 @@ static void aicf__sbuf_printf(aicf__sbuf* b, const char* fmt, ...) {
     if (n > 0) b->len += (size_t)n;
 }
 
+/* " (replacing Div 'a', Erf 'b', Add 'c', Mul 'd')" for a Gelu node aicf__fuse_gelu made */
+static void aicf__gelu_replaced(aicf__sbuf* b, const aicf_graph* g, int node) {
+    const aicf__node* n = &g->nodes[node];
+    int j;
+    if (n->op != AICF__OP_Gelu || n->n_fused < 1) return;
+    aicf__sbuf_printf(b, " (the exported GELU as one Gelu, replacing");
+    for (j = 0; j < n->n_fused && j < AICF__NODE_FUSED_MAX; j++)
+        aicf__sbuf_printf(b, "%s %s '%s'", j ? "," : "", g->nodes[n->fused[j]].op_type, g->nodes[n->fused[j]].name);
+    aicf__sbuf_printf(b, ")");
+}
+
 static const char* aicf__tname(const aicf_graph* g, int t) {
     const char* n = g->tensors[t].name;
     return n[0] == '\x01' ? n + 1 : n;
@@ -12739,10 +12863,15 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
                 if (ep->operand >= 0)
                     aicf__sbuf_printf(&b, "(%s%s%s)", ep->operand_left ? "" : "v, ", aicf__tname(p->g, ep->operand),
                                       ep->operand_left ? ", v" : "");
+                aicf__gelu_replaced(&b, p->g, ep->node);
             }
             if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
         }
-        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].n_fused > 0) {
+        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu) {
+            aicf__sbuf_printf(&b, "\n          Gelu:");
+            aicf__gelu_replaced(&b, p->g, st->node);
+        }
+        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].n_fused > 0 && p->g->nodes[st->node].op == AICF__OP_Attention) {
             const aicf__node* an = &p->g->nodes[st->node];
             aicf__sbuf_printf(&b, "\n          attention fused, replacing:");
             for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)
@@ -13914,6 +14043,18 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__io_qstr(&b, en ? en->name : "?");
             aicf__sbuf_printf(&b, " operand=%d left=%d alpha=%.9g beta=%.9g\n", e->operand, e->operand_left, (double)e->alpha,
                               (double)e->beta);
+            if (en) { /* a Gelu made from the exported GELU (aicf__fuse_gelu): the nodes it replaced */
+                int f;
+                for (f = 0; f < en->n_fused && f < AICF__NODE_FUSED_MAX; f++) {
+                    int fn = en->fused[f];
+                    const aicf__node* rn = fn >= 0 && fn < g->n_nodes ? &g->nodes[fn] : NULL;
+                    aicf__sbuf_printf(&b, "    replaced %d node=%d op=", f, fn);
+                    aicf__io_qstr(&b, rn ? rn->op_type : "?");
+                    aicf__sbuf_put(&b, " name=", 6);
+                    aicf__io_qstr(&b, rn ? rn->name : "?");
+                    aicf__sbuf_put(&b, "\n", 1);
+                }
+            }
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
             g->nodes[st->node].trans_b <= g->n_nodes) {
@@ -14624,11 +14765,19 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 const aicf__epi* e = &st->epi[j];
                 aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[e->node].op_type, g->nodes[e->node].name);
                 if (e->operand >= 0) aicf__sbuf_printf(&b, " with '%s'%s", aicf__tname(g, e->operand), e->operand_left ? " (left)" : "");
+                aicf__gelu_replaced(&b, g, e->node);
             }
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
         }
-        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0) {
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].op == AICF__OP_Gelu &&
+            g->nodes[st->node].n_fused > 0) {
+            aicf__sbuf_printf(&b, "  Gelu");
+            aicf__gelu_replaced(&b, g, st->node);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0 &&
+            g->nodes[st->node].op == AICF__OP_Attention) {
             const aicf__node* an = &g->nodes[st->node];
             aicf__sbuf_printf(&b, "  attention fused (one step, the scores never stored), replacing:");
             for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)

@@ -834,6 +834,18 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__io_qstr(&b, en ? en->name : "?");
             aicf__sbuf_printf(&b, " operand=%d left=%d alpha=%.9g beta=%.9g\n", e->operand, e->operand_left, (double)e->alpha,
                               (double)e->beta);
+            if (en) { /* a Gelu made from the exported GELU (aicf__fuse_gelu): the nodes it replaced */
+                int f;
+                for (f = 0; f < en->n_fused && f < AICF__NODE_FUSED_MAX; f++) {
+                    int fn = en->fused[f];
+                    const aicf__node* rn = fn >= 0 && fn < g->n_nodes ? &g->nodes[fn] : NULL;
+                    aicf__sbuf_printf(&b, "    replaced %d node=%d op=", f, fn);
+                    aicf__io_qstr(&b, rn ? rn->op_type : "?");
+                    aicf__sbuf_put(&b, " name=", 6);
+                    aicf__io_qstr(&b, rn ? rn->name : "?");
+                    aicf__sbuf_put(&b, "\n", 1);
+                }
+            }
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].trans_b > 0 &&
             g->nodes[st->node].trans_b <= g->n_nodes) {
@@ -1544,11 +1556,19 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 const aicf__epi* e = &st->epi[j];
                 aicf__sbuf_printf(&b, "%s %s '%s'", j ? ";" : "", g->nodes[e->node].op_type, g->nodes[e->node].name);
                 if (e->operand >= 0) aicf__sbuf_printf(&b, " with '%s'%s", aicf__tname(g, e->operand), e->operand_left ? " (left)" : "");
+                aicf__gelu_replaced(&b, g, e->node);
             }
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
         }
-        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0) {
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].op == AICF__OP_Gelu &&
+            g->nodes[st->node].n_fused > 0) {
+            aicf__sbuf_printf(&b, "  Gelu");
+            aicf__gelu_replaced(&b, g, st->node);
+            aicf__sbuf_put(&b, "\n", 1);
+        }
+        if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].n_fused > 0 &&
+            g->nodes[st->node].op == AICF__OP_Attention) {
             const aicf__node* an = &g->nodes[st->node];
             aicf__sbuf_printf(&b, "  attention fused (one step, the scores never stored), replacing:");
             for (j = 0; j < an->n_fused && j < AICF__NODE_FUSED_MAX; j++)
