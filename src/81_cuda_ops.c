@@ -524,6 +524,10 @@ static aicf_result aicf__cuo_unary_launch(aicf__cuo* c, const char* fn, int x, i
     ts[0] = x;
     ts[1] = y;
     vec = aicf__cuo_vec4(c, n, ts, NULL, 2) ? 4 : 1;
+    if (vec == 4 && c->es == 2 && n % 8 == 0 && aicf__cuo_align(c, x, 0) >= 16 && aicf__cuo_align(c, y, 0) >= 16) {
+        snprintf(name, sizeof name, "aicf_unary_%s_f16_v8", fn); /* 16-byte accesses, where the table has the variant */
+        if (aicf__cuda_kernel_find(name) >= 0) vec = 8;
+    }
     memset(&a, 0, sizeof a);
     a.n = n;
     a.alpha = alpha;
@@ -533,7 +537,9 @@ static aicf_result aicf__cuo_unary_launch(aicf__cuo* c, const char* fn, int x, i
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_unary, x), x, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_unary, y), y, 0);
-    if (vec == 4)
+    if (vec == 8)
+        aicf__cuo_reason(c, "vec8: %lld elements divisible by 8, 16-byte aligned", (long long)n);
+    else if (vec == 4)
         aicf__cuo_reason(c, "vec4: %lld elements divisible by 4, %u-byte aligned", (long long)n, (unsigned)(4 * c->es));
     else
         aicf__cuo_reason(c, "scalar: %lld elements%s", (long long)n,

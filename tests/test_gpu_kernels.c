@@ -530,10 +530,18 @@ static void cases_unary(void) {
                         tc_attr_f(&tc, "max", 1.5f);
                     }
                 }
-                snprintf(expect, sizeof expect, "aicf_unary_%s_%s_v%d", U[u].fn, p ? "f16" : "f32", v ? 4 : 1);
+                /* float16 GELU: 16-byte accesses where n % 8 == 0 (codegen/variants.py UNARY_V8) */
+                snprintf(expect, sizeof expect, "aicf_unary_%s_%s_v%d", U[u].fn, p ? "f16" : "f32",
+                         v ? (p && !strcmp(U[u].fn, "gelu") ? 8 : 4) : 1);
                 tc.expect = expect;
                 run_case(&tc);
             }
+    /* float16 GELU with n % 8 != 0 but n % 4 == 0: the 4-wide variant */
+    tc_new(&tc, "Gelu", AICF_PRECISION_FP16, "Gelu [3,4] (vec4)");
+    tc.opset = 20;
+    tc_in(&tc, "x", 2, DIMS(2, I64(3), I64(4)), 0, -4, 4);
+    tc.expect = "aicf_unary_gelu_f16_v4";
+    run_case(&tc);
     /* Round: ties to even (inputs at multiples of 1/2) */
     tc_new(&tc, "Round", AICF_PRECISION_FP32, "Round halves to even [4,16]");
     tc_in(&tc, "x", 2, DIMS(2, I64(4), I64(16)), 0, -4, 4)->snap = 2;
