@@ -1901,6 +1901,40 @@ static void test_pin_errors(void) {
         for (i = 0; i < (size_t)ba.n_in; i++) free(ba.in_data[i]);
         aicf_graph_destroy(ba.g);
     }
+    { /* the exported GELU made one Gelu (fused into the MatMul's step): its replaced nodes and the
+         Gelu itself are no steps to pin; the MatMul is */
+        fb bg;
+        static const char* const NODES[4] = {"erf", "div", "mul_half", "mm"};
+        memset(&bg, 0, sizeof bg);
+        bg.ctx = ctx;
+        bg.ok = aicf_graph_create(ctx, &bg.g) == AICF_SUCCESS;
+        if (bg.ok) aicf_graph_set_opset(bg.g, "", 17);
+        if (bg.ok) c_linear_gelu_enc(&bg);
+        for (i = 0; bg.ok && i < 4; i++) {
+            aicf_plan_desc pd;
+            aicf_plan* plan = NULL;
+            aicf_result r;
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = AICF_PRECISION_FP16;
+            snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "%s", NODES[i]);
+            pd.policy.pins[0].kernel = AICF_CHOICE_GENERATED;
+            r = aicf_plan_create(bg.g, &pd, &plan);
+            if (i < 2)
+                CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(ctx), "of the exported GELU replaced by Gelu node 'mul_half'") &&
+                          plan == NULL,
+                      "pin of the GELU's replaced node %s: %s: %s", NODES[i], aicf_result_str(r), aicf_last_error(ctx));
+            else if (i == 2)
+                CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(ctx), "the node is fused into step") && plan == NULL,
+                      "pin of the Gelu node fused into the MatMul: %s: %s", aicf_result_str(r), aicf_last_error(ctx));
+            else
+                CHECK(r == AICF_SUCCESS && plan && plan->n_steps == 3 && strstr(plan->steps[1].kernel, "aicf_gemm_tc_f16_m64n64") != NULL,
+                      "pin of the MatMul (generated): %s: %s", aicf_result_str(r), plan ? plan->steps[1].kernel : aicf_last_error(ctx));
+            aicf_plan_destroy(plan);
+        }
+        for (i = 0; i < (size_t)bg.n_in; i++) free(bg.in_data[i]);
+        aicf_graph_destroy(bg.g);
+    }
     if (b.ok) { /* twice the same node; a name without its NUL */
         aicf_plan_desc pd;
         aicf_plan* plan = NULL;
