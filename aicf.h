@@ -12867,7 +12867,7 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
             }
             if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
         }
-        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu) {
+        if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu && p->g->nodes[st->node].n_fused > 0) {
             aicf__sbuf_printf(&b, "\n          Gelu:");
             aicf__gelu_replaced(&b, p->g, st->node);
         }
@@ -19111,9 +19111,12 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     } else {
         aicf__k_gemm g;
         const char* v;
-        /* no cuBLASLt algorithm: the tensor-core GEMM where it applies, else the tiled one */
-        r = aicf__cuo_lower_gemm_tc(c, &md, A, B, has_c ? C : -1, beta, Y, why);
-        if (r != AICF_ERROR_UNSUPPORTED) return r;
+        /* no cuBLASLt algorithm: the tensor-core GEMM where it applies (already tried when
+           generated kernels were asked for), else the tiled one */
+        if (aicf__cuo_matmul_algo(c) != AICF_MATMUL_GENERATED) {
+            r = aicf__cuo_lower_gemm_tc(c, &md, A, B, has_c ? C : -1, beta, Y, why);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
+        }
         aicf__cuo_gemm_from_desc(&md, &g);
         g.beta = has_c ? beta : 0.0f;
         g.c_rs = c_rs;
@@ -19248,7 +19251,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
             mm_bias = mm_c = -1;
         }
         c->st->epi_native = n_native;
-        if (slot < 0 && nrep == 1) { /* no cuBLASLt algorithm: the tensor-core GEMM where it applies */
+        if (slot < 0 && nrep == 1 && algo != AICF_MATMUL_GENERATED) { /* no cuBLASLt algorithm: the tensor-core GEMM */
             r = aicf__cuo_lower_gemm_tc(c, &plain, A, B, -1, 0.0f, Y, why);
             if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
@@ -21191,8 +21194,9 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
    the accumulators. Applies at float16 storage when A is not transposed, there is one GEMM
    (batch 1), K, N, lda, ldb are multiples of 8 and A, B, Y 16-byte aligned, and the epilogue
    fits one chain whose operands are stored like Y. Tiles: 128 x 128 (8 warps, 4 stages) when
-   that gives at least one block per SM, else 64 x 64 (4 warps in two K slices, 4 stages: the
-   batch-1 sequence lengths, where a block's K loop is latency-bound and warps are few). Returns AICF_ERROR_UNSUPPORTED (nothing added) when it does not apply. */
+   that gives at least one block per SM, else 64 x 64 (8 warps: a 2 x 2 grid of 32 x 32 warp
+   tiles in two K slices, 4 stages: the batch-1 sequence lengths, where warps are few). Returns
+   AICF_ERROR_UNSUPPORTED (nothing added) when it does not apply. */
 static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                            const char* lt_why) {
     aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
@@ -21225,7 +21229,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
     g.lda = md->lda;
     g.ldb = md->ldb;
     g.alpha = md->alpha;
-    block[0] = 256u; /* 128 x 128: 8 warps; 64 x 64: 4 warps in two K slices */
+    block[0] = 256u; /* 128 x 128: 8 warps; 64 x 64: 2 x 2 warps in two K slices */
     block[1] = block[2] = 1;
     grid[0] = (unsigned)((md->N + (big ? 127 : 63)) / (big ? 128 : 64));
     grid[1] = (unsigned)((md->M + (big ? 127 : 63)) / (big ? 128 : 64));
@@ -21737,7 +21741,8 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
 
 /* A float16 step that ends in an elementwise chain launch (aicf_ewchain_f16*, e.g. a cuBLASLt
    GEMM's activation, or the tensor-core GEMM aicf_gemm_tc_f16*, whose arguments begin with the
-   chain's struct and which stores float32 pairs under the same flag) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
+   chain's struct and which stores float32 pairs under the same flag) writing tensor T whole,
+   followed by the boundary Cast T -> D (float32), T
    read by nothing else: the chain writes D itself (ewchain flags bit 0: float32, rounded through
    float16 as the Cast did) and the Cast step launches nothing. D must not overlap what the chain
    reads (the memory plan placed D apart from T; the chain's other sources are checked). Returns

@@ -2008,6 +2008,52 @@ static void test_pin_errors(void) {
     aicf_context_destroy(ctx);
 }
 
+/* The plan text of a Gelu step: the GELU fusion's Gelu names the four nodes it replaced; a Gelu
+   node of the graph (opset 20) gets no such line */
+static void test_format_gelu_steps(aicf_context* ctx) {
+    int v;
+    for (v = 0; v < 2; v++) {
+        static const int64_t x[2] = {4, 24};
+        fb b;
+        aicf_plan_desc pd;
+        aicf_plan* plan = NULL;
+        size_t need = 0;
+        char* text = NULL;
+        memset(&b, 0, sizeof b);
+        b.ctx = ctx;
+        b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+        if (b.ok) aicf_graph_set_opset(b.g, "", v ? 17 : 20);
+        fb_input(&b, "x", 2, x, -3, 3);
+        if (v) { /* the exported spelling, on a graph input: the Gelu is the step's main node */
+            fb_scalar(&b, "sqrt2", 1.41421356f);
+            fb_scalar(&b, "one", 1.0f);
+            fb_scalar(&b, "half", 0.5f);
+            fb_node(&b, "div", "Div", "x,sqrt2", "d", NULL, 0);
+            fb_node(&b, "erf", "Erf", "d", "e", NULL, 0);
+            fb_node(&b, "add", "Add", "e,one", "a", NULL, 0);
+            fb_node(&b, "mulx", "Mul", "x,a", "m", NULL, 0);
+            fb_node(&b, "mulh", "Mul", "m,half", "y", NULL, 0);
+        } else {
+            fb_node(&b, "gelu", "Gelu", "x", "y", NULL, 0);
+        }
+        fb_output(&b, "y");
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CPU;
+        CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS, "Gelu step %d: plan: %s", v, aicf_last_error(ctx));
+        if (plan && aicf_plan_format(plan, NULL, 0, &need) == AICF_SUCCESS && (text = (char*)malloc(need)) != NULL &&
+            aicf_plan_format(plan, text, need, NULL) == AICF_SUCCESS)
+            CHECK(v ? strstr(text, "Gelu: (the exported GELU as one Gelu, replacing Div 'div', Erf 'erf', Add 'add', Mul 'mulx')") != NULL
+                    : strstr(text, "Gelu:") == NULL && strstr(text, "replacing") == NULL,
+                  "Gelu step %d (%s): the plan text:\n%s", v, v ? "exported GELU" : "a graph Gelu", text);
+        else
+            CHECK(0, "Gelu step %d: plan text", v);
+        free(text);
+        aicf_plan_destroy(plan);
+        free(b.in_data[0]);
+        aicf_graph_destroy(b.g);
+    }
+}
+
 int main(void) {
     aicf_context* ctx = NULL;
     aicf_context_desc cd;
@@ -2040,6 +2086,7 @@ int main(void) {
     } else {
         for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(ctx, &CASES[i], AICF_BACKEND_CPU, AICF_PRECISION_FP32);
         test_format_names_fused(ctx);
+        test_format_gelu_steps(ctx);
         test_fake_cuda_plans();
         test_pin_errors();
         test_attention_lowering_errors();
