@@ -20,8 +20,8 @@
        into Conv, drop dead nodes, alias Reshape-like ops (and Split outputs / Concat inputs as
        views where they are contiguous pieces), absorb a MatMul's transposed B (attention's
        K^T) into its addressing, fuse attention (QK^T, scale, mask, Softmax, .V: one ONNX
-       Attention step reading the heads through strides), fuse elementwise epilogues, plan
-       memory (one arena, lifetimes,
+       Attention step reading the heads through strides), make the exported GELU (Div Erf Add
+       Mul Mul) one Gelu, fuse elementwise epilogues, plan memory (one arena, lifetimes,
        greedy placements then a bounded local search), pick a kernel for every step (rules,
        pins, or timed on the device: autotune) and record why
              |                                       aicf_plan: how, fixed ahead of time
