@@ -92,6 +92,9 @@ def _conv_tc():
     ks += [_k("aicf_conv2d_tcp_f16_m%d_k%dc%d" % (bm, khw, cg), "conv2d_tc", "f16",
               {"variant": "tcp", "bm": bm, "khw": khw, "cg": cg, "tile": "%dx64x%d" % (bm, khw * cg)}, block=2 * bm)
            for bm in (64, 128) for khw, cg in ((9, 8),)]
+    # tcs: small K (C*KH*KW <= 256, the image models' first conv), the weights resident in
+    # shared memory, output tiles of 128 pixels looped over, B read from a per-tile input patch
+    ks.append(_k("aicf_conv2d_tcs_f16_m64", "conv2d_tc", "f16", {"variant": "tcs", "bm": 64, "tile": "64x128xK"}, block=256))
     return ks + [_k("aicf_conv2d_tc_reduce_f16", "conv2d_tc", "f16", {"variant": "reduce"}),
                  _k("aicf_conv2d_tc_reduce_f16_v4", "conv2d_tc", "f16", {"variant": "reduce4"})]
 

@@ -111,7 +111,9 @@ typedef struct aicf__cuc_choice {
     char est[64];      /* AUTO: what the generated kernel would do instead */
     int tcp;           /* tc: the patch kernel (aicf_conv2d_tcp_*): k_per_split counts chunks of cg channels */
     int64_t khw, cg;   /* tcp: taps KH*KW, channels per chunk */
-    int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp: output tile, tiles per image, input patch */
+    int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp, tcs: output tile, tiles per image, input patch */
+    int tcs;           /* tc: the small-K kernel (aicf_conv2d_tcs_f16_m64): K <= 256, weights resident, tiles looped over */
+    int64_t tcs_grid;  /* tcs: blocks along x (each loops over every tcs_grid-th tile) */
 } aicf__cuc_choice;
 
 /* The patch kernel's dynamic shared memory (templates/conv_tc.cu.j2): AICF_TCP_STAGES weight
@@ -119,6 +121,56 @@ typedef struct aicf__cuc_choice {
 static unsigned aicf__cuc_tcp_smem(const aicf__cuc_choice* ch) {
     int64_t s = ch->khw * ch->cg / 8, lda = (s % 2) ? ch->khw * ch->cg : ch->khw * ch->cg + 8;
     return (unsigned)((AICF__CUC_TCP_STAGES * ch->bm * lda + 2 * AICF__CUC_TCP_PMAX * ch->cg) * 2);
+}
+
+/* The small-K kernel (templates/conv_tc.cu.j2 aicf_conv2d_tcs_f16_m64): 64 output channels by
+   AICF__CUC_TCS_TILE pixels per tile, K = C*KH*KW <= AICF__CUC_TCS_KMAX in one piece, the patch's
+   C planes at most AICF__CUC_TCS_PMAX elements; chosen for convs of fewer than
+   AICF__CUC_TCS_MAX_C channels (the first conv of an image model: measured on resnet18's 7x7
+   stride-2 stem, docs/benchmarks.md); AICF__CUC_TCS_BLOCKS blocks per SM (its launch bounds). */
+#define AICF__CUC_TCS_TILE 128
+#define AICF__CUC_TCS_KMAX 256
+#define AICF__CUC_TCS_PMAX 4096 /* the kernel's AICF_TCS_PMAX */
+#ifndef AICF__CUC_TCS_MAX_C
+#  define AICF__CUC_TCS_MAX_C 8
+#endif
+#define AICF__CUC_TCS_BLOCKS 2
+
+/* The small-K kernel's dynamic shared memory: weights 64 x 264 halves, two patch buffers of C + 1
+   planes (the last one zeros), the patch's element table (8 bytes an element, an even count), the
+   k table (4 bytes a k; KP = K rounded up to 16). */
+static unsigned aicf__cuc_tcs_smem(int64_t C, int64_t K, int64_t ph, int64_t pw) {
+    int64_t kp = (K + 15) / 16 * 16, pp = ph * pw;
+    return (unsigned)((64 * 264 + ((2 * (C + 1) * pp + 7) / 8) * 8) * 2 + (C * pp + (C * pp) % 2) * 8 + kp * 4);
+}
+
+/* Records output tile th x tw (input patch ph x pw) and the tiles per image of window w in ch. */
+static void aicf__cuc_set_tile(const aicf__cuo_win* w, aicf__cuc_choice* ch, int64_t th, int64_t tw, int64_t ph, int64_t pw) {
+    ch->th = th;
+    ch->tw = tw;
+    ch->tiles_h = (w->OH + th - 1) / th;
+    ch->tiles_w = (w->OW + tw - 1) / tw;
+    ch->ph = ph;
+    ch->pw = pw;
+}
+
+/* The small-K kernel's tile for window w: TH x TW = 128 pixels with TW even (one output row per
+   accumulator pair) whose patch's C planes fit AICF__CUC_TCS_PMAX elements; fewest tiles per image,
+   then the smallest patch, then the wider tile. 0 if none fits. */
+static int aicf__cuc_tcs_tile(const aicf__cuo_win* w, aicf__cuc_choice* ch) {
+    int64_t tw, best_n = -1, best_px = 0;
+    for (tw = 2; tw <= AICF__CUC_TCS_TILE; tw *= 2) {
+        int64_t th = AICF__CUC_TCS_TILE / tw;
+        int64_t ph = (th - 1) * w->sh + (w->KH - 1) * w->dh + 1, pw = (tw - 1) * w->sw + (w->KW - 1) * w->dw + 1;
+        int64_t n = ((w->OH + th - 1) / th) * ((w->OW + tw - 1) / tw);
+        if (w->C * ph * pw > AICF__CUC_TCS_PMAX || pw >= 65536) continue;
+        if (best_n < 0 || n < best_n || (n == best_n && ph * pw <= best_px)) {
+            best_n = n;
+            best_px = ph * pw;
+            aicf__cuc_set_tile(w, ch, th, tw, ph, pw);
+        }
+    }
+    return best_n > 0;
 }
 
 /* The patch kernels' output tile for window w: TH x TW <= 64 pixels whose input patch
@@ -138,12 +190,7 @@ static int aicf__cuc_tcp_tile(const aicf__cuo_win* w, aicf__cuc_choice* ch) {
                 (n == best_n && ph * pw == best_px && tw > ch->tw)) {
                 best_n = n;
                 best_px = ph * pw;
-                ch->th = th;
-                ch->tw = tw;
-                ch->tiles_h = (w->OH + th - 1) / th;
-                ch->tiles_w = (w->OW + tw - 1) / tw;
-                ch->ph = ph;
-                ch->pw = pw;
+                aicf__cuc_set_tile(w, ch, th, tw, ph, pw);
             }
             break; /* the widest tw for this th; narrower ones only add tiles */
         }
@@ -197,8 +244,33 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
 #if !defined(AICF_NO_CUDA)
     if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
 #endif
-    ch->tcp = 0;
-    ch->khw = ch->cg = ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = 0;
+    ch->tcp = ch->tcs = 0;
+    ch->khw = ch->cg = ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = ch->tcs_grid = 0;
+    /* the small-K kernel: few channels (the gathering kernel's per-element gather and 2-byte
+       weight loads are what its time goes to there), K in one piece, no K split (its tile loop
+       fills the device), so not under a pinned or tried split of more than one part */
+    if (w->C < AICF__CUC_TCS_MAX_C && K <= AICF__CUC_TCS_KMAX && !(c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 1) &&
+        aicf__cuda_kernel_find("aicf_conv2d_tcs_f16_m64") >= 0 && aicf__cuc_tcs_tile(w, ch)) {
+        int64_t mb = (M + 63) / 64, nt = w->N * ch->tiles_h * ch->tiles_w, gx = (AICF__CUC_TCS_BLOCKS * sm + mb - 1) / mb;
+        if (nt < lim && M * P < lim) { /* its output offsets within an image are 32-bit */
+            ch->tcs = 1;
+            ch->tcs_grid = gx < nt ? gx : nt;
+            ch->tc = 1;
+            ch->bm = 64;
+            ch->M = M;
+            ch->N = NP;
+            ch->K = K;
+            ch->batch = w->N;
+            ch->splits = 1;
+            ch->k_per_split = K;
+            ch->scratch = 0;
+            ch->sm_count = (int)sm;
+            snprintf(ch->why, sizeof ch->why, "%s", aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC"
+                                                                                                           : "AUTO: float16, group 1");
+            return NULL;
+        }
+        ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = 0;
+    }
 #if !defined(AICF__CUC_NO_TCP)
     /* the patch kernel: 3x3 taps, stride 1, in chunks of 8 channels; a constant weight read by
        this step alone (stored chunk-ordered; the weight buffer's offsets are 256-byte aligned and
@@ -492,12 +564,28 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
     a.k_per_split = ch->k_per_split;
     a.vec_w = ch->K % 8 == 0 && aicf__cuo_align(c, Wt, 0) >= 16;
     a.vec_y = (w->OH * w->OW) % 2 == 0 && aicf__cuo_align(c, Y, 0) >= 4 && (res < 0 || aicf__cuo_align(c, res, 0) >= 4);
-    if (ch->tcp && w->OW % 2) a.vec_y = 0; /* the patch kernel pairs pixels of one output row */
+    if ((ch->tcp || ch->tcs) && w->OW % 2) a.vec_y = 0; /* the patch kernels pair pixels of one output row */
     grid[1] = (unsigned)((ch->M + ch->bm - 1) / ch->bm);
     grid[2] = (unsigned)ch->splits;
     block[0] = (unsigned)(2 * ch->bm);
     block[1] = block[2] = 1;
-    if (ch->tcp) {
+    if (ch->tcs) {
+        aicf__k_conv2d_tcp q;
+        memset(&q, 0, sizeof q);
+        q.b = a;
+        q.b.vec_w = 0;
+        q.TH = ch->th;
+        q.TW = ch->tw;
+        q.tiles_h = ch->tiles_h;
+        q.tiles_w = ch->tiles_w;
+        q.PH = ch->ph;
+        q.PW = ch->pw;
+        grid[0] = (unsigned)ch->tcs_grid;
+        block[0] = 256;
+        if ((r = aicf__cuo_kernel(c, "aicf_conv2d_tcs_f16_m64", &q, sizeof q, grid, block, aicf__cuc_tcs_smem(w->C, ch->K, ch->ph, ch->pw),
+                                  &op)) != AICF_SUCCESS)
+            return r;
+    } else if (ch->tcp) {
         aicf__k_conv2d_tcp q;
         if (aicf__cuo_align(c, Wt, 0) < 16)
             return aicf__cuo_fail(c, AICF_ERROR_STATE, "the patch kernel's weights are not 16-byte aligned (the fit checked it)");
@@ -550,7 +638,13 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
                      ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
     }
     c->st->epi_native = k;
-    if (ch->tcp)
+    if (ch->tcs)
+        aicf__cuo_reason(c, "small-K tensor-core conv 64x(%lldx%lld px), weights resident, %lldx%lld patch in smem, "
+                         "%lld blocks/%lld tiles M=%lld N=%lld K=%lld (%s); epilogue %s%s%s%s",
+                         (long long)ch->th, (long long)ch->tw, (long long)ch->ph, (long long)ch->pw, (long long)ch->tcs_grid,
+                         (long long)(w->N * ch->tiles_h * ch->tiles_w), (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why,
+                         Bi >= 0 ? "bias" : "-", res >= 0 ? "+res" : "", relu ? "+relu" : "", a.vec_y ? "" : "; 2-byte stores");
+    else if (ch->tcp)
         aicf__cuo_reason(c, "tensor-core implicit GEMM %dx(%lldx%lld px) %lldx%lld patch in smem M=%lld N=%lld K=%lld (%s)%s; "
                          "epilogue %s%s%s%s",
                          (int)ch->bm, (long long)ch->th, (long long)ch->tw, (long long)ch->ph, (long long)ch->pw, (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why, split,

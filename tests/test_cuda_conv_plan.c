@@ -785,6 +785,86 @@ static float* emulate_tcp(const aicf__k_conv2d_tcp* q, const unsigned grid[3], i
     return y;
 }
 
+/* The small-K kernel's program (aicf_conv2d_tcs_f16_m64) from its argument struct, by its own
+   index rule: block (bx, by) computes channels by*64 .. by*64 + 63 of tiles bx, bx + grid.x, ...;
+   tile t is image t / (tiles_h*tiles_w), output pixels (th*TH + r, tw*TW + q) for the 128 pixels
+   n = r*TW + q; its patch holds C planes of PH x PW input pixels from (oh0*stride_h - pad_top,
+   ow0*stride_w - pad_left), zeros outside the image, then a zero plane; B[k, n] is the patch element
+   at koff[k] + r*stride_h*PW + q*stride_w with koff[k] = c*PH*PW + kh*dil_h*PW + kw*dil_w (k < K)
+   or C*PH*PW (the zero plane, K <= k < KP = K rounded up to 16, weights 0 there). Checks that the
+   tiles cover every output pixel once, that every B read stays inside the C + 1 planes, and the
+   tile and patch bounds the kernel assumes. Returns Y (malloc'd) or NULL with msg. */
+static float* emulate_tcs(const aicf__k_conv2d_tcp* q, const unsigned grid[3], const float* x, const float* w, const float* b, char* msg,
+                          size_t cap) {
+    const aicf__k_conv2d_tc* a = &q->b;
+    int64_t P = a->OH * a->OW, NP = a->N * P, K = a->C * a->KH * a->KW, KP = (K + 15) / 16 * 16, PP = q->PH * q->PW;
+    int64_t ntiles = a->N * q->tiles_h * q->tiles_w, bx, by, tile, i;
+    float* y = (float*)malloc(sizeof(float) * (size_t)(a->M * NP) + 1);
+    float* ps = (float*)malloc(sizeof(float) * (size_t)((a->C + 1) * PP) + 1);
+    unsigned char* seen = (unsigned char*)calloc((size_t)NP + 1, 1);
+    msg[0] = 0;
+    if (!y || !ps || !seen || q->TH * q->TW != 128 || q->TW % 2 || K > 256 || a->C * PP > 4096 || a->splits != 1 ||
+        (int64_t)grid[0] > ntiles || grid[0] < 1 || (int64_t)grid[1] != (a->M + 63) / 64 || grid[2] != 1 ||
+        q->PH != (q->TH - 1) * a->stride_h + (a->KH - 1) * a->dil_h + 1 || q->PW != (q->TW - 1) * a->stride_w + (a->KW - 1) * a->dil_w + 1 ||
+        q->tiles_h * q->TH < a->OH || q->tiles_w * q->TW < a->OW || (q->tiles_h - 1) * q->TH >= a->OH || (q->tiles_w - 1) * q->TW >= a->OW) {
+        snprintf(msg, cap, "tile %lldx%lld patch %lldx%lld tiles %lldx%lld K %lld splits %lld grid(%u,%u,%u)", (long long)q->TH,
+                 (long long)q->TW, (long long)q->PH, (long long)q->PW, (long long)q->tiles_h, (long long)q->tiles_w, (long long)K,
+                 (long long)a->splits, grid[0], grid[1], grid[2]);
+        free(y);
+        free(ps);
+        free(seen);
+        return NULL;
+    }
+    for (i = 0; i < a->M * NP; i++) y[i] = 0.0f;
+    for (by = 0; by < (int64_t)grid[1] && !msg[0]; by++)
+        for (bx = 0; bx < (int64_t)grid[0] && !msg[0]; bx++)
+            for (tile = bx; tile < ntiles && !msg[0]; tile += grid[0]) {
+                int64_t img = tile / (q->tiles_h * q->tiles_w), tr = tile % (q->tiles_h * q->tiles_w);
+                int64_t oh0 = (tr / q->tiles_w) * q->TH, ow0 = (tr % q->tiles_w) * q->TW, n, m, k, c, r, col;
+                int64_t ih0 = oh0 * a->stride_h - a->pad_h, iw0 = ow0 * a->stride_w - a->pad_w;
+                for (c = 0; c < a->C; c++)
+                    for (r = 0; r < q->PH; r++)
+                        for (col = 0; col < q->PW; col++) {
+                            int64_t ih = ih0 + r, iw = iw0 + col;
+                            ps[c * PP + r * q->PW + col] = ih >= 0 && ih < a->H && iw >= 0 && iw < a->W
+                                                               ? aicf__f16_to_f32(aicf__f32_to_f16(x[((img * a->C + c) * a->H + ih) * a->W + iw]))
+                                                               : 0.0f;
+                        }
+                for (i = 0; i < PP; i++) ps[a->C * PP + i] = 0.0f;
+                for (n = 0; n < 128 && !msg[0]; n++) {
+                    int64_t rr = n / q->TW, qq = n % q->TW, oh = oh0 + rr, ow = ow0 + qq;
+                    int64_t poff = rr * a->stride_h * q->PW + qq * a->stride_w;
+                    if (oh < a->OH && ow < a->OW && by == 0) seen[img * P + oh * a->OW + ow]++;
+                    for (m = by * 64; m < by * 64 + 64 && m < a->M; m++) {
+                        float v = 0.0f;
+                        for (k = 0; k < KP; k++) {
+                            int64_t koff = a->C * PP, cc = k / (a->KH * a->KW), rem = k % (a->KH * a->KW);
+                            if (k < K) koff = cc * PP + (rem / a->KW) * a->dil_h * q->PW + (rem % a->KW) * a->dil_w;
+                            if (koff + poff >= (a->C + 1) * PP) {
+                                snprintf(msg, cap, "B read k %lld pixel %lld at %lld outside the %lld patch elements", (long long)k, (long long)n,
+                                         (long long)(koff + poff), (long long)((a->C + 1) * PP));
+                                break;
+                            }
+                            if (k < K) v += aicf__f16_to_f32(aicf__f32_to_f16(w[m * K + k])) * ps[koff + poff];
+                        }
+                        if (oh >= a->OH || ow >= a->OW) continue;
+                        if (b) v += aicf__f16_to_f32(aicf__f32_to_f16(b[m]));
+                        if (a->relu && !(v > 0.0f)) v = 0.0f;
+                        y[(img * a->M + m) * P + oh * a->OW + ow] = aicf__f16_to_f32(aicf__f32_to_f16(v));
+                    }
+                }
+            }
+    for (i = 0; i < NP && !msg[0]; i++)
+        if (seen[i] != 1) snprintf(msg, cap, "output pixel %lld covered %d times by the tiles", (long long)i, seen[i]);
+    free(seen);
+    free(ps);
+    if (msg[0]) {
+        free(y);
+        return NULL;
+    }
+    return y;
+}
+
 /* ||got - ref||_2 / ||ref||_2 over n floats */
 static double rel_l2(const float* got, const float* ref, size_t n) {
     double num = 0, den = 0;
@@ -840,7 +920,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     cgeo ge;
     aicf_plan* p = NULL;
     char tag[256], want[200];
-    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp;
+    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp, expect_tcs;
     size_t es = f16 ? 2 : 4;
     const aicf__step* st;
     geo_of(c, &ge);
@@ -853,8 +933,16 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     /* the documented rule (src/82_cuda_conv.c), read independently: float16 group-1 convs on the
        tensor-core implicit GEMM under AUTO and IMPLICIT_GEMM_TC (no cuBLASLt needed) */
     expect_tc = f16 && c->group == 1 && (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC);
+    /* the small-K kernel: fewer than 8 channels, K <= 256, a 128-pixel tile (TW even) whose C patch
+       planes hold at most 4096 elements */
+    expect_tcs = 0;
+    if (expect_tc && c->C < 8 && ge.K <= 256) {
+        int64_t tw;
+        for (tw = 2; tw <= 128; tw *= 2)
+            if (c->C * ((128 / tw - 1) * c->sh + (c->KH - 1) * c->dh + 1) * ((tw - 1) * c->sw + (c->KW - 1) * c->dw + 1) <= 4096) expect_tcs = 1;
+    }
     /* the patch kernel: 3x3 stride 1, C % 8 == 0, 64-row blocks (M < 128) or C >= 256 */
-    expect_tcp = expect_tc && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 && (c->M < 128 || c->C >= 256) &&
+    expect_tcp = expect_tc && !expect_tcs && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 && (c->M < 128 || c->C >= 256) &&
                  ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289;
     expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
                   (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
@@ -872,7 +960,43 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     if (si < 0) goto done;
     st = &p->steps[si];
     CHECK(check_scratch(p, tag) == 0, "%s: scratch placement (see above)", tag);
-    if (expect_tcp) {
+    if (expect_tcs) {
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+        CHECK(strcmp(st->kernel, "aicf_conv2d_tcs_f16_m64") == 0, "%s: kernel %s, expected aicf_conv2d_tcs_f16_m64", tag, st->kernel);
+        CHECK(strstr(st->reason, "small-K") != NULL && strstr(st->reason, algo == AICF_CONV_AUTO ? "AUTO: float16, group 1" : "conv_algo IMPLICIT_GEMM_TC") != NULL,
+              "%s: reason \"%s\" does not name the kernel and the rule", tag, st->reason);
+        CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
+        CHECK(st->scratch_bytes == 0 && p->loc[st->in[1]].chunk == 0, "%s: scratch %zu bytes, weight chunk %d", tag, st->scratch_bytes,
+              p->loc[st->in[1]].chunk);
+        CHECK(pr && ops && pr->n_ops == 1 && ops[0].kind == AICF__CUO_KERNEL, "%s: %d launches, expected 1", tag, pr ? pr->n_ops : 0);
+        if (pr && ops && ops[0].kind == AICF__CUO_KERNEL) {
+            aicf__k_conv2d_tcp q;
+            char msg[200];
+            size_t n = 0;
+            float *ref, *got;
+            int64_t ntiles, kp = (ge.K + 15) / 16 * 16, pp, smem;
+            memcpy(&q, ops[0].args, sizeof q);
+            ntiles = c->N * q.tiles_h * q.tiles_w;
+            pp = q.PH * q.PW;
+            /* weights 64 x 264 halves, two buffers of C + 1 planes, 8 bytes per patch element (an even count), 4 per k */
+            smem = (64 * 264 + (2 * (c->C + 1) * pp + 7) / 8 * 8) * 2 + (c->C * pp + (c->C * pp) % 2) * 8 + kp * 4;
+            CHECK(q.b.N == c->N && q.b.C == c->C && q.b.M == c->M && q.b.OH == ge.OH && q.b.OW == ge.OW && q.b.KH == c->KH &&
+                      q.b.KW == c->KW && q.b.pad_h == c->pt && q.b.pad_w == c->pl && q.b.stride_h == c->sh && q.b.stride_w == c->sw &&
+                      q.b.dil_h == c->dh && q.b.dil_w == c->dw && q.b.relu == c->relu && q.b.splits == 1 && q.b.vec_w == 0 &&
+                      q.b.vec_y == (ge.OW % 2 == 0),
+                  "%s: tcs arguments (splits %lld, vec_y %lld)", tag, (long long)q.b.splits, (long long)q.b.vec_y);
+            /* 2 blocks per SM (132 on the fake device) over the 64-channel blocks, at most one per tile */
+            CHECK(ops[0].block[0] == 256 && ops[0].grid[1] == (unsigned)((c->M + 63) / 64) && ops[0].grid[2] == 1 &&
+                      (int64_t)ops[0].grid[0] == AICF__MIN(ntiles, (264 + (c->M + 63) / 64 - 1) / ((c->M + 63) / 64)) &&
+                      (int64_t)ops[0].shared_bytes == smem && smem <= 113 * 1024,
+                  "%s: tcs launch grid(%u,%u,%u) block %u smem %u (expected %lld) for %lld tiles", tag, ops[0].grid[0], ops[0].grid[1],
+                  ops[0].grid[2], ops[0].block[0], ops[0].shared_bytes, (long long)smem, (long long)ntiles);
+            ref = cpu_ref(cg.g, cg.x, &n);
+            got = emulate_tcs(&q, ops[0].grid, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
+            check_emulated(ctx, tag, "tcs", ref, got, n, msg);
+        }
+    } else if (expect_tcp) {
         /* the patch kernel (src/82_cuda_conv.c aicf__cuc_tc_fit): 3x3 taps with C % 8 == 0, 1x1
            with C % 16 == 0, constant weights; split-K by chunks as documented */
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
@@ -1181,7 +1305,10 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("1-D k3 d3 p3", 3, 1, 32, 1, 30, 64, 1, 3, 1, 3, 3, 0);
     cs[n++] = mk("3x3 M=160 (fp16: 128-row tiles, split-K)", 4, 1, 64, 9, 9, 160, 3, 3, 1, 1, 1, 1);
     cs[n++] = mk("3x3 M=128 8x8 (fp16: split-K, reduction _v4)", 4, 1, 64, 8, 8, 128, 3, 3, 1, 1, 1, 1);
-    cs[n++] = mk("5x5 M=128 C=3 (fp16: 128-row tiles, 2-byte weights)", 4, 2, 3, 12, 12, 128, 5, 5, 1, 2, 1, 0);
+    cs[n++] = mk("5x5 M=128 C=9 (fp16: 128-row tiles, 2-byte weights)", 4, 2, 9, 12, 12, 128, 5, 5, 1, 2, 1, 0);
+    /* fp16 small-K kernel: two 64-channel blocks; 702 tiles over 264 blocks (the tile loop) */
+    cs[n++] = mk("5x5 M=128 C=3 (fp16 small-K: two channel blocks)", 4, 2, 3, 12, 12, 128, 5, 5, 1, 2, 1, 0);
+    cs[n++] = mk("3x3 C=2 100x130 batch 6 (fp16 small-K: tile loop)", 4, 6, 2, 100, 130, 16, 3, 3, 1, 1, 1, 1);
     /* fp16 patch kernel: several tiles per image, M not a multiple of the block, odd OW */
     cs[n++] = mk("3x3 C=32 M=72 (fp16 patch: 4x13 tiles, odd OW)", 4, 2, 32, 23, 13, 72, 3, 3, 1, 1, 1, 1);
     cs[n++] = mk("3x3 C=24 tall image (fp16 patch)", 4, 1, 24, 70, 5, 40, 3, 3, 1, 1, 1, 0);

@@ -421,6 +421,36 @@ static void c_conv_residual_relu_splitk(fb* b) {
     fb_output(b, "y2");
 }
 
+/* An image model's stem: Conv 7x7 stride 2 (3 channels, bias) + Relu; at fp16 on CUDA the
+   small-K tensor-core conv (src/82_cuda_conv.c) with the Relu inside; 80 channels (a partial
+   second 64-channel block), an odd output width (2-byte stores) */
+static void c_conv_stem_relu(fb* b) {
+    static const int64_t x[4] = {2, 3, 37, 45}, w[4] = {80, 3, 7, 7}, c[1] = {80}, pads[4] = {3, 3, 3, 3}, st[2] = {2, 2};
+    aicf_attr a[2];
+    a[0] = attr_ints("pads", 4, pads);
+    a[1] = attr_ints("strides", 2, st);
+    fb_input(b, "x", 4, x, -1, 1);
+    fb_const(b, "W", 4, w, -0.2f, 0.2f);
+    fb_const(b, "B", 1, c, -0.3f, 0.3f);
+    fb_node(b, "conv", "Conv", "x,W,B", "c", a, 2);
+    fb_node(b, "relu", "Relu", "c", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* A 3-channel conv + residual Add, no Relu (fp16 CUDA: the small-K conv's paired epilogue with the
+   residual alone) */
+static void c_conv_small_residual(fb* b) {
+    static const int64_t x[4] = {2, 3, 10, 12}, w[4] = {3, 3, 3, 3}, c[1] = {3}, pads[4] = {1, 1, 1, 1};
+    aicf_attr a[1];
+    a[0] = attr_ints("pads", 4, pads);
+    fb_input(b, "x", 4, x, -1, 1);
+    fb_const(b, "W", 4, w, -0.3f, 0.3f);
+    fb_const(b, "B", 1, c, -0.3f, 0.3f);
+    fb_node(b, "conv", "Conv", "x,W,B", "c", a, 1);
+    fb_node(b, "res", "Add", "x,c", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 /* GELU as exporters write it before opset 20: Div(x, sqrt 2) Erf Add(1) Mul(x) Mul(0.5), then a
    Tanh; and the other spelling, Mul(x, 1/sqrt 2) ... Mul(0.5) then Mul(x on the left). The
    CUDA chain kernel runs each as one Gelu op (src/81_cuda_ops.c aicf__cuo_fold_gelu); the CPU
@@ -893,6 +923,8 @@ static const fcase CASES[] = {
     {"linear_gelu_enc", c_linear_gelu_enc, 7, 1, 1e-6, 0, 0, 0},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0, 0},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0, 0},
+    {"conv_stem_relu", c_conv_stem_relu, 2, 1, 0, 0, 0, 1}, /* fp32: im2col + cuBLASLt, then bias and Relu */
+    {"conv_small_residual", c_conv_small_residual, 2, 1, 0, 0, 0, 1}, /* fp32: the direct conv, then the Add */
     {"gelu_exported", c_gelu_exported, 11, 2, 1e-6, 0, 0, 0},
     {"conv_prelu_affine", c_conv_prelu_affine, 4, 1, 0, 0, 0, 0},
     {"broadcast_chain", c_broadcast_chain, 7, 1, 0, 0, 0, 0},
@@ -1594,6 +1626,11 @@ static void test_fake_cuda_plans(void) {
                     CHECK(strstr(text, "aicf_conv2d_tc") != NULL && strstr(text, "[first 2 inside the main kernel]") != NULL &&
                               !strstr(text, "aicf_ewchain"),
                           "fake CUDA %s fp16: residual and Relu inside the tensor-core conv:\n%s", CASES[i].name, text);
+                /* the stem: the small-K kernel with the Relu inside */
+                if (pr && !strcmp(CASES[i].name, "conv_stem_relu"))
+                    CHECK(strstr(text, "aicf_conv2d_tcs_f16_m64") != NULL && strstr(text, "[first 1 inside the main kernel]") != NULL &&
+                              !strstr(text, "aicf_ewchain"),
+                          "fake CUDA %s fp16: the small-K conv with the Relu inside:\n%s", CASES[i].name, text);
                 free(text);
                 aicf_plan_destroy(plan);
             }

@@ -750,10 +750,43 @@ static void cases_conv(void) {
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
             tc.expect = "aicf_conv2d_tc_f16_m64_vw";
             run_case(&tc);
-            tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [2,3,12,12] w[128,3,5,5] (gathering kernel, 2-byte weights)");
-            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(12), I64(12)), 0, -1, 1);
-            tc_in(&tc, "w", 4, DIMS(4, I64(128), I64(3), I64(5), I64(5)), 1, -0.3f, 0.3f);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [2,9,12,12] w[128,9,5,5] (gathering kernel, 2-byte weights)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(9), I64(12), I64(12)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(128), I64(9), I64(5), I64(5)), 1, -0.2f, 0.2f);
             tc.expect = "aicf_conv2d_tc_f16_m128 ";
+            run_case(&tc);
+            /* the small-K kernel (C < 8, K <= 256): an image model's 7x7 stride-2 stem (K = 147,
+               two 64-channel blocks, the second partial; an odd output width: 2-byte stores);
+               5x5 with M = 100 and K = 75; C = 1 3x3 dilation 2 (K = 9 padded to 16); 16 images
+               of 64x64 (512 tiles over 264 blocks: the tile loop and its double buffer) */
+            tc_new(&tc, "Conv", PRECS[p], "Conv 7x7 s2 [2,3,37,45] w[80,3,7,7] p3 bias (small-K kernel)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(2), I64(3), I64(37), I64(45)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(80), I64(3), I64(7), I64(7)), 1, -0.2f, 0.2f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(80)), 1, -1, 1);
+            tc_attr_ints(&tc, "strides", 2, DIMS(2, I64(2), I64(2)));
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(3), I64(3), I64(3), I64(3)));
+            tc.expect = "aicf_conv2d_tcs_f16_m64";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 5x5 [1,3,19,23] w[100,3,5,5] p2 (small-K kernel)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(1), I64(3), I64(19), I64(23)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(100), I64(3), I64(5), I64(5)), 1, -0.3f, 0.3f);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(2), I64(2), I64(2)));
+            tc.expect = "aicf_conv2d_tcs_f16_m64";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 d2 [3,1,50,70] w[16,1,3,3] p2 bias (small-K kernel, K = 9)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(3), I64(1), I64(50), I64(70)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(16), I64(1), I64(3), I64(3)), 1, -0.5f, 0.5f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(16)), 1, -1, 1);
+            tc_attr_ints(&tc, "dilations", 2, DIMS(2, I64(2), I64(2)));
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(2), I64(2), I64(2), I64(2)));
+            tc.expect = "aicf_conv2d_tcs_f16_m64";
+            run_case(&tc);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [16,3,64,64] w[32,3,3,3] p1 bias (small-K kernel, 512 tiles)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(16), I64(3), I64(64), I64(64)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(32), I64(3), I64(3), I64(3)), 1, -0.3f, 0.3f);
+            tc_in(&tc, "b", 1, DIMS(1, I64(32)), 1, -1, 1);
+            tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
+            tc.expect = "aicf_conv2d_tcs_f16_m64";
             run_case(&tc);
         }
         /* grouped, dilated, SAME_UPPER, asymmetric stride: implicit GEMM over 2 groups */
@@ -773,7 +806,7 @@ static void cases_conv(void) {
         tc_in(&tc, "w", 3, DIMS(3, I64(6), I64(4), I64(3)), 1, -1, 1);
         tc_attr_ints(&tc, "dilations", 1, DIMS(1, I64(2)));
         tc_attr_ints(&tc, "pads", 2, DIMS(2, I64(1), I64(2)));
-        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tc_f16_m64 " : "aicf_conv2d_direct_%s", dt);
+        snprintf(expect, sizeof expect, p ? "aicf_conv2d_tcs_f16_m64" : "aicf_conv2d_direct_%s", dt); /* fp16: small K (C = 4) */
         tc.expect = expect;
         run_case(&tc);
         /* pointwise 1x1 with bias: cuBLASLt + bias kernel, or the implicit GEMM without it */
