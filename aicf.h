@@ -22192,7 +22192,10 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) 
    Y and a ReLU applied in its epilogue (aicf__step.epi_native counts the fused ops it took).
    When the output tiles would not fill the device (fewer tiles than SMs), K is split across
    blocks: each writes float32 partial sums to the step's scratch, and aicf_conv2d_tc_reduce_f16
-   adds them in a fixed order and applies the epilogue (deterministic, no atomics).
+   adds them in a fixed order and applies the epilogue (deterministic, no atomics). Two variants
+   of it stage the input patch in shared memory: the patch kernel (aicf_conv2d_tcp_*, 3x3 stride 1,
+   channels in chunks of 8) and, for convs of fewer than 8 channels with K <= 256 (image stems),
+   the small-K kernel (aicf_conv2d_tcs_f16_m64: weights resident, tiles looped over, no split-K).
 
    Choice (policy.conv_algo): DIRECT always keeps the generated kernels of aicf__cuo_lower_conv;
    IMPLICIT_GEMM_TC takes the tensor-core kernel wherever it applies (float16 storage, group 1,
@@ -22413,7 +22416,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     if (w->C < AICF__CUC_TCS_MAX_C && K <= AICF__CUC_TCS_KMAX && !(c->st->choice == AICF_CHOICE_IMPLICIT_GEMM_TC && c->st->choice_lt > 1) &&
         aicf__cuda_kernel_find("aicf_conv2d_tcs_f16_m64") >= 0 && aicf__cuc_tcs_tile(w, ch)) {
         int64_t mb = (M + 63) / 64, nt = w->N * ch->tiles_h * ch->tiles_w, gx = (AICF__CUC_TCS_BLOCKS * sm + mb - 1) / mb;
-        if (nt < lim && M * P < lim) { /* its output offsets within an image are 32-bit */
+        if (nt < lim && (M + 64) * P < lim) { /* its output offsets within an image (and past a partial last block) are 32-bit */
             ch->tcs = 1;
             ch->tcs_grid = gx < nt ? gx : nt;
             ch->tc = 1;
