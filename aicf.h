@@ -22252,7 +22252,7 @@ typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1
 #  define AICF__CUC_TC_REDUCE4_SPLITS 4 /* the 4-column split-K reduction up to this many splits */
 #endif
 #ifndef AICF__CUC_TC_WAVES
-#  define AICF__CUC_TC_WAVES 2 /* split K while the tiles are fewer than this many blocks per SM */
+#  define AICF__CUC_TC_WAVES 2 /* split K into this many blocks per SM while the tiles fill at most half the SMs */
 #endif
 
 /* AUTO's cost model (aicf__cuc_choose). */
@@ -22383,10 +22383,13 @@ static int aicf__cuc_have_lt(const aicf__cuo* c) {
 /* Whether the tensor-core implicit GEMM takes this (group 1) conv: NULL and *ch filled (tc, M/N/K,
    bm, splits, scratch, why) if so, else why not. Tile: BM = 128 output channels per block when
    M >= 128 (each gathered element of x then feeds twice the MMAs), else 64. Split-K: with
-   T = ceil(M/BM) * ceil(N*OH*OW/64) output tiles fewer than 2 blocks per SM (AICF__CUC_TC_WAVES;
-   measured on resnet18 at batch 1, 8 and 32: 2 and 4 beat 1 by 8-20%, 2 and 4 alike), K is
-   cut into ceil(2 * SMs / T) splits (at most 32, each at least 4 K-tiles of 32); the float32
-   partial sums take
+   T = ceil(M/BM) * ceil(N*OH*OW/64) output tiles (the patch kernels: their tiles) at most half
+   the SM count, K is cut into ceil(2 * SMs / T) splits (AICF__CUC_TC_WAVES; measured on resnet18
+   at batch 1, 8 and 32: 2 and 4 blocks per SM beat 1 by 8-20%); with T between half the SMs and
+   the SM count into ceil(SMs / T) (autotuned resnet18 at batch 32, H100: layer4's 100 and 128
+   tiles 2 splits 57.8 / 70.3 us against 3 splits 58.0 / 80.0); from T = SMs on, none (layer3's
+   256 tiles: 60.4 us against 71.1 with 2 splits). At most 32 splits, each at least 4 K-tiles of
+   32 (the patch kernels: ~128 of K); the float32 partial sums take
    splits * M * N*OH*OW * 4 bytes of scratch (at most 1 GiB, else no split). The SM count is the
    context's device's (aicf_device_info.sm_count); a plan is made for one device. */
 static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, aicf__cuc_choice* ch) {
@@ -22473,8 +22476,9 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
             tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
             ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
         }
-        if (tiles < AICF__CUC_TC_WAVES * sm && ktiles >= 2 * min_kt) {
-            splits = (AICF__CUC_TC_WAVES * sm + tiles - 1) / tiles;
+        int64_t waves = 2 * tiles <= sm ? AICF__CUC_TC_WAVES : 1;
+        if (tiles < waves * sm && ktiles >= 2 * min_kt) {
+            splits = (waves * sm + tiles - 1) / tiles;
             if (splits > ktiles / min_kt) splits = ktiles / min_kt;
             if (splits > AICF__CUC_TC_MAX_SPLITS) splits = AICF__CUC_TC_MAX_SPLITS;
         }

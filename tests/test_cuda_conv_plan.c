@@ -1016,8 +1016,8 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             float *ref, *got, *wperm;
             memcpy(&q, ops[0].args, sizeof q);
             tiles = ((c->M + bm - 1) / bm) * c->N * q.tiles_h * q.tiles_w;
-            if (tiles < 264 && nch >= 2 * min_ch) {
-                want_splits = (264 + tiles - 1) / tiles;
+            if (tiles < (2 * tiles <= 132 ? 264 : 132) && nch >= 2 * min_ch) {
+                want_splits = ((2 * tiles <= 132 ? 264 : 132) + tiles - 1) / tiles;
                 if (want_splits > nch / min_ch) want_splits = nch / min_ch;
                 if (want_splits > 32) want_splits = 32;
                 if (want_splits > 1) want_splits = (nch + (nch + want_splits - 1) / want_splits - 1) / ((nch + want_splits - 1) / want_splits);
@@ -1070,10 +1070,11 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         CHECK(strstr(st->reason, algo == AICF_CONV_AUTO ? "AUTO: float16, group 1" : "conv_algo IMPLICIT_GEMM_TC") != NULL,
               "%s: reason \"%s\" does not name the rule", tag, st->reason);
         CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
-        /* split-K as documented: ceil(2 x 132 SMs / tiles) when tiles < 2 x 132 and K has >= 8 tiles
-           of 32, at most K-tiles / 4 and 32, then no empty split */
-        if (tiles < 264 && kt >= 8) {
-            want_splits = (264 + tiles - 1) / tiles;
+        /* split-K as documented: ceil(2 x 132 SMs / tiles) when tiles <= 132 / 2, ceil(132 / tiles)
+           when tiles < 132, none from 132 tiles on, when K has >= 8 tiles of 32; at most K-tiles / 4
+           and 32, then no empty split */
+        if (tiles < (2 * tiles <= 132 ? 264 : 132) && kt >= 8) {
+            want_splits = ((2 * tiles <= 132 ? 264 : 132) + tiles - 1) / tiles;
             if (want_splits > kt / 4) want_splits = kt / 4;
             if (want_splits > 32) want_splits = 32;
             if (want_splits > 1) want_splits = (kt + (kt + want_splits - 1) / want_splits - 1) / ((kt + want_splits - 1) / want_splits);
@@ -1314,6 +1315,10 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("3x3 C=24 tall image (fp16 patch)", 4, 1, 24, 70, 5, 40, 3, 3, 1, 1, 1, 0);
     cs[n++] = mk("3x3 C=256 M=136 (fp16 patch, 128-row blocks, split-K)", 4, 2, 256, 7, 7, 136, 3, 3, 1, 1, 1, 1);
     cs[n++] = mk("3x3 s2 C=32 (fp16: gathering kernel)", 4, 2, 32, 9, 9, 40, 3, 3, 2, 1, 1, 0);
+    /* fp16 split-K with the tiles between half the SMs and the SM count: ceil(132 / 100) = 2 splits
+       (not ceil(264 / 100) = 3), on the gathering kernel and on the patch kernel */
+    cs[n++] = mk("3x3 s2 C=64 100 tiles (fp16 gathering: 2 splits)", 4, 1, 64, 160, 160, 64, 3, 3, 2, 1, 1, 1);
+    cs[n++] = mk("3x3 C=64 M=40 100 tiles (fp16 patch: 2 splits)", 4, 2, 64, 80, 40, 40, 3, 3, 1, 1, 1, 0);
     {
         ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
         c.sw = 2;
