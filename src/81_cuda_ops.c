@@ -3390,6 +3390,26 @@ static int aicf__cuo_gemm_chain(const aicf__cuo* c, int C, float beta, int Y, ai
     return n_in;
 }
 
+/* The argument struct shared by the GEMV and the tensor-core GEMM (aicf__k_gemv): the step's
+   chain (in[n_in], from aicf__cuo_gemm_chain) described into g->e and ops, applied per element
+   (both kernels hand it one or two adjacent columns, so the chain's 4-wide layout is not used),
+   and the GEMM's shape from md. */
+static aicf_result aicf__cuo_gemm_args(aicf__cuo* c, const aicf__matmul_desc* md, int Y, const aicf__cuo_ewop* in, int n_in,
+                                       aicf__cuo_ewop* ops, aicf__k_gemv* g, char* modes, size_t modes_cap) {
+    int chain_vec;
+    aicf_result r;
+    memset(g, 0, sizeof *g);
+    modes[0] = 0;
+    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g->e, ops, &chain_vec, modes, modes_cap)) != AICF_SUCCESS) return r;
+    g->M = md->M;
+    g->N = md->N;
+    g->K = md->K;
+    g->lda = md->lda;
+    g->ldb = md->ldb;
+    g->alpha = md->alpha;
+    return AICF_SUCCESS;
+}
+
 /* Gemm at small M (the batch-1 Linear layer): Y [M, N] = epilogue(alpha A B^T + C) on the
    generated GEMV kernels (templates/ewchain.cu.j2 aicf_gemv_*), with C (beta = 1) and every
    fused epilogue op of the step applied in the kernel. Applies when A is not transposed, B is
@@ -3404,21 +3424,12 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
     char name[96], modes[64];
-    int n_in, chain_vec, vec, mt, e = (int)(16 / c->es);
+    int n_in, vec, mt, e = (int)(16 / c->es);
     aicf_result r;
     if (!md->trans_b || md->trans_a || md->batch != 1 || md->M < 1 || md->M > AICF__CUO_GEMV_MAX_M || md->N < 1 || md->K < 1)
         return AICF_ERROR_UNSUPPORTED;
     if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
-    memset(&g, 0, sizeof g);
-    modes[0] = 0;
-    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &chain_vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
-    (void)chain_vec; /* one element per lane: the chain's 4-wide layout does not apply */
-    g.M = md->M;
-    g.N = md->N;
-    g.K = md->K;
-    g.lda = md->lda;
-    g.ldb = md->ldb;
-    g.alpha = md->alpha;
+    if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &g, modes, sizeof modes)) != AICF_SUCCESS) return r;
     for (mt = 1; mt < md->M; mt *= 2) {}
     vec = md->K % e == 0 && md->lda % e == 0 && md->ldb % e == 0 && aicf__cuo_align(c, A, 0) >= 16 && aicf__cuo_align(c, B, 0) >= 16;
     snprintf(name, sizeof name, "aicf_gemv_%s_m%d%s", aicf__cuo_dtn(c), mt, vec ? "_v" : "");
@@ -3456,7 +3467,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
     aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3], smem;
     char name[64], modes[64];
-    int n_in, chain_vec, big;
+    int n_in, big;
     int64_t sm = 132, tiles128;
     aicf_result r;
     if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
@@ -3471,16 +3482,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
     big = tiles128 >= sm;
     snprintf(name, sizeof name, "aicf_gemm_tc_f16_%s%s", big ? "m128n128" : "m64n64", md->trans_b ? "_tb" : "");
     if (aicf__cuda_kernel_find(name) < 0) return AICF_ERROR_UNSUPPORTED;
-    memset(&g, 0, sizeof g);
-    modes[0] = 0;
-    if ((r = aicf__cuo_ewchain_desc(c, Y, Y, in, n_in, &g.e, ops, &chain_vec, modes, sizeof modes)) != AICF_SUCCESS) return r;
-    (void)chain_vec; /* two adjacent columns per call: the chain's 4-wide layout does not apply */
-    g.M = md->M;
-    g.N = md->N;
-    g.K = md->K;
-    g.lda = md->lda;
-    g.ldb = md->ldb;
-    g.alpha = md->alpha;
+    if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &g, modes, sizeof modes)) != AICF_SUCCESS) return r;
     block[0] = 256u; /* 128 x 128: 8 warps; 64 x 64: 2 x 2 warps in two K slices */
     block[1] = block[2] = 1;
     grid[0] = (unsigned)((md->N + (big ? 127 : 63)) / (big ? 128 : 64));

@@ -518,6 +518,19 @@ static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X)
     return AICF_SUCCESS;
 }
 
+/* The patch kernels' argument struct (aicf__k_conv2d_tcp): the shapes and pointers a, then ch's
+   output tile, tiles per image and input patch. */
+static void aicf__cuc_tcp_args(const aicf__k_conv2d_tc* a, const aicf__cuc_choice* ch, aicf__k_conv2d_tcp* q) {
+    memset(q, 0, sizeof *q);
+    q->b = *a;
+    q->TH = ch->th;
+    q->TW = ch->tw;
+    q->tiles_h = ch->tiles_h;
+    q->tiles_w = ch->tiles_w;
+    q->PH = ch->ph;
+    q->PW = ch->pw;
+}
+
 /* The tensor-core implicit GEMM (ch from aicf__cuc_tc_fit): absorbs the leading epilogue ops it
    can (one Add of a float16 tensor shaped like Y, then a Relu; aicf__step.epi_native), then one
    launch, plus the split-K reduction when ch->splits > 1. */
@@ -578,15 +591,8 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
     block[1] = block[2] = 1;
     if (ch->tcs) {
         aicf__k_conv2d_tcp q;
-        memset(&q, 0, sizeof q);
-        q.b = a;
+        aicf__cuc_tcp_args(&a, ch, &q);
         q.b.vec_w = 0;
-        q.TH = ch->th;
-        q.TW = ch->tw;
-        q.tiles_h = ch->tiles_h;
-        q.tiles_w = ch->tiles_w;
-        q.PH = ch->ph;
-        q.PW = ch->pw;
         grid[0] = (unsigned)ch->tcs_grid;
         block[0] = 256;
         if ((r = aicf__cuo_kernel(c, "aicf_conv2d_tcs_f16_m64", &q, sizeof q, grid, block, aicf__cuc_tcs_smem(w->C, ch->K, ch->ph, ch->pw),
@@ -596,14 +602,7 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
         aicf__k_conv2d_tcp q;
         if (aicf__cuo_align(c, Wt, 0) < 16)
             return aicf__cuo_fail(c, AICF_ERROR_STATE, "the patch kernel's weights are not 16-byte aligned (the fit checked it)");
-        memset(&q, 0, sizeof q);
-        q.b = a;
-        q.TH = ch->th;
-        q.TW = ch->tw;
-        q.tiles_h = ch->tiles_h;
-        q.tiles_w = ch->tiles_w;
-        q.PH = ch->ph;
-        q.PW = ch->pw;
+        aicf__cuc_tcp_args(&a, ch, &q);
         grid[0] = (unsigned)(w->N * ch->tiles_h * ch->tiles_w);
         snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)ch->bm, (int)ch->khw, (int)ch->cg);
         if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, aicf__cuc_tcp_smem(ch), &op)) != AICF_SUCCESS) return r;
