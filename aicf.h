@@ -295,6 +295,12 @@ typedef struct aicf_allocator {
 } aicf_allocator;
 
 #define AICF_CONTEXT_NO_CUDA 0x1u /* never load libcuda: CPU reference only */
+#define AICF_CONTEXT_NO_THREADS 0x2u /* never start a helper thread. Without it, aicf_plan_create on
+                                        CUDA may run cuBLASLt's one-time setup (~0.1 s of host time
+                                        on the first query of a storage type) on a helper thread
+                                        while it folds the graph; the helper is always joined
+                                        before the call returns. Compiling with AICF_NO_THREADS
+                                        removes the helper (and the need for -pthread) */
 
 typedef struct aicf_context_desc {
     aicf_allocator allocator;
@@ -489,6 +495,10 @@ typedef struct aicf_plan_stats {
                                  asks once per distinct GEMM: same shape, layout, epilogue and
                                  alignments get the same answer) */
     double lt_heuristic_ms;   /* of create_select_ms: the time inside those calls */
+    double lt_setup_ms;       /* cuBLASLt's one-time setup query made by this plan on a helper
+                                 thread, overlapping shape inference and folding (0: none; see
+                                 AICF_CONTEXT_NO_THREADS) */
+    double lt_setup_wait_ms;  /* of create_ms: the time the plan waited for that helper */
 } aicf_plan_stats;
 
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
@@ -1124,6 +1134,11 @@ struct aicf_plan {
     /* during planning only (CUDA): cuBLASLt's answers by query, aicf__cuda_matmul_plan */
     void* lt_cache;
     int lt_cache_n, lt_cache_cap;
+    /* cuBLASLt's first-use setup on a helper thread (aicf__cuda_lt_hint, 80_cuda.c) */
+    void* lt_warm;                 /* the running helper, NULL once joined or when none */
+    int lt_warm_decided;           /* 1: started, or found not needed, for this plan */
+    double lt_warm_ms;             /* the helper's query time */
+    double lt_warm_wait_ms;        /* time the plan waited for it */
 };
 
 /* ---- exec ---- */
@@ -1267,6 +1282,16 @@ typedef struct aicf__matmul_desc {
    than lt_index + 1 (the caller then picks a generated kernel, or refuses a pinned choice). */
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo,
                                    char* reason, size_t reason_cap);
+/* Plan time, during shape inference: node `node` of p->g has its shapes. When it will likely ask
+   cuBLASLt (aicf__cuda_lt_likely) and cuBLASLt has not set itself up for the plan's type on
+   this context, starts that setup on a helper thread. aicf__cuda_lt_join waits for the helper
+   (no-op without one); called before the plan's first cuBLASLt query and before the plan is
+   returned or destroyed. */
+void aicf__cuda_lt_hint(aicf_plan* p, int node);
+void aicf__cuda_lt_join(aicf_plan* p);
+/* 1 when node `node` (shapes inferred) will most likely be lowered to a cuBLASLt GEMM under p's
+   policy (82_cuda_conv.c, beside the Conv rule it mirrors). */
+int aicf__cuda_lt_likely(const aicf_plan* p, int node);
 /* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
 /* Finds a kernel of the table by name; -1 if absent. */
@@ -11541,6 +11566,7 @@ static int aicf__boundary_tensor(aicf_plan* p, int t, const char* tag) {
 void aicf_plan_destroy(aicf_plan* p) {
     int i;
     if (!p) return;
+    aicf__cuda_lt_join(p); /* a plan that failed while a helper ran */
     if (p->target == AICF_BACKEND_CUDA) aicf__cuda_plan_free(p);
     aicf__free(p->ctx, p->lt_cache);
     for (i = 0; i < p->n_steps; i++) aicf__free(p->ctx, p->steps[i].backend);
@@ -12411,6 +12437,10 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
     aicf__drop_unused_outputs(g);
+    /* cuBLASLt's one-time setup, where a node will likely need it, on a helper thread from here
+       (aicf__cuda_lt_hint): first with the shapes known before inference, then node by node */
+    for (i = 0; p->target == AICF_BACKEND_CUDA && i < g->n_nodes && !p->lt_warm && !p->lt_warm_decided; i++)
+        aicf__cuda_lt_hint(p, i);
     /* shape inference + constant folding; an If with a constant condition is replaced by its
        branch's nodes, which the loop reaches next */
     for (i = 0; i < g->n_nodes; i++) {
@@ -12441,6 +12471,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
         r = aicf__op_infer(g, i);
         if (r != AICF_SUCCESS) goto fail;
+        if (p->target == AICF_BACKEND_CUDA && !all_const) aicf__cuda_lt_hint(p, i);
         if (all_const || n->op == AICF__OP_Shape || n->op == AICF__OP_Size) {
             r = aicf__fold_node(g, i);
             if (r != AICF_SUCCESS) goto fail;
@@ -12728,6 +12759,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     }
     p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
     p->saved_choices = NULL;
+    aicf__cuda_lt_join(p); /* where no query came after it: a wrong guess */
     aicf__free(ctx, p->lt_cache); /* planning is over */
     p->lt_cache = NULL;
     p->lt_cache_n = p->lt_cache_cap = 0;
@@ -12763,6 +12795,8 @@ aicf_result aicf_plan_stats_get(const aicf_plan* p, aicf_plan_stats* out) {
     out->create_select_ms = p->select_ms;
     out->lt_heuristic_queries = p->lt_queries;
     out->lt_heuristic_ms = p->lt_query_ms;
+    out->lt_setup_ms = p->lt_warm_ms;
+    out->lt_setup_wait_ms = p->lt_warm_wait_ms;
     return AICF_SUCCESS;
 }
 
@@ -15394,6 +15428,8 @@ struct aicf__cuda {
     size_t lt_version;
     char lt_path[512];     /* what was loaded */
     char lt_error[512];    /* why cuBLASLt is unavailable */
+    int lt_warm[3];        /* cuBLASLt's first-use setup per float32 / TF32 / float16 query:
+                              0 not made, 1 a helper is making it, 2 made (aicf__cuda_lt_hint) */
 };
 
 /* Plan-level backend data (p->backend). */
@@ -16160,16 +16196,191 @@ static void aicf__lt_remember(aicf_plan* p, const aicf__matmul_desc* key, const 
     a->nres = nres;
 }
 
+/* One heuristic query: a preference with the workspace limit and the operands' alignments
+   (al[] in our roles: A, B, C, D; cuBLASLt's A is our B), up to 8 results into res[]. On a
+   failure before the query, *failed names the cuBLASLt call (the query's own status is returned
+   with *failed NULL). */
+static aicf__cublasStatus_t aicf__lt_ask(struct aicf__cuda* cu, const aicf__lt_objs* o, const unsigned* al, uint64_t ws_limit,
+                                         aicf__cublasLtMatmulHeuristicResult_t* res, int* nres, const char** failed) {
+    void* pref = NULL;
+    aicf__cublasStatus_t s;
+    *nres = 0;
+    *failed = NULL;
+    s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        *failed = "cublasLtMatmulPreferenceCreate";
+        return s;
+    }
+    s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[1], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[0], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) *failed = "cublasLtMatmulPreferenceSetAttribute";
+    else s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o->desc, o->la, o->lb, o->lc, o->ld, pref, 8, res, nres);
+    cu->lt.cublasLtMatmulPreferenceDestroy(pref);
+    return s;
+}
+
+/* ---- cuBLASLt's first-use setup, overlapped with shape inference and folding ----
+   The first heuristic query of a process for a storage type costs cuBLASLt's own setup, about
+   90-110 ms of host time on an H100 machine with CUDA 13 (the next queries, of any shape, take
+   0.03-0.1 ms: docs/benchmarks.md), which was half of planning light_resnet50 at float32. It
+   is host work that depends on nothing the plan computes, so the plan starts it early: at the
+   first node that will likely ask cuBLASLt (aicf__cuda_lt_likely, 82_cuda_conv.c), judged by
+   the plan's first look at the graph (70_plan.c, before shape inference) or, failing that, by
+   shape inference as it reaches the node, a helper thread makes one query of a 512 x 512 x 512
+   GEMM with a bias epilogue at the plan's storage type and compute mode, while this thread goes
+   on folding; the plan waits for the helper before its own first query (aicf__cuda_lt_join) and
+   in every case before aicf_plan_create returns, so no thread outlives the call. Once per
+   context and type (cu->lt_warm[]); off with AICF_CONTEXT_NO_THREADS, where the build has no
+   threads (AICF_NO_THREADS, or no thread-local storage, which keeps error messages apart) and
+   when the thread cannot be started. A wrong guess costs at most the setup's time, which the
+   plan's first query would have paid anyway had it come. Nothing of the helper's query enters
+   the plan: answers depend on the query alone. */
+#if !defined(AICF_NO_THREADS) && defined(AICF__TLS) && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
+#  define AICF__THREADS 1
+#  if !defined(_WIN32)
+#    include <pthread.h>
+#  endif
+#endif
+
+struct aicf__lt_warm {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    int kind;         /* index into cu->lt_warm: 0 float32, 1 TF32, 2 float16 */
+    uint64_t ws_limit;
+    double ms;        /* the query's host time, helper side */
+    double t_start;   /* aicf__now_us when the helper was started */
+#if defined(AICF__THREADS)
+#  if defined(_WIN32)
+    HANDLE th;
+#  else
+    pthread_t th;
+#  endif
+#endif
+};
+
+#if defined(AICF__THREADS)
+static void aicf__lt_warm_run(struct aicf__lt_warm* w) {
+    struct aicf__cuda* cu = w->cu;
+    aicf__matmul_desc d;
+    aicf__lt_objs o;
+    aicf__cublasLtMatmulHeuristicResult_t res[8];
+    unsigned al[4] = {256u, 256u, 256u, 256u};
+    const char* fn = NULL;
+    int nres = 0;
+    double t0 = aicf__now_us();
+    memset(&d, 0, sizeof d);
+    d.M = d.N = d.K = 512;
+    d.lda = d.ldb = d.ldc = 512;
+    d.batch = 1;
+    d.alpha = 1.0f;
+    d.dtype = w->kind == 2 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
+    d.tf32 = w->kind == 1;
+    d.bias = 1;
+    /* messages this thread's failures write stay in its own thread-local slots */
+    if (aicf__cuda_push(w->ctx, cu) == AICF_SUCCESS) {
+        if (aicf__lt_build(w->ctx, cu, &d, &o) == AICF_SUCCESS) (void)aicf__lt_ask(cu, &o, al, w->ws_limit, res, &nres, &fn);
+        aicf__lt_objs_free(cu, &o);
+        aicf__cuda_pop(cu);
+    }
+    w->ms = (aicf__now_us() - t0) * 1e-3;
+    AICF__STORE_INT(&cu->lt_warm[w->kind], 2);
+}
+#  if defined(_WIN32)
+static DWORD WINAPI aicf__lt_warm_main(LPVOID arg) {
+    aicf__lt_warm_run((struct aicf__lt_warm*)arg);
+    return 0;
+}
+#  else
+static void* aicf__lt_warm_main(void* arg) {
+    aicf__lt_warm_run((struct aicf__lt_warm*)arg);
+    return NULL;
+}
+#  endif
+#endif
+
+void aicf__cuda_lt_hint(aicf_plan* p, int node) {
+#if defined(AICF__THREADS)
+    struct aicf__cuda* cu;
+    struct aicf__lt_warm* w;
+    int kind, ok;
+    if (p->lt_warm || p->lt_warm_decided || p->target != AICF_BACKEND_CUDA) return;
+    cu = p->ctx->cuda;
+    if (!cu || !AICF__LOAD_INT(&cu->ready) || !cu->lt_handle || (p->ctx->flags & AICF_CONTEXT_NO_THREADS)) {
+        p->lt_warm_decided = 1;
+        return;
+    }
+    kind = p->policy.precision == AICF_PRECISION_FP16 ? 2 : p->policy.precision == AICF_PRECISION_TF32 ? 1 : 0;
+    if (AICF__LOAD_INT(&cu->lt_warm[kind]) != 0) { /* warm, or another plan is warming it */
+        p->lt_warm_decided = 1;
+        return;
+    }
+    if (!aicf__cuda_lt_likely(p, node)) return;
+    p->lt_warm_decided = 1;
+    if (!AICF__CAS_INT(&cu->lt_warm[kind], 0, 1)) return;
+    w = (struct aicf__lt_warm*)aicf__calloc(p->ctx, 1, sizeof *w);
+    if (!w) {
+        AICF__STORE_INT(&cu->lt_warm[kind], 0);
+        return;
+    }
+    w->ctx = p->ctx;
+    w->cu = cu;
+    w->kind = kind;
+    w->ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
+    w->t_start = aicf__now_us();
+#  if defined(_WIN32)
+    w->th = CreateThread(NULL, 0, aicf__lt_warm_main, w, 0, NULL);
+    ok = w->th != NULL;
+#  else
+    ok = pthread_create(&w->th, NULL, aicf__lt_warm_main, w) == 0;
+#  endif
+    if (!ok) { /* no helper: the plan's first query pays the setup, as without this */
+        AICF__STORE_INT(&cu->lt_warm[kind], 0);
+        aicf__free(p->ctx, w);
+        return;
+    }
+    p->lt_warm = w;
+#else
+    AICF__UNUSED(p);
+    AICF__UNUSED(node);
+#endif
+}
+
+void aicf__cuda_lt_join(aicf_plan* p) {
+    struct aicf__lt_warm* w = p ? (struct aicf__lt_warm*)p->lt_warm : NULL;
+    double t0;
+    if (!w) return;
+    t0 = aicf__now_us();
+#if defined(AICF__THREADS)
+#  if defined(_WIN32)
+    WaitForSingleObject(w->th, INFINITE);
+    CloseHandle(w->th);
+#  else
+    pthread_join(w->th, NULL);
+#  endif
+#endif
+    p->lt_warm_wait_ms += (aicf__now_us() - t0) * 1e-3;
+    p->lt_warm_ms = w->ms;
+    p->lt_warm = NULL;
+    aicf__free(p->ctx, w);
+}
+
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
                                    size_t reason_cap) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
     aicf__cuda_algo* rec;
     aicf__lt_objs o;
-    void* pref = NULL;
     aicf__cublasLtMatmulHeuristicResult_t res[8];
     aicf__matmul_desc key;
     const aicf__lt_answer* asked;
+    const char* fn = NULL;
     double tq;
     int nres = 0, pick = 0, index = 0;
     uint64_t ws_limit;
@@ -16180,6 +16391,7 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
     if (!p || !p->ctx || !d || !algo) return AICF_ERROR_INVALID_ARGUMENT;
     ctx = p->ctx;
     *algo = NULL;
+    aicf__cuda_lt_join(p); /* cuBLASLt's setup, if a helper is making it (one query at a time) */
     cu = aicf__cuda_ready(ctx, &r);
     if (!cu) return r;
     if (!cu->lt_handle) return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "matmul: %s", cu->lt_error[0] ? cu->lt_error : "cuBLASLt not loaded");
@@ -16212,31 +16424,15 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
         s = AICF__CUBLAS_STATUS_SUCCESS;
         goto answered;
     }
-    s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
-    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
-        pref = NULL;
-        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceCreate", NULL);
-        goto done;
-    }
-    s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit);
-    /* operand roles are swapped: cuBLASLt's A is our B */
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[1], sizeof(uint32_t));
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[0], sizeof(uint32_t));
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
-    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
-        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceSetAttribute", NULL);
-        goto done;
-    }
     memset(res, 0, sizeof res);
     p->lt_queries++;
     tq = aicf__now_us();
-    s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o.desc, o.la, o.lb, o.lc, o.ld, pref, 8, res, &nres);
+    s = aicf__lt_ask(cu, &o, al, ws_limit, res, &nres, &fn);
     p->lt_query_ms += (aicf__now_us() - tq) * 1e-3;
+    if (fn) {
+        r = aicf__lt_fail(ctx, cu, s, fn, NULL);
+        goto done;
+    }
     if (s == AICF__CUBLAS_STATUS_SUCCESS && nres > 0) aicf__lt_remember(p, &key, al, ws_limit, res, nres);
 answered:
     if (s != AICF__CUBLAS_STATUS_SUCCESS || nres <= 0) {
@@ -16280,7 +16476,6 @@ chosen:
                  (unsigned long long)rec->workspace_bytes, AICF__MIN(AICF__MIN(al[0], al[1]), AICF__MIN(al[2], al[3])));
     r = AICF_SUCCESS;
 done:
-    if (pref) cu->lt.cublasLtMatmulPreferenceDestroy(pref);
     aicf__lt_objs_free(cu, &o);
     aicf__cuda_pop(cu);
     return r;
@@ -17661,6 +17856,8 @@ aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_de
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
+void aicf__cuda_lt_hint(aicf_plan* p, int node) { AICF__UNUSED(p); AICF__UNUSED(node); }
+void aicf__cuda_lt_join(aicf_plan* p) { AICF__UNUSED(p); }
 uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
     /* as an empty table (AICF_NO_KERNEL_TABLE) would have it */
     if (nvrtc) *nvrtc = "none";
@@ -22935,5 +23132,51 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     aicf__cuc_choose(&c, &w, ws->d[0], group, &ch);
     if ((ch.gemm && ch.im2col) || (ch.tc && ch.splits > 1)) *bytes = ch.scratch;
     return AICF_SUCCESS;
+}
+
+/* aicf__cuda_lt_likely (declared in 30_internal.h): will node `i` most likely be a cuBLASLt
+   GEMM under p's policy? The guess starts cuBLASLt's one-time setup on a helper thread early
+   (aicf__cuda_lt_hint, 80_cuda.c), so it mirrors the rules from the node alone: a Conv that
+   aicf__cuc_choose lowers to a GEMM at float32 storage (group 1; pointwise, or K = C*KH*KW >=
+   AICF__CUC_AUTO_MIN_K and M >= AICF__CUC_AUTO_MIN_M; the float16 convolutions run on the
+   generated tensor-core kernels), every MatMul, and every Gemm but the GEMV's (transB = 1,
+   at most AICF__CUO_GEMV_MAX_M rows, matmul_algo AUTO), unless the policy names the generated
+   kernels. Before shape inference (the plan's first look) a Conv whose weight shape is not
+   known yet (made by a node: ConstantOfShape) counts as a GEMM, and a transB Gemm of unknown
+   rows does not; shape inference asks again with the shapes. Pins, fusion (an attention
+   chain's MatMuls become one kernel) and the tensor-core GEMM's cases are not looked at: a
+   wrong guess costs time only. */
+int aicf__cuda_lt_likely(const aicf_plan* p, int i) {
+    const aicf__node* n;
+    const aicf__tensor* y;
+    int64_t rows = 1;
+    int k;
+    if (!p || !p->g || i < 0 || i >= p->g->n_nodes) return 0;
+    n = &p->g->nodes[i];
+    if (n->removed || n->n_out < 1 || n->out[0] < 0) return 0;
+    if (n->op == AICF__OP_Conv) {
+        const aicf__tensor* w;
+        int64_t kk = 1;
+        if (p->policy.precision == AICF_PRECISION_FP16 || p->policy.conv_algo == AICF_CONV_DIRECT ||
+            p->policy.conv_algo == AICF_CONV_IMPLICIT_GEMM_TC)
+            return 0;
+        if (n->n_in < 2 || n->in[1] < 0 || aicf__attr_i(n, "group", 1) != 1) return 0;
+        w = &p->g->tensors[n->in[1]];
+        if (!w->shape_known) return 1;
+        if (w->shape.rank < 3) return 0;
+        for (k = 1; k < w->shape.rank; k++) kk *= w->shape.d[k];
+        if (kk == w->shape.d[1]) return 1; /* 1x1: a pointwise one is a GEMM at any size */
+        return kk >= AICF__CUC_AUTO_MIN_K && w->shape.d[0] >= AICF__CUC_AUTO_MIN_M;
+    }
+    if ((n->op != AICF__OP_Gemm && n->op != AICF__OP_MatMul) || p->policy.matmul_algo == AICF_MATMUL_GENERATED) return 0;
+    /* the GEMV takes a Gemm with transB = 1 (and transA = 0) of at most AICF__CUO_GEMV_MAX_M rows
+       under AUTO; every other Gemm and every MatMul asks cuBLASLt */
+    if (n->op == AICF__OP_MatMul || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT || aicf__attr_i(n, "transB", 0) == 0 ||
+        aicf__attr_i(n, "transA", 0) != 0)
+        return 1;
+    y = &p->g->tensors[n->out[0]];
+    if (!y->shape_known || y->shape.rank < 1) return 0;
+    for (k = 0; k + 1 < y->shape.rank; k++) rows *= y->shape.d[k];
+    return rows > AICF__CUO_GEMV_MAX_M;
 }
 #endif /* AICF_IMPLEMENTATION */

@@ -793,8 +793,12 @@ static int cmd_plan(aicf_context* ctx, const opts* o) {
         aicf_plan_stats ps;
         aicf_plan_stats_get(p, &ps);
         printf("of it %s: %.1f ms (folding %.1f, scratch + memory + kernel choice %.1f, of which %d cuBLASLt heuristic "
-               "queries %.1f)\n", o->plan_file ? "aicf_plan_load's re-plan" : "aicf_plan_create", ps.create_ms, ps.create_fold_ms,
+               "queries %.1f)", o->plan_file ? "aicf_plan_load's re-plan" : "aicf_plan_create", ps.create_ms, ps.create_fold_ms,
                ps.create_select_ms, ps.lt_heuristic_queries, ps.lt_heuristic_ms);
+        if (ps.lt_setup_ms > 0)
+            printf("; cuBLASLt's one-time setup %.1f ms on a helper thread during folding, waited for %.1f ms", ps.lt_setup_ms,
+                   ps.lt_setup_wait_ms);
+        printf("\n");
     }
     aicf_plan_destroy(p);
     return rc;
@@ -886,12 +890,13 @@ static int cmd_bench(aicf_context* ctx, const opts* o) {
                    "\"wall_median_us\": %.2f, \"wall_p99_us\": %.2f, \"wall_host_us\": %.2f, "
                    "\"nodes\": %d, \"kernel_nodes\": %d, \"programmatic_edges\": %d, \"steps\": %d, \"arena_bytes\": %zu, "
                    "\"plan_ms\": %.1f, \"plan_create_ms\": %.1f, \"plan_fold_ms\": %.1f, \"plan_select_ms\": %.1f, \"plan_lt_queries\": %d, \"plan_lt_ms\": %.1f, "
-                   "\"device_init_ms\": %.1f}\n",
+                   "\"plan_lt_setup_ms\": %.1f, \"plan_lt_setup_wait_ms\": %.1f, \"device_init_ms\": %.1f}\n",
                    o->model, cuda ? "cuda" : "cpu",
                    ps.precision == AICF_PRECISION_FP16 ? "fp16" : ps.precision == AICF_PRECISION_TF32 ? "tf32" : "fp32",
                    o->iters, cuda ? "cuda_events" : "wall_clock", !cuda ? "host" : o->io_host ? "host" : "device", gmed, gp99, ghmed, ghp99, med, p99, hmed, es.graph_nodes,
                    es.kernel_nodes, es.programmatic_edges, ps.num_steps, ps.arena_bytes, plan_ms, ps.create_ms, ps.create_fold_ms,
-                   ps.create_select_ms, ps.lt_heuristic_queries, ps.lt_heuristic_ms, g_device_init_ms > 0 ? g_device_init_ms : 0.0);
+                   ps.create_select_ms, ps.lt_heuristic_queries, ps.lt_heuristic_ms, ps.lt_setup_ms, ps.lt_setup_wait_ms,
+                   g_device_init_ms > 0 ? g_device_init_ms : 0.0);
         else if (cuda)
             printf("%s: median %.2f us, p99 %.2f us per replay (GPU, CUDA events, %s); wall clock %.2f us median, %.2f p99 "
                    "(launch + wait); host %.2f us per launch (context current), %.2f (context pushed and popped); "

@@ -120,6 +120,12 @@ typedef struct aicf_allocator {
 } aicf_allocator;
 
 #define AICF_CONTEXT_NO_CUDA 0x1u /* never load libcuda: CPU reference only */
+#define AICF_CONTEXT_NO_THREADS 0x2u /* never start a helper thread. Without it, aicf_plan_create on
+                                        CUDA may run cuBLASLt's one-time setup (~0.1 s of host time
+                                        on the first query of a storage type) on a helper thread
+                                        while it folds the graph; the helper is always joined
+                                        before the call returns. Compiling with AICF_NO_THREADS
+                                        removes the helper (and the need for -pthread) */
 
 typedef struct aicf_context_desc {
     aicf_allocator allocator;
@@ -314,6 +320,10 @@ typedef struct aicf_plan_stats {
                                  asks once per distinct GEMM: same shape, layout, epilogue and
                                  alignments get the same answer) */
     double lt_heuristic_ms;   /* of create_select_ms: the time inside those calls */
+    double lt_setup_ms;       /* cuBLASLt's one-time setup query made by this plan on a helper
+                                 thread, overlapping shape inference and folding (0: none; see
+                                 AICF_CONTEXT_NO_THREADS) */
+    double lt_setup_wait_ms;  /* of create_ms: the time the plan waited for that helper */
 } aicf_plan_stats;
 
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */

@@ -913,6 +913,7 @@ static int aicf__boundary_tensor(aicf_plan* p, int t, const char* tag) {
 void aicf_plan_destroy(aicf_plan* p) {
     int i;
     if (!p) return;
+    aicf__cuda_lt_join(p); /* a plan that failed while a helper ran */
     if (p->target == AICF_BACKEND_CUDA) aicf__cuda_plan_free(p);
     aicf__free(p->ctx, p->lt_cache);
     for (i = 0; i < p->n_steps; i++) aicf__free(p->ctx, p->steps[i].backend);
@@ -1783,6 +1784,10 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
     aicf__drop_unused_outputs(g);
+    /* cuBLASLt's one-time setup, where a node will likely need it, on a helper thread from here
+       (aicf__cuda_lt_hint): first with the shapes known before inference, then node by node */
+    for (i = 0; p->target == AICF_BACKEND_CUDA && i < g->n_nodes && !p->lt_warm && !p->lt_warm_decided; i++)
+        aicf__cuda_lt_hint(p, i);
     /* shape inference + constant folding; an If with a constant condition is replaced by its
        branch's nodes, which the loop reaches next */
     for (i = 0; i < g->n_nodes; i++) {
@@ -1813,6 +1818,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
         r = aicf__op_infer(g, i);
         if (r != AICF_SUCCESS) goto fail;
+        if (p->target == AICF_BACKEND_CUDA && !all_const) aicf__cuda_lt_hint(p, i);
         if (all_const || n->op == AICF__OP_Shape || n->op == AICF__OP_Size) {
             r = aicf__fold_node(g, i);
             if (r != AICF_SUCCESS) goto fail;
@@ -2100,6 +2106,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     }
     p->saved_algos = NULL; /* lent by aicf_plan_load for planning only */
     p->saved_choices = NULL;
+    aicf__cuda_lt_join(p); /* where no query came after it: a wrong guess */
     aicf__free(ctx, p->lt_cache); /* planning is over */
     p->lt_cache = NULL;
     p->lt_cache_n = p->lt_cache_cap = 0;
@@ -2135,6 +2142,8 @@ aicf_result aicf_plan_stats_get(const aicf_plan* p, aicf_plan_stats* out) {
     out->create_select_ms = p->select_ms;
     out->lt_heuristic_queries = p->lt_queries;
     out->lt_heuristic_ms = p->lt_query_ms;
+    out->lt_setup_ms = p->lt_warm_ms;
+    out->lt_setup_wait_ms = p->lt_warm_wait_ms;
     return AICF_SUCCESS;
 }
 

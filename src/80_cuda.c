@@ -398,6 +398,8 @@ struct aicf__cuda {
     size_t lt_version;
     char lt_path[512];     /* what was loaded */
     char lt_error[512];    /* why cuBLASLt is unavailable */
+    int lt_warm[3];        /* cuBLASLt's first-use setup per float32 / TF32 / float16 query:
+                              0 not made, 1 a helper is making it, 2 made (aicf__cuda_lt_hint) */
 };
 
 /* Plan-level backend data (p->backend). */
@@ -1164,16 +1166,191 @@ static void aicf__lt_remember(aicf_plan* p, const aicf__matmul_desc* key, const 
     a->nres = nres;
 }
 
+/* One heuristic query: a preference with the workspace limit and the operands' alignments
+   (al[] in our roles: A, B, C, D; cuBLASLt's A is our B), up to 8 results into res[]. On a
+   failure before the query, *failed names the cuBLASLt call (the query's own status is returned
+   with *failed NULL). */
+static aicf__cublasStatus_t aicf__lt_ask(struct aicf__cuda* cu, const aicf__lt_objs* o, const unsigned* al, uint64_t ws_limit,
+                                         aicf__cublasLtMatmulHeuristicResult_t* res, int* nres, const char** failed) {
+    void* pref = NULL;
+    aicf__cublasStatus_t s;
+    *nres = 0;
+    *failed = NULL;
+    s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
+        *failed = "cublasLtMatmulPreferenceCreate";
+        return s;
+    }
+    s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit);
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[1], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[0], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
+    if (s == AICF__CUBLAS_STATUS_SUCCESS)
+        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
+    if (s != AICF__CUBLAS_STATUS_SUCCESS) *failed = "cublasLtMatmulPreferenceSetAttribute";
+    else s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o->desc, o->la, o->lb, o->lc, o->ld, pref, 8, res, nres);
+    cu->lt.cublasLtMatmulPreferenceDestroy(pref);
+    return s;
+}
+
+/* ---- cuBLASLt's first-use setup, overlapped with shape inference and folding ----
+   The first heuristic query of a process for a storage type costs cuBLASLt's own setup, about
+   90-110 ms of host time on an H100 machine with CUDA 13 (the next queries, of any shape, take
+   0.03-0.1 ms: docs/benchmarks.md), which was half of planning light_resnet50 at float32. It
+   is host work that depends on nothing the plan computes, so the plan starts it early: at the
+   first node that will likely ask cuBLASLt (aicf__cuda_lt_likely, 82_cuda_conv.c), judged by
+   the plan's first look at the graph (70_plan.c, before shape inference) or, failing that, by
+   shape inference as it reaches the node, a helper thread makes one query of a 512 x 512 x 512
+   GEMM with a bias epilogue at the plan's storage type and compute mode, while this thread goes
+   on folding; the plan waits for the helper before its own first query (aicf__cuda_lt_join) and
+   in every case before aicf_plan_create returns, so no thread outlives the call. Once per
+   context and type (cu->lt_warm[]); off with AICF_CONTEXT_NO_THREADS, where the build has no
+   threads (AICF_NO_THREADS, or no thread-local storage, which keeps error messages apart) and
+   when the thread cannot be started. A wrong guess costs at most the setup's time, which the
+   plan's first query would have paid anyway had it come. Nothing of the helper's query enters
+   the plan: answers depend on the query alone. */
+#if !defined(AICF_NO_THREADS) && defined(AICF__TLS) && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
+#  define AICF__THREADS 1
+#  if !defined(_WIN32)
+#    include <pthread.h>
+#  endif
+#endif
+
+struct aicf__lt_warm {
+    aicf_context* ctx;
+    struct aicf__cuda* cu;
+    int kind;         /* index into cu->lt_warm: 0 float32, 1 TF32, 2 float16 */
+    uint64_t ws_limit;
+    double ms;        /* the query's host time, helper side */
+    double t_start;   /* aicf__now_us when the helper was started */
+#if defined(AICF__THREADS)
+#  if defined(_WIN32)
+    HANDLE th;
+#  else
+    pthread_t th;
+#  endif
+#endif
+};
+
+#if defined(AICF__THREADS)
+static void aicf__lt_warm_run(struct aicf__lt_warm* w) {
+    struct aicf__cuda* cu = w->cu;
+    aicf__matmul_desc d;
+    aicf__lt_objs o;
+    aicf__cublasLtMatmulHeuristicResult_t res[8];
+    unsigned al[4] = {256u, 256u, 256u, 256u};
+    const char* fn = NULL;
+    int nres = 0;
+    double t0 = aicf__now_us();
+    memset(&d, 0, sizeof d);
+    d.M = d.N = d.K = 512;
+    d.lda = d.ldb = d.ldc = 512;
+    d.batch = 1;
+    d.alpha = 1.0f;
+    d.dtype = w->kind == 2 ? AICF_DTYPE_FLOAT16 : AICF_DTYPE_FLOAT32;
+    d.tf32 = w->kind == 1;
+    d.bias = 1;
+    /* messages this thread's failures write stay in its own thread-local slots */
+    if (aicf__cuda_push(w->ctx, cu) == AICF_SUCCESS) {
+        if (aicf__lt_build(w->ctx, cu, &d, &o) == AICF_SUCCESS) (void)aicf__lt_ask(cu, &o, al, w->ws_limit, res, &nres, &fn);
+        aicf__lt_objs_free(cu, &o);
+        aicf__cuda_pop(cu);
+    }
+    w->ms = (aicf__now_us() - t0) * 1e-3;
+    AICF__STORE_INT(&cu->lt_warm[w->kind], 2);
+}
+#  if defined(_WIN32)
+static DWORD WINAPI aicf__lt_warm_main(LPVOID arg) {
+    aicf__lt_warm_run((struct aicf__lt_warm*)arg);
+    return 0;
+}
+#  else
+static void* aicf__lt_warm_main(void* arg) {
+    aicf__lt_warm_run((struct aicf__lt_warm*)arg);
+    return NULL;
+}
+#  endif
+#endif
+
+void aicf__cuda_lt_hint(aicf_plan* p, int node) {
+#if defined(AICF__THREADS)
+    struct aicf__cuda* cu;
+    struct aicf__lt_warm* w;
+    int kind, ok;
+    if (p->lt_warm || p->lt_warm_decided || p->target != AICF_BACKEND_CUDA) return;
+    cu = p->ctx->cuda;
+    if (!cu || !AICF__LOAD_INT(&cu->ready) || !cu->lt_handle || (p->ctx->flags & AICF_CONTEXT_NO_THREADS)) {
+        p->lt_warm_decided = 1;
+        return;
+    }
+    kind = p->policy.precision == AICF_PRECISION_FP16 ? 2 : p->policy.precision == AICF_PRECISION_TF32 ? 1 : 0;
+    if (AICF__LOAD_INT(&cu->lt_warm[kind]) != 0) { /* warm, or another plan is warming it */
+        p->lt_warm_decided = 1;
+        return;
+    }
+    if (!aicf__cuda_lt_likely(p, node)) return;
+    p->lt_warm_decided = 1;
+    if (!AICF__CAS_INT(&cu->lt_warm[kind], 0, 1)) return;
+    w = (struct aicf__lt_warm*)aicf__calloc(p->ctx, 1, sizeof *w);
+    if (!w) {
+        AICF__STORE_INT(&cu->lt_warm[kind], 0);
+        return;
+    }
+    w->ctx = p->ctx;
+    w->cu = cu;
+    w->kind = kind;
+    w->ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
+    w->t_start = aicf__now_us();
+#  if defined(_WIN32)
+    w->th = CreateThread(NULL, 0, aicf__lt_warm_main, w, 0, NULL);
+    ok = w->th != NULL;
+#  else
+    ok = pthread_create(&w->th, NULL, aicf__lt_warm_main, w) == 0;
+#  endif
+    if (!ok) { /* no helper: the plan's first query pays the setup, as without this */
+        AICF__STORE_INT(&cu->lt_warm[kind], 0);
+        aicf__free(p->ctx, w);
+        return;
+    }
+    p->lt_warm = w;
+#else
+    AICF__UNUSED(p);
+    AICF__UNUSED(node);
+#endif
+}
+
+void aicf__cuda_lt_join(aicf_plan* p) {
+    struct aicf__lt_warm* w = p ? (struct aicf__lt_warm*)p->lt_warm : NULL;
+    double t0;
+    if (!w) return;
+    t0 = aicf__now_us();
+#if defined(AICF__THREADS)
+#  if defined(_WIN32)
+    WaitForSingleObject(w->th, INFINITE);
+    CloseHandle(w->th);
+#  else
+    pthread_join(w->th, NULL);
+#  endif
+#endif
+    p->lt_warm_wait_ms += (aicf__now_us() - t0) * 1e-3;
+    p->lt_warm_ms = w->ms;
+    p->lt_warm = NULL;
+    aicf__free(p->ctx, w);
+}
+
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo, char* reason,
                                    size_t reason_cap) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
     aicf__cuda_algo* rec;
     aicf__lt_objs o;
-    void* pref = NULL;
     aicf__cublasLtMatmulHeuristicResult_t res[8];
     aicf__matmul_desc key;
     const aicf__lt_answer* asked;
+    const char* fn = NULL;
     double tq;
     int nres = 0, pick = 0, index = 0;
     uint64_t ws_limit;
@@ -1184,6 +1361,7 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
     if (!p || !p->ctx || !d || !algo) return AICF_ERROR_INVALID_ARGUMENT;
     ctx = p->ctx;
     *algo = NULL;
+    aicf__cuda_lt_join(p); /* cuBLASLt's setup, if a helper is making it (one query at a time) */
     cu = aicf__cuda_ready(ctx, &r);
     if (!cu) return r;
     if (!cu->lt_handle) return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "matmul: %s", cu->lt_error[0] ? cu->lt_error : "cuBLASLt not loaded");
@@ -1216,31 +1394,15 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
         s = AICF__CUBLAS_STATUS_SUCCESS;
         goto answered;
     }
-    s = cu->lt.cublasLtMatmulPreferenceCreate(&pref);
-    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
-        pref = NULL;
-        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceCreate", NULL);
-        goto done;
-    }
-    s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit);
-    /* operand roles are swapped: cuBLASLt's A is our B */
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[1], sizeof(uint32_t));
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[0], sizeof(uint32_t));
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
-    if (s == AICF__CUBLAS_STATUS_SUCCESS)
-        s = cu->lt.cublasLtMatmulPreferenceSetAttribute(pref, AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
-    if (s != AICF__CUBLAS_STATUS_SUCCESS) {
-        r = aicf__lt_fail(ctx, cu, s, "cublasLtMatmulPreferenceSetAttribute", NULL);
-        goto done;
-    }
     memset(res, 0, sizeof res);
     p->lt_queries++;
     tq = aicf__now_us();
-    s = cu->lt.cublasLtMatmulAlgoGetHeuristic(cu->lt_handle, o.desc, o.la, o.lb, o.lc, o.ld, pref, 8, res, &nres);
+    s = aicf__lt_ask(cu, &o, al, ws_limit, res, &nres, &fn);
     p->lt_query_ms += (aicf__now_us() - tq) * 1e-3;
+    if (fn) {
+        r = aicf__lt_fail(ctx, cu, s, fn, NULL);
+        goto done;
+    }
     if (s == AICF__CUBLAS_STATUS_SUCCESS && nres > 0) aicf__lt_remember(p, &key, al, ws_limit, res, nres);
 answered:
     if (s != AICF__CUBLAS_STATUS_SUCCESS || nres <= 0) {
@@ -1284,7 +1446,6 @@ chosen:
                  (unsigned long long)rec->workspace_bytes, AICF__MIN(AICF__MIN(al[0], al[1]), AICF__MIN(al[2], al[3])));
     r = AICF_SUCCESS;
 done:
-    if (pref) cu->lt.cublasLtMatmulPreferenceDestroy(pref);
     aicf__lt_objs_free(cu, &o);
     aicf__cuda_pop(cu);
     return r;
@@ -2665,6 +2826,8 @@ aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_de
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
+void aicf__cuda_lt_hint(aicf_plan* p, int node) { AICF__UNUSED(p); AICF__UNUSED(node); }
+void aicf__cuda_lt_join(aicf_plan* p) { AICF__UNUSED(p); }
 uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
     /* as an empty table (AICF_NO_KERNEL_TABLE) would have it */
     if (nvrtc) *nvrtc = "none";

@@ -53,6 +53,8 @@
                                            fn NULL clears the rule
      fakecuda_lt_set_results(n)            algorithms the heuristic returns (0: none)
      fakecuda_lt_live()                    cuBLASLt objects alive
+     fakecuda_lt_calls(fn)                 calls of cuBLASLt entry point fn since the last
+                                           fakecuda_lt_fail
    This is a test double: its state is process-global by design. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include <stdint.h>
@@ -880,6 +882,12 @@ FK_EXPORT void fakecuda_lt_set_results(int n) {
     FL.results = n;
 }
 FK_EXPORT long fakecuda_lt_live(void) { return FL.live; }
+FK_EXPORT long fakecuda_lt_calls(const char* name) {
+    int i;
+    for (i = 0; i < FL.n_fn; ++i)
+        if (strcmp(FL.fn[i].name, name) == 0) return FL.fn[i].calls;
+    return 0;
+}
 
 static void* fk_lt_obj(void) {
     void* o = calloc(1, 64);

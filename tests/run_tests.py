@@ -339,13 +339,15 @@ def bench_table_tests():
                                 "aicf_median_us": 226.0, "aicf_relerr": 4e-4, "aicf_host_us": 1.3}) + "\n")
         with open(plan, "w") as f:
             for prec, ms in (("fp32", 130.0), ("fp32", 140.0), ("fp16", 60.0), ("fp16", 201.0)):
+                setup = {"plan_lt_setup_ms": 95.0, "plan_lt_setup_wait_ms": 12.0} if prec == "fp32" else {}
                 f.write(json.dumps({"plan_model": "light_resnet50", "precision": prec, "plan_ms": ms, "plan_fold_ms": 50.0,
                                     "plan_select_ms": 70.0, "plan_lt_queries": 20, "plan_lt_ms": 69.0,
-                                    "device_init_ms": 250.0}) + "\n")
+                                    "device_init_ms": 250.0, **setup}) + "\n")
         rc, out, _ = run([sys.executable, "bench/table.py", "--peers", peers, "--plan", plan], 60)
     lines = out.splitlines()
     row = lambda key: next((l for l in lines if l.startswith("| " + key + " ")), "")
-    want = [("mlp_b1", "| met |"), ("resnet18_b1", "| **not met** (speed) |"), ("fp32", "≤ 200: met"), ("fp16", "≤ 200: **not met**")]
+    want = [("mlp_b1", "| met |"), ("resnet18_b1", "| **not met** (speed) |"), ("fp32", "≤ 200: met"), ("fp16", "≤ 200: **not met**"),
+            ("fp32", "| 95.0 (12.0) / 95.0 (12.0) |"), ("fp16", "| - (-) / - (-) |")]
     bad = [f"{k}: '{row(k)}' lacks '{m}'" for k, m in want if m not in row(k)]
     if rc != 0 or bad:
         record(name, "failed", f"exit {rc}; " + "; ".join(bad) + " " + out[-300:])

@@ -1119,39 +1119,47 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
    taken from the previous replay, would not) and, persistent, the separate launches' output
    (to 1e-6 at fp32: the same products summed in another order; 3e-3 at fp16, where a hidden
    activation may round to the neighbouring float16). */
-/* cuBLASLt's heuristic answers kept while a plan is made (aicf__cuda_matmul_plan): four Gemm
-   steps on cuBLASLt, three of one query (96x96, ReLU epilogue) and one of another, ask twice,
-   and the plan equals, byte for byte, the plan made asking every time. */
-static void test_gpu_lt_answers(aicf_context* ctx) {
+/* x [48, 96] -> Gemm g0 (transB) -> Relu -> Gemm g1 -> Relu -> Gemm g2 -> Relu -> Gemm y [48, 40]:
+   four Gemm steps on cuBLASLt at float32, three of one query (96x96, ReLU epilogue) and one of
+   another; fresh random weights. */
+static void build_gemm4(fb* b) {
     static const int64_t D[5] = {96, 96, 96, 96, 40};
     int64_t xd[2] = {48, 96}, wd[2];
-    fb b;
-    aicf_plan_desc pd;
-    aicf_plan* pl[2] = {NULL, NULL};
-    aicf_plan_stats ps[2];
-    char* text[2] = {NULL, NULL};
-    size_t len[2] = {0, 0};
     aicf_attr a[1];
-    int l, k;
-    memset(&b, 0, sizeof b);
-    b.ctx = ctx;
-    b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
-    if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+    int l;
     a[0] = attr_i("transB", 1);
-    fb_input(&b, "x", 2, xd, -1, 1);
+    fb_input(b, "x", 2, xd, -1, 1);
     for (l = 0; l < 4; l++) {
         char wn[8], gn[8], rn[8], ins[32];
         snprintf(wn, sizeof wn, "W%d", l);
         snprintf(gn, sizeof gn, l == 3 ? "y" : "g%d", l);
         snprintf(rn, sizeof rn, "r%d", l);
         wd[0] = D[l + 1], wd[1] = D[l];
-        fb_const(&b, wn, 2, wd, -0.1f, 0.1f);
+        fb_const(b, wn, 2, wd, -0.1f, 0.1f);
         if (l == 0) snprintf(ins, sizeof ins, "x,%s", wn);
         else snprintf(ins, sizeof ins, "r%d,%s", l - 1, wn);
-        fb_node(&b, gn, "Gemm", ins, gn, a, 1);
-        if (l < 3) fb_node(&b, rn, "Relu", gn, rn, NULL, 0);
+        fb_node(b, gn, "Gemm", ins, gn, a, 1);
+        if (l < 3) fb_node(b, rn, "Relu", gn, rn, NULL, 0);
     }
-    fb_output(&b, "y");
+    fb_output(b, "y");
+}
+
+/* cuBLASLt's heuristic answers kept while a plan is made (aicf__cuda_matmul_plan): four Gemm
+   steps on cuBLASLt, three of one query (96x96, ReLU epilogue) and one of another, ask twice,
+   and the plan equals, byte for byte, the plan made asking every time. */
+static void test_gpu_lt_answers(aicf_context* ctx) {
+    fb b;
+    aicf_plan_desc pd;
+    aicf_plan* pl[2] = {NULL, NULL};
+    aicf_plan_stats ps[2];
+    char* text[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    int k;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+    if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+    build_gemm4(&b);
     memset(&pd, 0, sizeof pd);
     pd.backend = AICF_BACKEND_CUDA;
     pd.policy.precision = AICF_PRECISION_FP32;
@@ -1429,6 +1437,135 @@ static void fake_barrier_word_errors(aicf_context* ctx, aicf_plan* plan, const c
           "sync region zeroing failing: %s (%s)", aicf_result_str(r), aicf_last_error(ctx));
     aicf_exec_destroy(ex);
     reset();
+    dlclose(h);
+}
+
+/* cuBLASLt's one-time setup on a helper thread (aicf__cuda_lt_hint, 80_cuda.c), on the fake
+   driver with the fake cuBLASLt: the four-Gemm graph (48 rows: not the GEMV's) at float32.
+   The first plan of a context starts the helper (one heuristic query more than the plan's own
+   two, lt_setup_ms > 0); the next plan of that context does not; a context with
+   AICF_CONTEXT_NO_THREADS never does; a helper whose query fails leaves no trace (the plan
+   succeeds, no error message); a helper started for a guess that turned out wrong (every Gemm
+   pinned to the generated kernels: no query) is joined before aicf_plan_create returns. Every
+   one of these plans serialises to the same bytes as the plan made without a helper, and no
+   cuBLASLt object or pushed context is left. */
+static void test_fake_lt_setup(void) {
+    const char* path = getenv("AICF_FAKE_LIBCUDA");
+    void* h;
+    long (*lt_calls)(const char*) = NULL;
+    void (*lt_fail)(const char*, int, int) = NULL;
+    long (*lt_live)(void) = NULL;
+    int (*ctx_depth)(void) = NULL;
+    void* sym[4];
+    char* ref = NULL;
+    size_t ref_len = 0;
+    uint64_t seed = g_rng;
+    int c;
+    if (!path) path = "build/fakecuda/libcuda.so.1";
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    sym[0] = h ? dlsym(h, "fakecuda_lt_calls") : NULL;
+    sym[1] = h ? dlsym(h, "fakecuda_lt_fail") : NULL;
+    sym[2] = h ? dlsym(h, "fakecuda_lt_live") : NULL;
+    sym[3] = h ? dlsym(h, "fakecuda_ctx_depth") : NULL;
+    if (!sym[0] || !sym[1] || !sym[2] || !sym[3]) {
+        printf("SKIP cuBLASLt setup helper: %s not usable or without fakecuda_lt_calls\n", path);
+        g_skip++;
+        if (h) dlclose(h);
+        return;
+    }
+    memcpy(&lt_calls, &sym[0], sizeof sym[0]);
+    memcpy(&lt_fail, &sym[1], sizeof sym[1]);
+    memcpy(&lt_live, &sym[2], sizeof sym[2]);
+    memcpy(&ctx_depth, &sym[3], sizeof sym[3]);
+    /* c: 0 no threads (the reference plan), 1 helper, 2 helper whose query fails, 3 wrong guess */
+    for (c = 0; c < 4; c++) {
+        static const char* const what[4] = {"AICF_CONTEXT_NO_THREADS", "helper", "failing helper", "wrong guess"};
+        aicf_context_desc cd;
+        aicf_context* ctx = NULL;
+        aicf_device_info di;
+        int n;
+        memset(&cd, 0, sizeof cd);
+        cd.cuda_driver_path = path;
+        cd.cublaslt_path = path;
+        cd.flags = c == 0 ? AICF_CONTEXT_NO_THREADS : 0;
+        if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, &di) != AICF_SUCCESS ||
+            !di.cublaslt_available) {
+            CHECK(0, "lt setup %s: fake CUDA context (%s)", what[c], ctx ? aicf_last_error(ctx) : "");
+            aicf_context_destroy(ctx);
+            continue;
+        }
+        for (n = 0; n < 2; n++) { /* two plans on the context: only the first may start a helper */
+            fb b;
+            aicf_plan_desc pd;
+            aicf_plan* plan = NULL;
+            aicf_plan_stats ps;
+            char* text = NULL;
+            size_t len = 0;
+            long q;
+            int k, helper = (c == 1 || c == 2 || c == 3) && n == 0;
+#if defined(AICF_NO_THREADS)
+            if (c == 2 && n == 0) continue; /* no helper to take the failing query */
+            helper = 0;
+#endif
+            memset(&b, 0, sizeof b);
+            b.ctx = ctx;
+            b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+            if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+            g_rng = seed; /* the same weights in every graph: the plan files compare */
+            if (b.ok) build_gemm4(&b);
+            memset(&pd, 0, sizeof pd);
+            pd.backend = AICF_BACKEND_CUDA;
+            pd.policy.precision = AICF_PRECISION_FP32;
+            pd.policy.matmul_algo = AICF_MATMUL_CUBLASLT;
+            if (c == 3) {
+                static const char* const gemms[4] = {"g0", "g1", "g2", "y"};
+                for (k = 0; k < 4; k++) {
+                    snprintf(pd.policy.pins[k].node, sizeof pd.policy.pins[k].node, "%s", gemms[k]);
+                    pd.policy.pins[k].kernel = AICF_CHOICE_GENERATED;
+                }
+            }
+            lt_fail(c == 2 && n == 0 ? "cublasLtMatmulAlgoGetHeuristic" : NULL, 14, 1); /* resets the call counts */
+            CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS, "lt setup %s, plan %d: %s", what[c], n,
+                  aicf_last_error(ctx));
+            q = lt_calls("cublasLtMatmulAlgoGetHeuristic");
+            lt_fail(NULL, 0, 0);
+            if (plan) {
+                int own = c == 3 ? 0 : 2;
+                aicf_plan_stats_get(plan, &ps);
+                CHECK(ps.lt_heuristic_queries == own && q == own + helper,
+                      "lt setup %s, plan %d: %d queries of the plan (%d expected), %ld cuBLASLt heuristic calls (%d expected)",
+                      what[c], n, ps.lt_heuristic_queries, own, q, own + helper);
+                CHECK(helper ? ps.lt_setup_ms > 0 && ps.lt_setup_wait_ms >= 0 && ps.lt_setup_wait_ms <= ps.create_ms
+                             : ps.lt_setup_ms == 0 && ps.lt_setup_wait_ms == 0,
+                      "lt setup %s, plan %d: setup %.4f ms, waited %.4f of %.4f ms", what[c], n, ps.lt_setup_ms,
+                      ps.lt_setup_wait_ms, ps.create_ms);
+                CHECK(aicf_last_error(ctx)[0] == 0, "lt setup %s, plan %d: no error message left: \"%s\"", what[c], n,
+                      aicf_last_error(ctx));
+                CHECK(ctx_depth() == 0, "lt setup %s, plan %d: contexts pushed and not popped: %d", what[c], n, ctx_depth());
+                if (c != 3 && aicf_plan_serialize(plan, NULL, 0, &len) == AICF_SUCCESS && (text = (char*)malloc(len)) != NULL &&
+                    aicf_plan_serialize(plan, text, len, &len) == AICF_SUCCESS) {
+                    if (!ref) {
+                        ref = text;
+                        ref_len = len;
+                        text = NULL;
+                    } else {
+                        CHECK(len == ref_len && memcmp(text, ref, len) == 0,
+                              "lt setup %s, plan %d: the plan file differs from the one made without a helper", what[c], n);
+                    }
+                }
+            }
+            free(text);
+            aicf_plan_destroy(plan);
+            for (k = 0; k < b.n_in; k++) free(b.in_data[k]);
+            aicf_graph_destroy(b.g);
+        }
+        aicf_context_destroy(ctx);
+        CHECK(lt_live() == 0, "lt setup %s: %ld cuBLASLt objects left", what[c], lt_live());
+    }
+    CHECK(ref != NULL, "lt setup: a reference plan file");
+    free(ref);
+    g_rng = seed * 6364136223846793005ull + 1442695040888963407ull; /* the sequence moves on */
+    if (!g_rng) g_rng = 1;
     dlclose(h);
 }
 
@@ -2125,6 +2262,7 @@ int main(void) {
         test_format_names_fused(ctx);
         test_format_gelu_steps(ctx);
         test_fake_cuda_plans();
+        test_fake_lt_setup();
         test_pin_errors();
         test_attention_lowering_errors();
         test_attention_random(ctx, AICF_BACKEND_CPU, AICF_PRECISION_FP32);
