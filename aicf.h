@@ -5,7 +5,8 @@
        #define AICF_IMPLEMENTATION
        #include "aicf.h"
 
-   and include "aicf.h" without the define everywhere else. Link with -ldl -lm. There is no
+   and include "aicf.h" without the define everywhere else. Link with -ldl -lm (and -pthread
+   where the C library keeps threads apart: glibc before 2.34; or define AICF_NO_THREADS). There is no
    link-time CUDA dependency: libcuda.so.1 and libcublasLt are loaded at run time with dlopen;
    without them the CPU reference backend still works. The generated kernel table is included
    from "kernels_gen/aicf_kernels.h" next to this file (`make dist` writes one header with the
@@ -98,6 +99,8 @@
      graph must not be changed by two threads at once, nor read while another changes it.
      Several threads may read one graph at once (plan it, query it).
    - aicf_plan_create, aicf_plan_load*: any thread, also several at once on one graph.
+     On CUDA one may start a helper thread of its own for cuBLASLt's setup (AICF_NO_THREADS),
+     always joined before it returns: no thread of aicf outlives a call.
      A plan is read-only once made: its queries, aicf_plan_format, aicf_plan_save*, explain
      and DOT, and aicf_exec_create may be called from several threads at once on one plan.
    - An exec belongs to one thread at a time: aicf_exec_* on one exec must not overlap; distinct
@@ -153,6 +156,12 @@
    AICF_KERNEL_TABLE_FILE "path"  include this kernel table instead of kernels_gen/aicf_kernels.h
    AICF_NO_CUDA          compile the CUDA backend out: no dlopen, every CUDA entry point
                          returns AICF_ERROR_NO_DEVICE
+   AICF_NO_THREADS       never start a thread (the one aicf starts otherwise: on CUDA, a plan
+                         with at least 16 MiB of weights to fold, asking cuBLASLt for the first
+                         time on the context, runs cuBLASLt's one-time setup, ~0.1 s of host
+                         time, on a helper thread while it folds, and joins it before
+                         aicf_plan_create returns; AICF_CONTEXT_NO_THREADS turns it off per
+                         context)
    Memory goes through aicf_context_desc.allocator (default malloc/realloc/free).
 
    KERNELS
@@ -1137,6 +1146,7 @@ struct aicf_plan {
     /* cuBLASLt's first-use setup on a helper thread (aicf__cuda_lt_hint, 80_cuda.c) */
     void* lt_warm;                 /* the running helper, NULL once joined or when none */
     int lt_warm_decided;           /* 1: started, or found not needed, for this plan */
+    double lt_fold_bytes;          /* constants the plan copies and folds (aicf__fold_bytes) */
     double lt_warm_ms;             /* the helper's query time */
     double lt_warm_wait_ms;        /* time the plan waited for it */
 };
@@ -1282,16 +1292,18 @@ typedef struct aicf__matmul_desc {
    than lt_index + 1 (the caller then picks a generated kernel, or refuses a pinned choice). */
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo,
                                    char* reason, size_t reason_cap);
-/* Plan time, during shape inference: node `node` of p->g has its shapes. When it will likely ask
-   cuBLASLt (aicf__cuda_lt_likely) and cuBLASLt has not set itself up for the plan's type on
-   this context, starts that setup on a helper thread. aicf__cuda_lt_join waits for the helper
-   (no-op without one); called before the plan's first cuBLASLt query and before the plan is
-   returned or destroyed. */
-void aicf__cuda_lt_hint(aicf_plan* p, int node);
+/* Plan time: cuBLASLt's one-time setup on a helper thread (80_cuda.c). aicf__cuda_lt_hint looks
+   at node `node` of g (the caller's graph before shape inference, then p->g node by node as
+   shapes are inferred): when the node will likely ask cuBLASLt (aicf__cuda_lt_likely), the
+   plan has host work to overlap (p->lt_fold_bytes) and cuBLASLt has not set itself up for the
+   plan's type on this context, it starts that setup on a helper thread. aicf__cuda_lt_join
+   waits for the helper (no-op without one); called before the plan's first cuBLASLt query and
+   before the plan is returned or destroyed. */
+void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node);
 void aicf__cuda_lt_join(aicf_plan* p);
-/* 1 when node `node` (shapes inferred) will most likely be lowered to a cuBLASLt GEMM under p's
-   policy (82_cuda_conv.c, beside the Conv rule it mirrors). */
-int aicf__cuda_lt_likely(const aicf_plan* p, int node);
+/* 1 when node `node` of g will most likely be lowered to a cuBLASLt GEMM under the policy
+   (82_cuda_conv.c, beside the Conv rule it mirrors). */
+int aicf__cuda_lt_likely(const aicf_graph* g, const aicf_policy* pol, int node);
 /* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
 /* Finds a kernel of the table by name; -1 if absent. */
@@ -12354,6 +12366,31 @@ static aicf_result aicf__plan_cuda_steps(aicf_plan* p) {
     return aicf__cuda_plan(p);
 }
 
+/* Bytes of constants a plan copies and folds, estimated before shape inference: the graph's
+   constant tensors, plus what each ConstantOfShape fills from a constant shape (4 bytes an
+   element). Decides whether cuBLASLt's setup is worth a helper thread (aicf__cuda_lt_hint). */
+static double aicf__fold_bytes(const aicf_graph* g) {
+    double b = 0.0;
+    int i, k;
+    for (i = 0; i < g->n_tensors; i++)
+        if (g->tensors[i].data) b += (double)g->tensors[i].data_bytes;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        const aicf__tensor* s;
+        double el = 1.0;
+        if (n->op != AICF__OP_ConstantOfShape || n->n_in < 1 || n->in[0] < 0) continue;
+        s = &g->tensors[n->in[0]];
+        if (!s->data || s->dtype != AICF_DTYPE_INT64) continue;
+        for (k = 0; k < (int)(s->data_bytes / 8); k++) {
+            int64_t v;
+            memcpy(&v, (const char*)s->data + 8 * (size_t)k, 8);
+            el *= v > 0 ? (double)v : 0.0;
+        }
+        b += 4.0 * el;
+    }
+    return b;
+}
+
 aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
                                  aicf__saved_choices* choices, aicf_plan** out) {
     aicf_context* ctx;
@@ -12433,14 +12470,16 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     p->model_fingerprint = aicf__graph_fingerprint(graph);
     p->saved_algos = saved;
     p->saved_choices = choices;
+    /* cuBLASLt's one-time setup, where a node will likely need it, on a helper thread from here
+       (aicf__cuda_lt_hint): first with the shapes known before inference, then node by node */
+    if (p->target == AICF_BACKEND_CUDA) {
+        p->lt_fold_bytes = aicf__fold_bytes(graph);
+        for (i = 0; i < graph->n_nodes && !p->lt_warm && !p->lt_warm_decided; i++) aicf__cuda_lt_hint(p, graph, i);
+    }
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
     aicf__drop_unused_outputs(g);
-    /* cuBLASLt's one-time setup, where a node will likely need it, on a helper thread from here
-       (aicf__cuda_lt_hint): first with the shapes known before inference, then node by node */
-    for (i = 0; p->target == AICF_BACKEND_CUDA && i < g->n_nodes && !p->lt_warm && !p->lt_warm_decided; i++)
-        aicf__cuda_lt_hint(p, i);
     /* shape inference + constant folding; an If with a constant condition is replaced by its
        branch's nodes, which the loop reaches next */
     for (i = 0; i < g->n_nodes; i++) {
@@ -12471,7 +12510,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
         r = aicf__op_infer(g, i);
         if (r != AICF_SUCCESS) goto fail;
-        if (p->target == AICF_BACKEND_CUDA && !all_const) aicf__cuda_lt_hint(p, i);
+        if (p->target == AICF_BACKEND_CUDA && !all_const) aicf__cuda_lt_hint(p, g, i);
         if (all_const || n->op == AICF__OP_Shape || n->op == AICF__OP_Size) {
             r = aicf__fold_node(g, i);
             if (r != AICF_SUCCESS) goto fail;
@@ -16242,6 +16281,13 @@ static aicf__cublasStatus_t aicf__lt_ask(struct aicf__cuda* cu, const aicf__lt_o
    when the thread cannot be started. A wrong guess costs at most the setup's time, which the
    plan's first query would have paid anyway had it come. Nothing of the helper's query enters
    the plan: answers depend on the query alone. */
+/* The least host work (bytes of constants to copy and fold) worth a helper: with less there is
+   nothing to overlap, and the plan's own first query after the helper's may still cost 13-57 ms
+   for an odd shape (an H100 machine, CUDA 13: a [1 x 256] x [256 x 10] float32 query 64-116 ms
+   alone, 13-16 ms after a 512^3 one; a 3136 x 256 x 576 one 0.6-0.8 ms after it). */
+#define AICF__LT_WARM_MIN_BYTES (16.0 * 1024.0 * 1024.0)
+/* Tests only (tests/test_fusion.c): the threshold in use. */
+static double aicf__lt_warm_min_bytes = AICF__LT_WARM_MIN_BYTES;
 #if !defined(AICF_NO_THREADS) && defined(AICF__TLS) && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
 #  define AICF__THREADS 1
 #  if !defined(_WIN32)
@@ -16305,14 +16351,15 @@ static void* aicf__lt_warm_main(void* arg) {
 #  endif
 #endif
 
-void aicf__cuda_lt_hint(aicf_plan* p, int node) {
+void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node) {
 #if defined(AICF__THREADS)
     struct aicf__cuda* cu;
     struct aicf__lt_warm* w;
     int kind, ok;
     if (p->lt_warm || p->lt_warm_decided || p->target != AICF_BACKEND_CUDA) return;
     cu = p->ctx->cuda;
-    if (!cu || !AICF__LOAD_INT(&cu->ready) || !cu->lt_handle || (p->ctx->flags & AICF_CONTEXT_NO_THREADS)) {
+    if (!cu || !AICF__LOAD_INT(&cu->ready) || !cu->lt_handle || (p->ctx->flags & AICF_CONTEXT_NO_THREADS) ||
+        p->lt_fold_bytes < aicf__lt_warm_min_bytes) {
         p->lt_warm_decided = 1;
         return;
     }
@@ -16321,7 +16368,7 @@ void aicf__cuda_lt_hint(aicf_plan* p, int node) {
         p->lt_warm_decided = 1;
         return;
     }
-    if (!aicf__cuda_lt_likely(p, node)) return;
+    if (!aicf__cuda_lt_likely(g, &p->policy, node)) return;
     p->lt_warm_decided = 1;
     if (!AICF__CAS_INT(&cu->lt_warm[kind], 0, 1)) return;
     w = (struct aicf__lt_warm*)aicf__calloc(p->ctx, 1, sizeof *w);
@@ -16348,7 +16395,9 @@ void aicf__cuda_lt_hint(aicf_plan* p, int node) {
     p->lt_warm = w;
 #else
     AICF__UNUSED(p);
+    AICF__UNUSED(g);
     AICF__UNUSED(node);
+    AICF__UNUSED(aicf__lt_warm_min_bytes);
 #endif
 }
 
@@ -17856,7 +17905,7 @@ aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_de
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
-void aicf__cuda_lt_hint(aicf_plan* p, int node) { AICF__UNUSED(p); AICF__UNUSED(node); }
+void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node) { AICF__UNUSED(p); AICF__UNUSED(g); AICF__UNUSED(node); }
 void aicf__cuda_lt_join(aicf_plan* p) { AICF__UNUSED(p); }
 uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
     /* as an empty table (AICF_NO_KERNEL_TABLE) would have it */
@@ -23134,8 +23183,8 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     return AICF_SUCCESS;
 }
 
-/* aicf__cuda_lt_likely (declared in 30_internal.h): will node `i` most likely be a cuBLASLt
-   GEMM under p's policy? The guess starts cuBLASLt's one-time setup on a helper thread early
+/* aicf__cuda_lt_likely (declared in 30_internal.h): will node `i` of g most likely be a cuBLASLt
+   GEMM under the policy? The guess starts cuBLASLt's one-time setup on a helper thread early
    (aicf__cuda_lt_hint, 80_cuda.c), so it mirrors the rules from the node alone: a Conv that
    aicf__cuc_choose lowers to a GEMM at float32 storage (group 1; pointwise, or K = C*KH*KW >=
    AICF__CUC_AUTO_MIN_K and M >= AICF__CUC_AUTO_MIN_M; the float16 convolutions run on the
@@ -23146,35 +23195,35 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
    rows does not; shape inference asks again with the shapes. Pins, fusion (an attention
    chain's MatMuls become one kernel) and the tensor-core GEMM's cases are not looked at: a
    wrong guess costs time only. */
-int aicf__cuda_lt_likely(const aicf_plan* p, int i) {
+int aicf__cuda_lt_likely(const aicf_graph* g, const aicf_policy* pol, int i) {
     const aicf__node* n;
     const aicf__tensor* y;
     int64_t rows = 1;
     int k;
-    if (!p || !p->g || i < 0 || i >= p->g->n_nodes) return 0;
-    n = &p->g->nodes[i];
+    if (!g || !pol || i < 0 || i >= g->n_nodes) return 0;
+    n = &g->nodes[i];
     if (n->removed || n->n_out < 1 || n->out[0] < 0) return 0;
     if (n->op == AICF__OP_Conv) {
         const aicf__tensor* w;
         int64_t kk = 1;
-        if (p->policy.precision == AICF_PRECISION_FP16 || p->policy.conv_algo == AICF_CONV_DIRECT ||
-            p->policy.conv_algo == AICF_CONV_IMPLICIT_GEMM_TC)
+        if (pol->precision == AICF_PRECISION_FP16 || pol->conv_algo == AICF_CONV_DIRECT ||
+            pol->conv_algo == AICF_CONV_IMPLICIT_GEMM_TC)
             return 0;
         if (n->n_in < 2 || n->in[1] < 0 || aicf__attr_i(n, "group", 1) != 1) return 0;
-        w = &p->g->tensors[n->in[1]];
+        w = &g->tensors[n->in[1]];
         if (!w->shape_known) return 1;
         if (w->shape.rank < 3) return 0;
         for (k = 1; k < w->shape.rank; k++) kk *= w->shape.d[k];
         if (kk == w->shape.d[1]) return 1; /* 1x1: a pointwise one is a GEMM at any size */
         return kk >= AICF__CUC_AUTO_MIN_K && w->shape.d[0] >= AICF__CUC_AUTO_MIN_M;
     }
-    if ((n->op != AICF__OP_Gemm && n->op != AICF__OP_MatMul) || p->policy.matmul_algo == AICF_MATMUL_GENERATED) return 0;
+    if ((n->op != AICF__OP_Gemm && n->op != AICF__OP_MatMul) || pol->matmul_algo == AICF_MATMUL_GENERATED) return 0;
     /* the GEMV takes a Gemm with transB = 1 (and transA = 0) of at most AICF__CUO_GEMV_MAX_M rows
        under AUTO; every other Gemm and every MatMul asks cuBLASLt */
-    if (n->op == AICF__OP_MatMul || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT || aicf__attr_i(n, "transB", 0) == 0 ||
+    if (n->op == AICF__OP_MatMul || pol->matmul_algo == AICF_MATMUL_CUBLASLT || aicf__attr_i(n, "transB", 0) == 0 ||
         aicf__attr_i(n, "transA", 0) != 0)
         return 1;
-    y = &p->g->tensors[n->out[0]];
+    y = &g->tensors[n->out[0]];
     if (!y->shape_known || y->shape.rank < 1) return 0;
     for (k = 0; k + 1 < y->shape.rank; k++) rows *= y->shape.d[k];
     return rows > AICF__CUO_GEMV_MAX_M;

@@ -5,7 +5,8 @@
        #define AICF_IMPLEMENTATION
        #include "aicf.h"
 
-   and include "aicf.h" without the define everywhere else. Link with -ldl -lm. There is no
+   and include "aicf.h" without the define everywhere else. Link with -ldl -lm (and -pthread
+   where the C library keeps threads apart: glibc before 2.34; or define AICF_NO_THREADS). There is no
    link-time CUDA dependency: libcuda.so.1 and libcublasLt are loaded at run time with dlopen;
    without them the CPU reference backend still works. The generated kernel table is included
    from "kernels_gen/aicf_kernels.h" next to this file (`make dist` writes one header with the
@@ -98,6 +99,8 @@
      graph must not be changed by two threads at once, nor read while another changes it.
      Several threads may read one graph at once (plan it, query it).
    - aicf_plan_create, aicf_plan_load*: any thread, also several at once on one graph.
+     On CUDA one may start a helper thread of its own for cuBLASLt's setup (AICF_NO_THREADS),
+     always joined before it returns: no thread of aicf outlives a call.
      A plan is read-only once made: its queries, aicf_plan_format, aicf_plan_save*, explain
      and DOT, and aicf_exec_create may be called from several threads at once on one plan.
    - An exec belongs to one thread at a time: aicf_exec_* on one exec must not overlap; distinct
@@ -153,6 +156,12 @@
    AICF_KERNEL_TABLE_FILE "path"  include this kernel table instead of kernels_gen/aicf_kernels.h
    AICF_NO_CUDA          compile the CUDA backend out: no dlopen, every CUDA entry point
                          returns AICF_ERROR_NO_DEVICE
+   AICF_NO_THREADS       never start a thread (the one aicf starts otherwise: on CUDA, a plan
+                         with at least 16 MiB of weights to fold, asking cuBLASLt for the first
+                         time on the context, runs cuBLASLt's one-time setup, ~0.1 s of host
+                         time, on a helper thread while it folds, and joins it before
+                         aicf_plan_create returns; AICF_CONTEXT_NO_THREADS turns it off per
+                         context)
    Memory goes through aicf_context_desc.allocator (default malloc/realloc/free).
 
    KERNELS

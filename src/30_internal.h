@@ -378,6 +378,7 @@ struct aicf_plan {
     /* cuBLASLt's first-use setup on a helper thread (aicf__cuda_lt_hint, 80_cuda.c) */
     void* lt_warm;                 /* the running helper, NULL once joined or when none */
     int lt_warm_decided;           /* 1: started, or found not needed, for this plan */
+    double lt_fold_bytes;          /* constants the plan copies and folds (aicf__fold_bytes) */
     double lt_warm_ms;             /* the helper's query time */
     double lt_warm_wait_ms;        /* time the plan waited for it */
 };
@@ -523,16 +524,18 @@ typedef struct aicf__matmul_desc {
    than lt_index + 1 (the caller then picks a generated kernel, or refuses a pinned choice). */
 aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc* d, int lt_index, void** algo,
                                    char* reason, size_t reason_cap);
-/* Plan time, during shape inference: node `node` of p->g has its shapes. When it will likely ask
-   cuBLASLt (aicf__cuda_lt_likely) and cuBLASLt has not set itself up for the plan's type on
-   this context, starts that setup on a helper thread. aicf__cuda_lt_join waits for the helper
-   (no-op without one); called before the plan's first cuBLASLt query and before the plan is
-   returned or destroyed. */
-void aicf__cuda_lt_hint(aicf_plan* p, int node);
+/* Plan time: cuBLASLt's one-time setup on a helper thread (80_cuda.c). aicf__cuda_lt_hint looks
+   at node `node` of g (the caller's graph before shape inference, then p->g node by node as
+   shapes are inferred): when the node will likely ask cuBLASLt (aicf__cuda_lt_likely), the
+   plan has host work to overlap (p->lt_fold_bytes) and cuBLASLt has not set itself up for the
+   plan's type on this context, it starts that setup on a helper thread. aicf__cuda_lt_join
+   waits for the helper (no-op without one); called before the plan's first cuBLASLt query and
+   before the plan is returned or destroyed. */
+void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node);
 void aicf__cuda_lt_join(aicf_plan* p);
-/* 1 when node `node` (shapes inferred) will most likely be lowered to a cuBLASLt GEMM under p's
-   policy (82_cuda_conv.c, beside the Conv rule it mirrors). */
-int aicf__cuda_lt_likely(const aicf_plan* p, int node);
+/* 1 when node `node` of g will most likely be lowered to a cuBLASLt GEMM under the policy
+   (82_cuda_conv.c, beside the Conv rule it mirrors). */
+int aicf__cuda_lt_likely(const aicf_graph* g, const aicf_policy* pol, int node);
 /* Exec time: adds the cuBLASLt call (captured into a child graph with the exec's workspace). */
 aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_desc* d, const void* algo);
 /* Finds a kernel of the table by name; -1 if absent. */

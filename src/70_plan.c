@@ -1701,6 +1701,31 @@ static aicf_result aicf__plan_cuda_steps(aicf_plan* p) {
     return aicf__cuda_plan(p);
 }
 
+/* Bytes of constants a plan copies and folds, estimated before shape inference: the graph's
+   constant tensors, plus what each ConstantOfShape fills from a constant shape (4 bytes an
+   element). Decides whether cuBLASLt's setup is worth a helper thread (aicf__cuda_lt_hint). */
+static double aicf__fold_bytes(const aicf_graph* g) {
+    double b = 0.0;
+    int i, k;
+    for (i = 0; i < g->n_tensors; i++)
+        if (g->tensors[i].data) b += (double)g->tensors[i].data_bytes;
+    for (i = 0; i < g->n_nodes; i++) {
+        const aicf__node* n = &g->nodes[i];
+        const aicf__tensor* s;
+        double el = 1.0;
+        if (n->op != AICF__OP_ConstantOfShape || n->n_in < 1 || n->in[0] < 0) continue;
+        s = &g->tensors[n->in[0]];
+        if (!s->data || s->dtype != AICF_DTYPE_INT64) continue;
+        for (k = 0; k < (int)(s->data_bytes / 8); k++) {
+            int64_t v;
+            memcpy(&v, (const char*)s->data + 8 * (size_t)k, 8);
+            el *= v > 0 ? (double)v : 0.0;
+        }
+        b += 4.0 * el;
+    }
+    return b;
+}
+
 aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, aicf__saved_algos* saved,
                                  aicf__saved_choices* choices, aicf_plan** out) {
     aicf_context* ctx;
@@ -1780,14 +1805,16 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
     p->model_fingerprint = aicf__graph_fingerprint(graph);
     p->saved_algos = saved;
     p->saved_choices = choices;
+    /* cuBLASLt's one-time setup, where a node will likely need it, on a helper thread from here
+       (aicf__cuda_lt_hint): first with the shapes known before inference, then node by node */
+    if (p->target == AICF_BACKEND_CUDA) {
+        p->lt_fold_bytes = aicf__fold_bytes(graph);
+        for (i = 0; i < graph->n_nodes && !p->lt_warm && !p->lt_warm_decided; i++) aicf__cuda_lt_hint(p, graph, i);
+    }
     r = aicf__graph_clone(graph, &p->g);
     if (r != AICF_SUCCESS) goto fail;
     g = p->g;
     aicf__drop_unused_outputs(g);
-    /* cuBLASLt's one-time setup, where a node will likely need it, on a helper thread from here
-       (aicf__cuda_lt_hint): first with the shapes known before inference, then node by node */
-    for (i = 0; p->target == AICF_BACKEND_CUDA && i < g->n_nodes && !p->lt_warm && !p->lt_warm_decided; i++)
-        aicf__cuda_lt_hint(p, i);
     /* shape inference + constant folding; an If with a constant condition is replaced by its
        branch's nodes, which the loop reaches next */
     for (i = 0; i < g->n_nodes; i++) {
@@ -1818,7 +1845,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         }
         r = aicf__op_infer(g, i);
         if (r != AICF_SUCCESS) goto fail;
-        if (p->target == AICF_BACKEND_CUDA && !all_const) aicf__cuda_lt_hint(p, i);
+        if (p->target == AICF_BACKEND_CUDA && !all_const) aicf__cuda_lt_hint(p, g, i);
         if (all_const || n->op == AICF__OP_Shape || n->op == AICF__OP_Size) {
             r = aicf__fold_node(g, i);
             if (r != AICF_SUCCESS) goto fail;

@@ -1212,6 +1212,13 @@ static aicf__cublasStatus_t aicf__lt_ask(struct aicf__cuda* cu, const aicf__lt_o
    when the thread cannot be started. A wrong guess costs at most the setup's time, which the
    plan's first query would have paid anyway had it come. Nothing of the helper's query enters
    the plan: answers depend on the query alone. */
+/* The least host work (bytes of constants to copy and fold) worth a helper: with less there is
+   nothing to overlap, and the plan's own first query after the helper's may still cost 13-57 ms
+   for an odd shape (an H100 machine, CUDA 13: a [1 x 256] x [256 x 10] float32 query 64-116 ms
+   alone, 13-16 ms after a 512^3 one; a 3136 x 256 x 576 one 0.6-0.8 ms after it). */
+#define AICF__LT_WARM_MIN_BYTES (16.0 * 1024.0 * 1024.0)
+/* Tests only (tests/test_fusion.c): the threshold in use. */
+static double aicf__lt_warm_min_bytes = AICF__LT_WARM_MIN_BYTES;
 #if !defined(AICF_NO_THREADS) && defined(AICF__TLS) && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
 #  define AICF__THREADS 1
 #  if !defined(_WIN32)
@@ -1275,14 +1282,15 @@ static void* aicf__lt_warm_main(void* arg) {
 #  endif
 #endif
 
-void aicf__cuda_lt_hint(aicf_plan* p, int node) {
+void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node) {
 #if defined(AICF__THREADS)
     struct aicf__cuda* cu;
     struct aicf__lt_warm* w;
     int kind, ok;
     if (p->lt_warm || p->lt_warm_decided || p->target != AICF_BACKEND_CUDA) return;
     cu = p->ctx->cuda;
-    if (!cu || !AICF__LOAD_INT(&cu->ready) || !cu->lt_handle || (p->ctx->flags & AICF_CONTEXT_NO_THREADS)) {
+    if (!cu || !AICF__LOAD_INT(&cu->ready) || !cu->lt_handle || (p->ctx->flags & AICF_CONTEXT_NO_THREADS) ||
+        p->lt_fold_bytes < aicf__lt_warm_min_bytes) {
         p->lt_warm_decided = 1;
         return;
     }
@@ -1291,7 +1299,7 @@ void aicf__cuda_lt_hint(aicf_plan* p, int node) {
         p->lt_warm_decided = 1;
         return;
     }
-    if (!aicf__cuda_lt_likely(p, node)) return;
+    if (!aicf__cuda_lt_likely(g, &p->policy, node)) return;
     p->lt_warm_decided = 1;
     if (!AICF__CAS_INT(&cu->lt_warm[kind], 0, 1)) return;
     w = (struct aicf__lt_warm*)aicf__calloc(p->ctx, 1, sizeof *w);
@@ -1318,7 +1326,9 @@ void aicf__cuda_lt_hint(aicf_plan* p, int node) {
     p->lt_warm = w;
 #else
     AICF__UNUSED(p);
+    AICF__UNUSED(g);
     AICF__UNUSED(node);
+    AICF__UNUSED(aicf__lt_warm_min_bytes);
 #endif
 }
 
@@ -2826,7 +2836,7 @@ aicf_result aicf__cuda_emit_matmul(aicf__cuda_emitter* em, const aicf__matmul_de
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_kernel_find(const char* name) { AICF__UNUSED(name); return -1; }
-void aicf__cuda_lt_hint(aicf_plan* p, int node) { AICF__UNUSED(p); AICF__UNUSED(node); }
+void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node) { AICF__UNUSED(p); AICF__UNUSED(g); AICF__UNUSED(node); }
 void aicf__cuda_lt_join(aicf_plan* p) { AICF__UNUSED(p); }
 uint64_t aicf__cuda_table_fingerprint(const char** nvrtc, int* n_modules, int* n_kernels) {
     /* as an empty table (AICF_NO_KERNEL_TABLE) would have it */

@@ -774,8 +774,8 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
     return AICF_SUCCESS;
 }
 
-/* aicf__cuda_lt_likely (declared in 30_internal.h): will node `i` most likely be a cuBLASLt
-   GEMM under p's policy? The guess starts cuBLASLt's one-time setup on a helper thread early
+/* aicf__cuda_lt_likely (declared in 30_internal.h): will node `i` of g most likely be a cuBLASLt
+   GEMM under the policy? The guess starts cuBLASLt's one-time setup on a helper thread early
    (aicf__cuda_lt_hint, 80_cuda.c), so it mirrors the rules from the node alone: a Conv that
    aicf__cuc_choose lowers to a GEMM at float32 storage (group 1; pointwise, or K = C*KH*KW >=
    AICF__CUC_AUTO_MIN_K and M >= AICF__CUC_AUTO_MIN_M; the float16 convolutions run on the
@@ -786,35 +786,35 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
    rows does not; shape inference asks again with the shapes. Pins, fusion (an attention
    chain's MatMuls become one kernel) and the tensor-core GEMM's cases are not looked at: a
    wrong guess costs time only. */
-int aicf__cuda_lt_likely(const aicf_plan* p, int i) {
+int aicf__cuda_lt_likely(const aicf_graph* g, const aicf_policy* pol, int i) {
     const aicf__node* n;
     const aicf__tensor* y;
     int64_t rows = 1;
     int k;
-    if (!p || !p->g || i < 0 || i >= p->g->n_nodes) return 0;
-    n = &p->g->nodes[i];
+    if (!g || !pol || i < 0 || i >= g->n_nodes) return 0;
+    n = &g->nodes[i];
     if (n->removed || n->n_out < 1 || n->out[0] < 0) return 0;
     if (n->op == AICF__OP_Conv) {
         const aicf__tensor* w;
         int64_t kk = 1;
-        if (p->policy.precision == AICF_PRECISION_FP16 || p->policy.conv_algo == AICF_CONV_DIRECT ||
-            p->policy.conv_algo == AICF_CONV_IMPLICIT_GEMM_TC)
+        if (pol->precision == AICF_PRECISION_FP16 || pol->conv_algo == AICF_CONV_DIRECT ||
+            pol->conv_algo == AICF_CONV_IMPLICIT_GEMM_TC)
             return 0;
         if (n->n_in < 2 || n->in[1] < 0 || aicf__attr_i(n, "group", 1) != 1) return 0;
-        w = &p->g->tensors[n->in[1]];
+        w = &g->tensors[n->in[1]];
         if (!w->shape_known) return 1;
         if (w->shape.rank < 3) return 0;
         for (k = 1; k < w->shape.rank; k++) kk *= w->shape.d[k];
         if (kk == w->shape.d[1]) return 1; /* 1x1: a pointwise one is a GEMM at any size */
         return kk >= AICF__CUC_AUTO_MIN_K && w->shape.d[0] >= AICF__CUC_AUTO_MIN_M;
     }
-    if ((n->op != AICF__OP_Gemm && n->op != AICF__OP_MatMul) || p->policy.matmul_algo == AICF_MATMUL_GENERATED) return 0;
+    if ((n->op != AICF__OP_Gemm && n->op != AICF__OP_MatMul) || pol->matmul_algo == AICF_MATMUL_GENERATED) return 0;
     /* the GEMV takes a Gemm with transB = 1 (and transA = 0) of at most AICF__CUO_GEMV_MAX_M rows
        under AUTO; every other Gemm and every MatMul asks cuBLASLt */
-    if (n->op == AICF__OP_MatMul || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT || aicf__attr_i(n, "transB", 0) == 0 ||
+    if (n->op == AICF__OP_MatMul || pol->matmul_algo == AICF_MATMUL_CUBLASLT || aicf__attr_i(n, "transB", 0) == 0 ||
         aicf__attr_i(n, "transA", 0) != 0)
         return 1;
-    y = &p->g->tensors[n->out[0]];
+    y = &g->tensors[n->out[0]];
     if (!y->shape_known || y->shape.rank < 1) return 0;
     for (k = 0; k + 1 < y->shape.rank; k++) rows *= y->shape.d[k];
     return rows > AICF__CUO_GEMV_MAX_M;

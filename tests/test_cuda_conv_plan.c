@@ -1619,6 +1619,7 @@ static aicf_context* fake_lt_ctx(const char* path) {
     memset(&cd, 0, sizeof cd);
     cd.cuda_driver_path = path;
     cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+    cd.flags = AICF_CONTEXT_NO_THREADS; /* the fake counts the queries and keeps the last one: no helper's among them */
     if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) return NULL;
     if (!flt_install(ctx)) {
         aicf_context_destroy(ctx);
@@ -3165,6 +3166,7 @@ int main(int argc, char** argv) {
     memset(&cd, 0, sizeof cd);
     cd.cuda_driver_path = path;
     cd.cublaslt_path = "/nonexistent/libcublasLt.so.13"; /* the fake is installed instead */
+    cd.flags = AICF_CONTEXT_NO_THREADS; /* the fake counts the queries: no helper's among them */
     if (AICF__KT_NUM_KERNELS == 0 || aicf__cuda_kernel_find("aicf_im2col_f32") < 0) {
         printf("SKIP conv plans: the kernel table has no aicf_im2col_f32 (built without NVRTC?)\n");
         g_skip++;

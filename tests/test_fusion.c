@@ -1446,7 +1446,8 @@ static void fake_barrier_word_errors(aicf_context* ctx, aicf_plan* plan, const c
    two, lt_setup_ms > 0); the next plan of that context does not; a context with
    AICF_CONTEXT_NO_THREADS never does; a helper whose query fails leaves no trace (the plan
    succeeds, no error message); a helper started for a guess that turned out wrong (every Gemm
-   pinned to the generated kernels: no query) is joined before aicf_plan_create returns. Every
+   pinned to the generated kernels: no query) is joined before aicf_plan_create returns; a
+   graph with less host work than the threshold gets none. Every
    one of these plans serialises to the same bytes as the plan made without a helper, and no
    cuBLASLt object or pushed context is left. */
 static void test_fake_lt_setup(void) {
@@ -1477,9 +1478,11 @@ static void test_fake_lt_setup(void) {
     memcpy(&lt_fail, &sym[1], sizeof sym[1]);
     memcpy(&lt_live, &sym[2], sizeof sym[2]);
     memcpy(&ctx_depth, &sym[3], sizeof sym[3]);
-    /* c: 0 no threads (the reference plan), 1 helper, 2 helper whose query fails, 3 wrong guess */
-    for (c = 0; c < 4; c++) {
-        static const char* const what[4] = {"AICF_CONTEXT_NO_THREADS", "helper", "failing helper", "wrong guess"};
+    /* c: 0 no threads (the reference plan), 1 helper, 2 helper whose query fails, 3 wrong guess,
+       4 too little host work to overlap (the default threshold, AICF__LT_WARM_MIN_BYTES, over
+       this graph's 0.1 MB of weights); 0-3 with the threshold at 0 */
+    for (c = 0; c < 5; c++) {
+        static const char* const what[5] = {"AICF_CONTEXT_NO_THREADS", "helper", "failing helper", "wrong guess", "small graph"};
         aicf_context_desc cd;
         aicf_context* ctx = NULL;
         aicf_device_info di;
@@ -1488,6 +1491,7 @@ static void test_fake_lt_setup(void) {
         cd.cuda_driver_path = path;
         cd.cublaslt_path = path;
         cd.flags = c == 0 ? AICF_CONTEXT_NO_THREADS : 0;
+        aicf__lt_warm_min_bytes = c == 4 ? AICF__LT_WARM_MIN_BYTES : 0.0;
         if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, &di) != AICF_SUCCESS ||
             !di.cublaslt_available) {
             CHECK(0, "lt setup %s: fake CUDA context (%s)", what[c], ctx ? aicf_last_error(ctx) : "");
@@ -1562,6 +1566,7 @@ static void test_fake_lt_setup(void) {
         aicf_context_destroy(ctx);
         CHECK(lt_live() == 0, "lt setup %s: %ld cuBLASLt objects left", what[c], lt_live());
     }
+    aicf__lt_warm_min_bytes = AICF__LT_WARM_MIN_BYTES;
     CHECK(ref != NULL, "lt setup: a reference plan file");
     free(ref);
     g_rng = seed * 6364136223846793005ull + 1442695040888963407ull; /* the sequence moves on */
