@@ -116,6 +116,10 @@ $(B)/gemm_direct: bench/gemm_direct.c aicf.h $(KTABLE) | $(B)
 $(B)/gemvp_timeline: bench/gemvp_timeline.c aicf.h $(KTABLE) | $(B)
 	$(CC) -std=c99 $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
 
+# cuBLASLt alone (not in bench-build: links the toolkit's libcublasLt and libcuda)
+$(B)/lt_probe: bench/lt_probe.c | $(B)
+	$(CC) -std=c99 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I$(CUDA_HOME)/include $< -o $@ -L$(CUDA_HOME)/lib64 -lcublasLt -lcuda
+
 bench:
 	bench/run.sh $(BENCH_ARGS)
 
