@@ -305,11 +305,13 @@ typedef struct aicf_allocator {
 
 #define AICF_CONTEXT_NO_CUDA 0x1u /* never load libcuda: CPU reference only */
 #define AICF_CONTEXT_NO_THREADS 0x2u /* never start a helper thread. Without it, aicf_plan_create on
-                                        CUDA may run cuBLASLt's one-time setup (~0.1 s of host time
-                                        on the first query of a storage type) on a helper thread
-                                        while it folds the graph; the helper is always joined
-                                        before the call returns. Compiling with AICF_NO_THREADS
-                                        removes the helper (and the need for -pthread) */
+                                        CUDA, for a graph with at least 16 MiB of constants to copy
+                                        and fold, may run cuBLASLt's one-time setup (~0.1 s of host
+                                        time on the first query of a storage type) on a helper
+                                        thread while it folds the graph; the helper is always
+                                        joined before the call returns. Compiling with
+                                        AICF_NO_THREADS removes the helper (and the need for
+                                        -pthread) */
 
 typedef struct aicf_context_desc {
     aicf_allocator allocator;
@@ -16301,7 +16303,6 @@ struct aicf__lt_warm {
     int kind;         /* index into cu->lt_warm: 0 float32, 1 TF32, 2 float16 */
     uint64_t ws_limit;
     double ms;        /* the query's host time, helper side */
-    double t_start;   /* aicf__now_us when the helper was started */
 #if defined(AICF__THREADS)
 #  if defined(_WIN32)
     HANDLE th;
@@ -16380,7 +16381,6 @@ void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node) {
     w->cu = cu;
     w->kind = kind;
     w->ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
-    w->t_start = aicf__now_us();
 #  if defined(_WIN32)
     w->th = CreateThread(NULL, 0, aicf__lt_warm_main, w, 0, NULL);
     ok = w->th != NULL;

@@ -121,11 +121,13 @@ typedef struct aicf_allocator {
 
 #define AICF_CONTEXT_NO_CUDA 0x1u /* never load libcuda: CPU reference only */
 #define AICF_CONTEXT_NO_THREADS 0x2u /* never start a helper thread. Without it, aicf_plan_create on
-                                        CUDA may run cuBLASLt's one-time setup (~0.1 s of host time
-                                        on the first query of a storage type) on a helper thread
-                                        while it folds the graph; the helper is always joined
-                                        before the call returns. Compiling with AICF_NO_THREADS
-                                        removes the helper (and the need for -pthread) */
+                                        CUDA, for a graph with at least 16 MiB of constants to copy
+                                        and fold, may run cuBLASLt's one-time setup (~0.1 s of host
+                                        time on the first query of a storage type) on a helper
+                                        thread while it folds the graph; the helper is always
+                                        joined before the call returns. Compiling with
+                                        AICF_NO_THREADS removes the helper (and the need for
+                                        -pthread) */
 
 typedef struct aicf_context_desc {
     aicf_allocator allocator;

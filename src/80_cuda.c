@@ -1232,7 +1232,6 @@ struct aicf__lt_warm {
     int kind;         /* index into cu->lt_warm: 0 float32, 1 TF32, 2 float16 */
     uint64_t ws_limit;
     double ms;        /* the query's host time, helper side */
-    double t_start;   /* aicf__now_us when the helper was started */
 #if defined(AICF__THREADS)
 #  if defined(_WIN32)
     HANDLE th;
@@ -1311,7 +1310,6 @@ void aicf__cuda_lt_hint(aicf_plan* p, const aicf_graph* g, int node) {
     w->cu = cu;
     w->kind = kind;
     w->ws_limit = p->policy.workspace_limit ? (uint64_t)p->policy.workspace_limit : (uint64_t)AICF__CUDA_DEFAULT_WORKSPACE;
-    w->t_start = aicf__now_us();
 #  if defined(_WIN32)
     w->th = CreateThread(NULL, 0, aicf__lt_warm_main, w, 0, NULL);
     ok = w->th != NULL;
