@@ -1283,6 +1283,9 @@ typedef struct aicf__matmul_desc {
     int tf32;                    /* 1: float32 inputs on TF32 tensor cores */
     int bias;                    /* 1: add bias[N] (row broadcast) */
     int relu;                    /* 1: ReLU epilogue */
+    int out_f32;                 /* 1: C and D float32 while A and B are `dtype` float16 (a conv's
+                                    product for aicf_conv2d_tc_reduce_f16; no bias, no ReLU) */
+    int reserved;                /* 0 (keeps the descriptor's bytes, saved in plan files, defined) */
     uint64_t a, b, c, d, bias_ptr; /* device addresses, filled at emit time (c may be 0 if beta == 0) */
 } aicf__matmul_desc;
 
@@ -14906,10 +14909,11 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                     if (v.args_size == sizeof md) memcpy(&md, v.args, sizeof md);
                     aicf__cuda_step_algo(p, i, v.algo, &a);
                     aicf__sbuf_printf(&b,
-                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #%d of %d "
+                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s%s, algorithm #%d of %d "
                                       "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
                                       k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
-                                      aicf_dtype_name(md.dtype), md.tf32 ? " tf32" : "", md.bias ? " +bias" : "", md.relu ? " relu" : "",
+                                      aicf_dtype_name(md.dtype), md.out_f32 ? " -> float32" : "", md.tf32 ? " tf32" : "", md.bias ? " +bias" : "",
+                                      md.relu ? " relu" : "",
                                       a.index, a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
                                       a.align[2], a.align[3]);
                     if (a.workspace_bytes > ws) ws = a.workspace_bytes;
@@ -16015,6 +16019,8 @@ static aicf_result aicf__cu_matmul_check(aicf_context* ctx, const aicf__matmul_d
     if (d->dtype != AICF_DTYPE_FLOAT32 && d->dtype != AICF_DTYPE_FLOAT16)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: dtype %s not supported by the cuBLASLt path", who,
                          aicf_dtype_name(d->dtype));
+    if (d->out_f32 && (d->dtype != AICF_DTYPE_FLOAT16 || d->bias || d->relu))
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: a float32 product needs float16 operands and no bias or ReLU epilogue", who);
     if (d->M <= 0 || d->N <= 0 || d->K <= 0 || d->batch <= 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: M=%lld N=%lld K=%lld batch=%lld must be positive", who,
                          (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
@@ -16077,6 +16083,7 @@ static int64_t aicf__cu_matmul_stride_d(const aicf__matmul_desc* d) {
 
 static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, const aicf__matmul_desc* d, aicf__lt_objs* o) {
     int dt = d->dtype == AICF_DTYPE_FLOAT16 ? AICF__CUDA_R_16F : AICF__CUDA_R_32F;
+    int dto = d->out_f32 ? AICF__CUDA_R_32F : dt; /* C and D */
     int compute = (d->dtype == AICF_DTYPE_FLOAT32 && d->tf32) ? AICF__CUBLAS_COMPUTE_32F_FAST_TF32 : AICF__CUBLAS_COMPUTE_32F;
     int32_t ta = d->trans_b ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N; /* cuBLASLt's A is our B */
     int32_t tb = d->trans_a ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N;
@@ -16112,9 +16119,9 @@ static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, cons
     if (r == AICF_SUCCESS)
         r = aicf__lt_layout(ctx, cu, &o->lb, dt, d->trans_a ? d->M : d->K, d->trans_a ? d->K : d->M, d->lda, d->batch,
                             d->stride_a, "A");
-    if (r == AICF_SUCCESS) r = aicf__lt_layout(ctx, cu, &o->lc, dt, d->N, d->M, d->ldc, d->batch, d->stride_c, "C");
+    if (r == AICF_SUCCESS) r = aicf__lt_layout(ctx, cu, &o->lc, dto, d->N, d->M, d->ldc, d->batch, d->stride_c, "C");
     if (r == AICF_SUCCESS)
-        r = aicf__lt_layout(ctx, cu, &o->ld, dt, d->N, d->M, d->ldc, d->batch, aicf__cu_matmul_stride_d(d), "D");
+        r = aicf__lt_layout(ctx, cu, &o->ld, dto, d->N, d->M, d->ldc, d->batch, aicf__cu_matmul_stride_d(d), "D");
     return r;
 }
 
@@ -16452,8 +16459,8 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
     al[1] = aicf__cu_operand_align(d->b, d->stride_b, d->batch, es);
     /* no C: the launch passes D's address as C (aicf__cuda_emit_matmul), so C has D's alignment
        (a D that is a view into a Concat's output may be aligned to less than 256 bytes) */
-    al[2] = aicf__cu_operand_align(d->c ? d->c : d->d, d->stride_c, d->batch, es);
-    al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, es);
+    al[2] = aicf__cu_operand_align(d->c ? d->c : d->d, d->stride_c, d->batch, d->out_f32 ? 4 : es);
+    al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, d->out_f32 ? 4 : es);
     r = aicf__cuda_push(ctx, cu);
     if (r != AICF_SUCCESS) return r;
     r = aicf__lt_build(ctx, cu, d, &o);
@@ -22448,8 +22455,13 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) 
    Choice (policy.conv_algo): DIRECT always keeps the generated kernels of aicf__cuo_lower_conv;
    IMPLICIT_GEMM_TC takes the tensor-core kernel wherever it applies (float16 storage, group 1,
    index limits); AUTO takes it for every float16 group-1 conv too (it needs no buffer, fuses the
-   epilogue and, unlike cuBLASLt's per-image batch, tiles N*OH*OW across images);
-   IM2COL_GEMM takes this path wherever it applies (group 1, cuBLASLt loaded, index limits);
+   epilogue and, unlike cuBLASLt's per-image batch, tiles N*OH*OW across images), except where
+   the batched rule (aicf__cuc_batched_auto) takes the batched im2col lowering first: float16,
+   several images, K >= 512 and few output tiles, where one cuBLASLt GEMM over all the images'
+   columns beats the generated kernel (aicf__cuc_batched_fit: column buffer [K][N][P], float32
+   product, aicf_conv2d_tc_reduce_f16 to NCHW with the epilogue);
+   IM2COL_GEMM takes this path wherever it applies (group 1, cuBLASLt loaded, index limits;
+   batched at float16 with several images where N*P % 8 == 0, else per image);
    AUTO takes it for every pointwise conv (no copy to pay for) and, for the others, by the cost
    model of aicf__cuc_choose. Grouped and depthwise convs stay on the generated kernels. */
 
@@ -22526,6 +22538,9 @@ typedef struct aicf__cuc_choice {
     int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp, tcs: output tile, tiles per image, input patch */
     int tcs;           /* tc: the small-K kernel (aicf_conv2d_tcs_f16_m64): K <= 256, weights resident, tiles looped over */
     int64_t tcs_grid;  /* tcs: blocks along x (each loops over every tcs_grid-th tile) */
+    int batched;       /* im2col: the images side by side, one GEMM [M, N*P] with a float32 product,
+                          then aicf_conv2d_tc_reduce_f16 to NCHW with the epilogue (float16 only) */
+    size_t col_bytes;  /* batched: the column buffer's bytes rounded up to 256; the product follows it */
 } aicf__cuc_choice;
 
 /* The patch kernel's dynamic shared memory (templates/conv_tc.cu.j2): AICF_TCP_STAGES weight
@@ -22771,6 +22786,61 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     return NULL;
 }
 
+/* The batched im2col lowering (float16 storage, N > 1 images, not pointwise): the column buffer
+   [K][N][P] (aicf_im2col_knp_f16) is one [K, N*P] matrix, so the N images are one cuBLASLt GEMM
+   D [M, N*P] = W [M, K] x col with a float32 D (CNHW order) after the column buffer in the
+   scratch, and aicf_conv2d_tc_reduce_f16 (the split-K reduction with one split) writes Y in
+   NCHW with the bias, a residual Add and a ReLU. Against the per-image batch it needs no
+   alignment of P (a per-image D [M, P] with P*2 bytes not a multiple of 16 puts cuBLASLt on its
+   unaligned kernels: resnet18's 14x14 and 7x7 layers at batch 32) and gives cuBLASLt one GEMM
+   of N*P columns instead of N of P; it pays the product's round trip (M*N*P*4 bytes written and
+   read back) and one launch. Returns NULL when it applies (ch->col_bytes and ch->scratch set),
+   else why not. `bytes`: the column buffer's size. */
+static const char* aicf__cuc_batched_fit(const aicf__cuo* c, aicf__cuc_choice* ch, size_t bytes) {
+    size_t col = 0, prod = 0, total = 0;
+    if (c->es != 2 || ch->batch < 2) return "float16 and more than one image only";
+    if (ch->batch * ch->N % 8) return "N*P not a multiple of 8 (16-byte rows of the column buffer)";
+    if (aicf__cuda_kernel_find("aicf_im2col_knp_f16") < 0 || aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0)
+        return "aicf_im2col_knp_f16 or aicf_conv2d_tc_reduce_f16 not in the kernel table";
+    if (ch->K > 0x7fffffff || ch->N > 0x7fffffff) return "K or P beyond 2^31";
+    col = (bytes + 255u) & ~(size_t)255u;
+    if (col < bytes || !aicf__mul_size((size_t)ch->M, (size_t)(ch->batch * ch->N), &prod) || !aicf__mul_size(prod, 4, &prod) ||
+        (total = col + prod) < col || (uint64_t)total > AICF_MAX_TENSOR_BYTES)
+        return "the column buffer and product exceed AICF_MAX_TENSOR_BYTES";
+    ch->col_bytes = col;
+    ch->scratch = total;
+    return NULL;
+}
+
+/* AUTO's rule for the batched lowering at float16 (it is tried before the tensor-core kernels):
+   several images, K = C*KH*KW >= AICF__CUC_BATCHED_MIN_K and at most AICF__CUC_BATCHED_WAVES
+   output tiles of the tensor-core kernel per SM (BM = 64 or 128 channels by 64 columns of N*P).
+   Measured on resnet18 (H100, fp16, per-step profiles, docs/benchmarks.md): where the tiles are
+   few the tensor-core kernel under-fills the device or splits K, and the batched GEMM wins
+   (batch 32: the 14x14 and 7x7 3x3 convs, 196 and 100 tiles, 62-73 -> 45-60 us, the strided
+   ones 52-61 -> 29-38 us; batch 8: every 3x3 conv of layers 2-4, 98 tiles and fewer, 25-35 ->
+   17-25 us); with many tiles the column buffer's round trip costs more than the kernel's own
+   gather (392 tiles and more: layer1 at batch 8, 23 -> 39 us; layer2 at batch 32, 67 -> 100 us);
+   below K = 512 (the 1x1 stride-2 downsamples, K = 64-256) the buffer's copy is most of the work
+   (15-23 -> 28-35 us at batch 32). */
+#ifndef AICF__CUC_BATCHED_WAVES
+#  define AICF__CUC_BATCHED_WAVES 2
+#endif
+#ifndef AICF__CUC_BATCHED_MIN_K
+#  define AICF__CUC_BATCHED_MIN_K 512
+#endif
+static int aicf__cuc_batched_auto(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, int64_t* tiles, int* sm_out) {
+    int64_t K = w->C * w->KH * w->KW, NP = w->N * w->OH * w->OW, bm = M >= 128 ? 128 : 64;
+    int sm = 132;
+#if !defined(AICF_NO_CUDA)
+    if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
+#endif
+    *tiles = ((M + bm - 1) / bm) * ((NP + 63) / 64);
+    *sm_out = sm;
+    return c->es == 2 && w->N > 1 && K >= AICF__CUC_BATCHED_MIN_K && M > 0 && NP > 0 && *tiles <= (int64_t)AICF__CUC_BATCHED_WAVES * sm &&
+           aicf__cuc_have_lt(c);
+}
+
 /* Decides between the GEMM lowering and the generated kernels for the window w (from
    aicf__cuo_window), M output channels and `group`. Depends only on the policy, the shapes, the
    storage type (c->es, set by aicf__cuo_floats) and whether cuBLASLt is loaded: the memory plan's
@@ -22808,6 +22878,24 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
                  algo == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC does not apply: " : forced, (long long)group);
         return;
     }
+    if (algo == AICF_CONV_AUTO && !pointwise) {
+        int64_t tiles = 0;
+        int sm = 0;
+        if (aicf__cuc_batched_auto(c, w, M, &tiles, &sm)) {
+            aicf__cuc_choice b;
+            size_t el = 0, bytes = 0;
+            b = *ch;
+            if (ch->batch <= 0x7fffffff && ch->N <= 0x7fffffff && ch->K <= 0x7fffffff / ch->batch &&
+                aicf__mul_size((size_t)ch->K, (size_t)ch->N, &el) && aicf__mul_size(el, (size_t)ch->batch, &el) &&
+                aicf__mul_size(el, 2, &bytes) && bytes <= AICF__CUC_AUTO_MAX_SCRATCH && !aicf__cuc_batched_fit(c, &b, bytes)) {
+                *ch = b;
+                ch->gemm = ch->im2col = ch->batched = 1;
+                snprintf(ch->why, sizeof ch->why, "AUTO fp16: %lld tiles <= %d/SM (%d), K>=%d", (long long)tiles, AICF__CUC_BATCHED_WAVES,
+                         sm, AICF__CUC_BATCHED_MIN_K);
+                return;
+            }
+        }
+    }
     if (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC) {
         const char* no = aicf__cuc_tc_fit(c, w, M, ch);
         if (!no) return;
@@ -22840,6 +22928,8 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
     }
     ch->im2col = !pointwise;
     ch->scratch = bytes;
+    /* float16 with several images: batched where it applies, else one GEMM per image */
+    if (ch->im2col && c->es == 2 && ch->batch > 1 && !aicf__cuc_batched_fit(c, ch, bytes)) ch->batched = 1;
     if (algo == AICF_CONV_IM2COL_GEMM) {
         ch->gemm = 1;
         snprintf(ch->why, sizeof ch->why, "conv_algo IM2COL_GEMM");
@@ -22853,13 +22943,13 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
     if (ch->K < AICF__CUC_AUTO_MIN_K || ch->M < AICF__CUC_AUTO_MIN_M) {
         snprintf(ch->why, sizeof ch->why, "AUTO: K=%lld M=%lld, im2col pays from K>=%d and M>=%d", (long long)ch->K,
                  (long long)ch->M, AICF__CUC_AUTO_MIN_K, AICF__CUC_AUTO_MIN_M);
-        ch->im2col = 0;
+        ch->im2col = ch->batched = 0;
         ch->scratch = 0;
         return;
     }
     if (bytes > AICF__CUC_AUTO_MAX_SCRATCH) {
         snprintf(ch->why, sizeof ch->why, "AUTO: im2col buffer %s > 1 GiB", aicf__cuc_bytes((double)bytes, b1, sizeof b1));
-        ch->im2col = 0;
+        ch->im2col = ch->batched = 0;
         ch->scratch = 0;
         return;
     }
@@ -22885,12 +22975,14 @@ static aicf_result aicf__cuc_bias(aicf__cuo* c, int Y, int Bi, int64_t N, int64_
     return aicf__cuo_binary(c, "add", Y, &ys3, Bi, &bs3, Y, &ys3);
 }
 
-/* The im2col launch: x (tensor X) into the step's scratch, layout of templates/im2col.cu.j2. */
-static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X) {
+/* The im2col launch: x (tensor X) into the step's scratch, layout of templates/im2col.cu.j2:
+   [N][K][P] (aicf_im2col_<dtype>), or [K][N][P] when `batched` (aicf_im2col_knp_f16, whose
+   blocks walk the K rows and loop over the images). */
+static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X, int batched) {
     aicf__k_im2col a;
     aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
-    int64_t P = w->OH * w->OW, NK = w->N * w->C * w->KH * w->KW, rows, tp = 1;
+    int64_t P = w->OH * w->OW, NK = (batched ? 1 : w->N) * w->C * w->KH * w->KW, rows, tp = 1;
     int tp_log2 = 0;
     char name[64];
     aicf_result r;
@@ -22920,7 +23012,7 @@ static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X)
     grid[2] = 1;
     block[0] = AICF__CUO_BLOCK;
     block[1] = block[2] = 1;
-    snprintf(name, sizeof name, "aicf_im2col_%s", aicf__cuo_dtn(c));
+    snprintf(name, sizeof name, batched ? "aicf_im2col_knp_%s" : "aicf_im2col_%s", aicf__cuo_dtn(c));
     if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch(op, offsetof(aicf__k_im2col, x), X, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_im2col, col), AICF__CUO_SCRATCH, 0);
@@ -22940,57 +23032,96 @@ static void aicf__cuc_tcp_args(const aicf__k_conv2d_tc* a, const aicf__cuc_choic
     q->PW = ch->pw;
 }
 
-/* The tensor-core implicit GEMM (ch from aicf__cuc_tc_fit): absorbs the leading epilogue ops it
-   can (one Add of a float16 tensor shaped like Y, then a Relu; aicf__step.epi_native), then one
-   launch, plus the split-K reduction when ch->splits > 1. */
-static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, const aicf__cuc_choice* ch) {
-    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), res = -1, relu = 0,
-        k = 0;
+/* The leading epilogue ops of the step that the conv kernels and the reduction apply themselves:
+   one Add of a float16 tensor shaped like Y (*res, else -1), then a Relu (*relu). Returns how
+   many (aicf__step.epi_native). */
+static int aicf__cuc_take_epi(const aicf__cuo* c, int Y, int* res, int* relu) {
     const aicf__shape* ys = aicf__cuo_shape(c, Y);
-    aicf__k_conv2d_tc a;
-    aicf__cuo_op* op = NULL;
-    unsigned grid[3], block[3];
-    char b1[32], split[96], kname[48];
-    aicf_result r;
-    while (k < c->st->n_epi && !relu) {
+    int k = 0;
+    *res = -1;
+    *relu = 0;
+    while (k < c->st->n_epi && !*relu) {
         const aicf__epi* e = &c->st->epi[k];
-        if (e->op == AICF__OP_Add && e->operand >= 0 && res < 0 && aicf__same_shape(aicf__cuo_shape(c, e->operand), ys) &&
+        if (e->op == AICF__OP_Add && e->operand >= 0 && *res < 0 && aicf__same_shape(aicf__cuo_shape(c, e->operand), ys) &&
             c->p->loc[e->operand].sdtype == AICF_DTYPE_FLOAT16) {
-            res = e->operand;
+            *res = e->operand;
             k++;
             continue;
         }
         if (e->op == AICF__OP_Relu) {
-            relu = 1;
+            *relu = 1;
             k++;
             continue;
         }
         break;
     }
+    return k;
+}
+
+/* The reduction launch (aicf_conv2d_tc_reduce_f16[_v4]) with the conv's arguments a: Y from the
+   a->splits float32 products [splits][M][N*P] at the scratch + ws_add, the bias Bi, the residual
+   res (-1: none) and a->relu. 4 columns a thread when they are 4 pixels of one image, y (and the
+   residual) allow 8-byte access (the scratch is 256-byte aligned) and there are at most
+   AICF__CUC_TC_REDUCE4_SPLITS splits (H100, resnet18: 15.2 -> 7.0 us at 2 splits and batch 32,
+   4.3 -> 3.9 us at 4; slower at 16 and 32 splits, 3.9 -> 4.4-5.1 us, where a quarter of the
+   threads each load 16-32 partial sums in turn). */
+static aicf_result aicf__cuc_reduce(aicf__cuo* c, const aicf__k_conv2d_tc* a, int Bi, int res, int Y, uint64_t ws_add) {
+    unsigned grid[3], block[3];
+    aicf__cuo_op* op = NULL;
+    aicf_result r;
+    int v4 = (a->OH * a->OW) % 4 == 0 && a->splits <= AICF__CUC_TC_REDUCE4_SPLITS && aicf__cuo_align(c, Y, 0) >= 8 &&
+             (res < 0 || aicf__cuo_align(c, res, 0) >= 8) && aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16_v4") >= 0;
+    aicf__cuo_dims1(a->M * a->N * a->OH * a->OW / (v4 ? 4 : 1), grid, block);
+    if ((r = aicf__cuo_kernel(c, v4 ? "aicf_conv2d_tc_reduce_f16_v4" : "aicf_conv2d_tc_reduce_f16", a, sizeof *a, grid, block, 0, &op)) !=
+        AICF_SUCCESS)
+        return r;
+    if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, bias), Bi, 0);
+    if (res >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, res), res, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, ws_add);
+    return AICF_SUCCESS;
+}
+
+/* The conv kernels' argument struct (aicf__k_conv2d_tc) for window w, ch's GEMM and split. */
+static void aicf__cuc_tc_args(const aicf__cuo_win* w, const aicf__cuc_choice* ch, int relu, aicf__k_conv2d_tc* a) {
+    memset(a, 0, sizeof *a);
+    a->N = w->N;
+    a->C = w->C;
+    a->H = w->H;
+    a->W = w->W;
+    a->M = ch->M;
+    a->OH = w->OH;
+    a->OW = w->OW;
+    a->KH = w->KH;
+    a->KW = w->KW;
+    a->pad_h = w->ph;
+    a->pad_w = w->pw;
+    a->stride_h = w->sh;
+    a->stride_w = w->sw;
+    a->dil_h = w->dh;
+    a->dil_w = w->dw;
+    a->relu = relu;
+    a->splits = ch->splits > 1 ? ch->splits : 1;
+    a->k_per_split = ch->k_per_split;
+}
+
+/* The tensor-core implicit GEMM (ch from aicf__cuc_tc_fit): absorbs the leading epilogue ops it
+   can (one Add of a float16 tensor shaped like Y, then a Relu; aicf__step.epi_native), then one
+   launch, plus the split-K reduction when ch->splits > 1. */
+static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, const aicf__cuc_choice* ch) {
+    int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1), Bi = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), res = -1, relu = 0,
+        k = aicf__cuc_take_epi(c, Y, &res, &relu);
+    aicf__k_conv2d_tc a;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    char b1[32], split[96], kname[48];
+    aicf_result r;
     if (ch->splits > 1 && c->st->scratch_bytes < ch->scratch)
         return aicf__cuo_fail(c, AICF_ERROR_STATE,
                               "the memory plan reserved %llu bytes of scratch; split-K needs %llu (the planner did not ask "
                               "aicf__cuda_step_scratch)",
                               (unsigned long long)c->st->scratch_bytes, (unsigned long long)ch->scratch);
-    memset(&a, 0, sizeof a);
-    a.N = w->N;
-    a.C = w->C;
-    a.H = w->H;
-    a.W = w->W;
-    a.M = ch->M;
-    a.OH = w->OH;
-    a.OW = w->OW;
-    a.KH = w->KH;
-    a.KW = w->KW;
-    a.pad_h = w->ph;
-    a.pad_w = w->pw;
-    a.stride_h = w->sh;
-    a.stride_w = w->sw;
-    a.dil_h = w->dh;
-    a.dil_w = w->dw;
-    a.relu = relu;
-    a.splits = ch->splits;
-    a.k_per_split = ch->k_per_split;
+    aicf__cuc_tc_args(w, ch, relu, &a);
     a.vec_w = ch->K % 8 == 0 && aicf__cuo_align(c, Wt, 0) >= 16;
     a.vec_y = (w->OH * w->OW) % 2 == 0 && aicf__cuo_align(c, Y, 0) >= 4 && (res < 0 || aicf__cuo_align(c, res, 0) >= 4);
     if ((ch->tcp || ch->tcs) && w->OW % 2) a.vec_y = 0; /* the patch kernels pair pixels of one output row */
@@ -23029,22 +23160,8 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
     aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
     split[0] = 0;
     if (ch->splits > 1) {
-        /* the reduction: 4 columns a thread when they are 4 pixels of one image, y (and the
-           residual) allow 8-byte access (the scratch is 256-byte aligned) and there are at most
-           AICF__CUC_TC_REDUCE4_SPLITS splits (H100, resnet18: 15.2 -> 7.0 us at 2 splits and
-           batch 32, 4.3 -> 3.9 us at 4; slower at 16 and 32 splits, 3.9 -> 4.4-5.1 us, where a
-           quarter of the threads each load 16-32 partial sums in turn) */
-        int v4 = (w->OH * w->OW) % 4 == 0 && ch->splits <= AICF__CUC_TC_REDUCE4_SPLITS && aicf__cuo_align(c, Y, 0) >= 8 &&
-                 (res < 0 || aicf__cuo_align(c, res, 0) >= 8) && aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16_v4") >= 0;
         aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, 0);
-        aicf__cuo_dims1(ch->M * ch->N / (v4 ? 4 : 1), grid, block);
-        if ((r = aicf__cuo_kernel(c, v4 ? "aicf_conv2d_tc_reduce_f16_v4" : "aicf_conv2d_tc_reduce_f16", &a, sizeof a, grid, block, 0, &op)) !=
-            AICF_SUCCESS)
-            return r;
-        if (Bi >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, bias), Bi, 0);
-        if (res >= 0) aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, res), res, 0);
-        aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, y), Y, 0);
-        aicf__cuo_patch(op, offsetof(aicf__k_conv2d_tc, ws), AICF__CUO_SCRATCH, 0);
+        if ((r = aicf__cuc_reduce(c, &a, Bi, res, Y, 0)) != AICF_SUCCESS) return r;
         if (ch->tcp)
             snprintf(split, sizeof split, "; split-K %lldx%lldx%lldch (%d SMs, %s)", (long long)ch->splits, (long long)ch->k_per_split,
                      (long long)ch->cg, ch->sm_count, aicf__cuc_bytes((double)ch->scratch, b1, sizeof b1));
@@ -23108,14 +23225,41 @@ static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, in
     md.stride_a = 0;
     md.stride_b = ch.K * ch.N;
     md.stride_c = ch.M * ch.N;
-    aicf__cuo_mm_align(c, &md, Wt, ch.im2col ? -1 : X, -1, Y);
+    if (ch.batched) { /* one GEMM over the N images' columns, float32 product after the column buffer */
+        md.N = ch.batch * ch.N;
+        md.ldb = md.ldc = md.N;
+        md.batch = 1;
+        md.stride_b = md.stride_c = 0;
+        md.out_f32 = 1;
+    }
+    aicf__cuo_mm_align(c, &md, Wt, ch.im2col ? -1 : X, -1, ch.batched ? -1 : Y);
     if (ch.im2col) md.b = 256; /* the scratch offset is a multiple of the arena's 256-byte alignment */
+    if (ch.batched) md.d = 256; /* col_bytes is a multiple of 256 */
     if ((r = aicf__cuo_mm_plan(c, &md, &slot, lt_why, sizeof lt_why)) != AICF_SUCCESS) return r;
     if (slot < 0) {
         snprintf(why, cap, "%.40s; %scuBLASLt: %.90s", ch.why, ch.im2col ? "scratch unused, " : "", lt_why);
         return AICF_SUCCESS;
     }
-    if (ch.im2col && (r = aicf__cuc_im2col(c, w, X)) != AICF_SUCCESS) return r;
+    if (ch.im2col && (r = aicf__cuc_im2col(c, w, X, ch.batched)) != AICF_SUCCESS) return r;
+    if (ch.batched) {
+        int res = -1, relu = 0, k = aicf__cuc_take_epi(c, Y, &res, &relu);
+        aicf__k_conv2d_tc a;
+        if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, AICF__CUO_SCRATCH, 0, -1, 0, AICF__CUO_SCRATCH, ch.col_bytes, -1)) != AICF_SUCCESS)
+            return r;
+        aicf__cuc_tc_args(w, &ch, relu, &a);
+        if ((r = aicf__cuc_reduce(c, &a, Bi, res, Y, ch.col_bytes)) != AICF_SUCCESS) return r;
+        c->st->epi_native = k;
+        if (sscanf(lt_why, "cuBLASLt heuristic #%d of %d", &h0, &hn) == 2) snprintf(alg, sizeof alg, "alg #%d/%d", h0, hn);
+        else snprintf(alg, sizeof alg, "%.30s", lt_why);
+        snprintf(c->kernel, sizeof c->kernel, "im2col+cublasLt:matmul");
+        aicf__cuo_reason(c, "batched im2col+cuBLASLt M=%lld N=%lldx%lld K=%lld (fp16 TC, f32 product); %.48s; "
+                         "col+product %s @arena+%llu; %s; epilogue %s%s%s",
+                         (long long)ch.M, (long long)ch.batch, (long long)ch.N, (long long)ch.K, ch.why,
+                         aicf__cuc_bytes((double)ch.scratch, b1, sizeof b1), (unsigned long long)c->st->scratch_offset, alg,
+                         Bi >= 0 ? "bias" : "-", res >= 0 ? "+res" : "", relu ? "+relu" : "");
+        *done = 1;
+        return AICF_SUCCESS;
+    }
     if ((r = aicf__cuo_mm_push(c, &md, slot, Wt, 0, ch.im2col ? AICF__CUO_SCRATCH : X, 0, -1, 0, Y, 0, -1)) != AICF_SUCCESS)
         return r;
     if (Bi >= 0 && (r = aicf__cuc_bias(c, Y, Bi, ch.batch, ch.M, ch.N)) != AICF_SUCCESS) return r;
@@ -23187,8 +23331,9 @@ aicf_result aicf__cuda_step_scratch(aicf_plan* p, int si, size_t* bytes) {
    GEMM under the policy? The guess starts cuBLASLt's one-time setup on a helper thread early
    (aicf__cuda_lt_hint, 80_cuda.c), so it mirrors the rules from the node alone: a Conv that
    aicf__cuc_choose lowers to a GEMM at float32 storage (group 1; pointwise, or K = C*KH*KW >=
-   AICF__CUC_AUTO_MIN_K and M >= AICF__CUC_AUTO_MIN_M; the float16 convolutions run on the
-   generated tensor-core kernels), every MatMul, and every Gemm but the GEMV's (transB = 1,
+   AICF__CUC_AUTO_MIN_K and M >= AICF__CUC_AUTO_MIN_M), at float16 one that the batched rule may
+   take (several images, not 1x1, K >= AICF__CUC_BATCHED_MIN_K; the others run on the generated
+   tensor-core kernels), every MatMul, and every Gemm but the GEMV's (transB = 1,
    at most AICF__CUO_GEMV_MAX_M rows, matmul_algo AUTO), unless the policy names the generated
    kernels. Before shape inference (the plan's first look) a Conv whose weight shape is not
    known yet (made by a node: ConstantOfShape) counts as a GEMM, and a transB Gemm of unknown
@@ -23206,11 +23351,15 @@ int aicf__cuda_lt_likely(const aicf_graph* g, const aicf_policy* pol, int i) {
     if (n->op == AICF__OP_Conv) {
         const aicf__tensor* w;
         int64_t kk = 1;
-        if (pol->precision == AICF_PRECISION_FP16 || pol->conv_algo == AICF_CONV_DIRECT ||
-            pol->conv_algo == AICF_CONV_IMPLICIT_GEMM_TC)
-            return 0;
+        if (pol->conv_algo == AICF_CONV_DIRECT || pol->conv_algo == AICF_CONV_IMPLICIT_GEMM_TC) return 0;
         if (n->n_in < 2 || n->in[1] < 0 || aicf__attr_i(n, "group", 1) != 1) return 0;
         w = &g->tensors[n->in[1]];
+        if (pol->precision == AICF_PRECISION_FP16) { /* the batched rule's shape tests, without the tile count */
+            const aicf__tensor* x = n->in[0] >= 0 ? &g->tensors[n->in[0]] : NULL;
+            if (!w->shape_known || w->shape.rank < 3 || !x || !x->shape_known || x->shape.rank < 3 || x->shape.d[0] < 2) return 0;
+            for (k = 1; k < w->shape.rank; k++) kk *= w->shape.d[k];
+            return kk != w->shape.d[1] && kk >= AICF__CUC_BATCHED_MIN_K;
+        }
         if (!w->shape_known) return 1;
         if (w->shape.rank < 3) return 0;
         for (k = 1; k < w->shape.rank; k++) kk *= w->shape.d[k];

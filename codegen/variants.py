@@ -109,7 +109,10 @@ def _attention():
 
 def _im2col():
     # Conv as im2col + cuBLASLt GEMM (src/82_cuda_conv.c): the column buffer, copied as stored
-    return [_k("aicf_im2col_%s" % dt, "im2col", dt, {"layout": "NKP"}) for dt in DTYPES]
+    # NKP: per image (one strided-batched GEMM); KNP: the images side by side (one GEMM over N*P
+    # columns, float16 only: its float32 product goes through aicf_conv2d_tc_reduce_f16)
+    return ([_k("aicf_im2col_%s" % dt, "im2col", dt, {"layout": "NKP"}) for dt in DTYPES] +
+            [_k("aicf_im2col_knp_f16", "im2col", "f16", {"layout": "KNP"})])
 
 
 def _gemm():

@@ -513,6 +513,9 @@ typedef struct aicf__matmul_desc {
     int tf32;                    /* 1: float32 inputs on TF32 tensor cores */
     int bias;                    /* 1: add bias[N] (row broadcast) */
     int relu;                    /* 1: ReLU epilogue */
+    int out_f32;                 /* 1: C and D float32 while A and B are `dtype` float16 (a conv's
+                                    product for aicf_conv2d_tc_reduce_f16; no bias, no ReLU) */
+    int reserved;                /* 0 (keeps the descriptor's bytes, saved in plan files, defined) */
     uint64_t a, b, c, d, bias_ptr; /* device addresses, filled at emit time (c may be 0 if beta == 0) */
 } aicf__matmul_desc;
 

@@ -1622,10 +1622,11 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                     if (v.args_size == sizeof md) memcpy(&md, v.args, sizeof md);
                     aicf__cuda_step_algo(p, i, v.algo, &a);
                     aicf__sbuf_printf(&b,
-                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s, algorithm #%d of %d "
+                                      "    launch %d: cuBLASLt matmul M=%lld N=%lld K=%lld batch=%lld %s%s%s%s%s, algorithm #%d of %d "
                                       "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
                                       k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
-                                      aicf_dtype_name(md.dtype), md.tf32 ? " tf32" : "", md.bias ? " +bias" : "", md.relu ? " relu" : "",
+                                      aicf_dtype_name(md.dtype), md.out_f32 ? " -> float32" : "", md.tf32 ? " tf32" : "", md.bias ? " +bias" : "",
+                                      md.relu ? " relu" : "",
                                       a.index, a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
                                       a.align[2], a.align[3]);
                     if (a.workspace_bytes > ws) ws = a.workspace_bytes;

@@ -944,6 +944,8 @@ static aicf_result aicf__cu_matmul_check(aicf_context* ctx, const aicf__matmul_d
     if (d->dtype != AICF_DTYPE_FLOAT32 && d->dtype != AICF_DTYPE_FLOAT16)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: dtype %s not supported by the cuBLASLt path", who,
                          aicf_dtype_name(d->dtype));
+    if (d->out_f32 && (d->dtype != AICF_DTYPE_FLOAT16 || d->bias || d->relu))
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: a float32 product needs float16 operands and no bias or ReLU epilogue", who);
     if (d->M <= 0 || d->N <= 0 || d->K <= 0 || d->batch <= 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: M=%lld N=%lld K=%lld batch=%lld must be positive", who,
                          (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
@@ -1006,6 +1008,7 @@ static int64_t aicf__cu_matmul_stride_d(const aicf__matmul_desc* d) {
 
 static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, const aicf__matmul_desc* d, aicf__lt_objs* o) {
     int dt = d->dtype == AICF_DTYPE_FLOAT16 ? AICF__CUDA_R_16F : AICF__CUDA_R_32F;
+    int dto = d->out_f32 ? AICF__CUDA_R_32F : dt; /* C and D */
     int compute = (d->dtype == AICF_DTYPE_FLOAT32 && d->tf32) ? AICF__CUBLAS_COMPUTE_32F_FAST_TF32 : AICF__CUBLAS_COMPUTE_32F;
     int32_t ta = d->trans_b ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N; /* cuBLASLt's A is our B */
     int32_t tb = d->trans_a ? AICF__CUBLAS_OP_T : AICF__CUBLAS_OP_N;
@@ -1041,9 +1044,9 @@ static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, cons
     if (r == AICF_SUCCESS)
         r = aicf__lt_layout(ctx, cu, &o->lb, dt, d->trans_a ? d->M : d->K, d->trans_a ? d->K : d->M, d->lda, d->batch,
                             d->stride_a, "A");
-    if (r == AICF_SUCCESS) r = aicf__lt_layout(ctx, cu, &o->lc, dt, d->N, d->M, d->ldc, d->batch, d->stride_c, "C");
+    if (r == AICF_SUCCESS) r = aicf__lt_layout(ctx, cu, &o->lc, dto, d->N, d->M, d->ldc, d->batch, d->stride_c, "C");
     if (r == AICF_SUCCESS)
-        r = aicf__lt_layout(ctx, cu, &o->ld, dt, d->N, d->M, d->ldc, d->batch, aicf__cu_matmul_stride_d(d), "D");
+        r = aicf__lt_layout(ctx, cu, &o->ld, dto, d->N, d->M, d->ldc, d->batch, aicf__cu_matmul_stride_d(d), "D");
     return r;
 }
 
@@ -1381,8 +1384,8 @@ aicf_result aicf__cuda_matmul_plan(aicf_plan* p, int si, const aicf__matmul_desc
     al[1] = aicf__cu_operand_align(d->b, d->stride_b, d->batch, es);
     /* no C: the launch passes D's address as C (aicf__cuda_emit_matmul), so C has D's alignment
        (a D that is a view into a Concat's output may be aligned to less than 256 bytes) */
-    al[2] = aicf__cu_operand_align(d->c ? d->c : d->d, d->stride_c, d->batch, es);
-    al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, es);
+    al[2] = aicf__cu_operand_align(d->c ? d->c : d->d, d->stride_c, d->batch, d->out_f32 ? 4 : es);
+    al[3] = aicf__cu_operand_align(d->d, aicf__cu_matmul_stride_d(d), d->batch, d->out_f32 ? 4 : es);
     r = aicf__cuda_push(ctx, cu);
     if (r != AICF_SUCCESS) return r;
     r = aicf__lt_build(ctx, cu, d, &o);

@@ -899,6 +899,90 @@ static float* cpu_ref(aicf_graph* g, const float* x, size_t* n) {
     return y;
 }
 
+/* The batched im2col program (src/82_cuda_conv.c aicf__cuc_batched_fit) from its three launches:
+   aicf_im2col_knp_f16 run thread by thread from its launch and argument struct (ia) into a
+   [K][N][P] column buffer (every element written exactly once), the matmul from its descriptor
+   (md: float16-rounded operands, float32 sums: D [M, N*P] = W x col), then the reduction's
+   arithmetic from its argument struct (ra: one split, bias, ReLU; float16 result). x, w, b: the
+   case's float32 data. Returns Y (malloc'd) or NULL with a message. */
+static float* emulate_batched(const aicf__k_im2col* ia, const unsigned grid[3], const unsigned block[3], const aicf__matmul_desc* md,
+                              const aicf__k_conv2d_tc* ra, const float* x, const float* w, const float* b, char* msg, size_t cap) {
+    int tp_log2 = (int)ia->tp_log2, rows = (int)block[0] >> tp_log2, KHW = (int)(ia->KH * ia->KW);
+    int64_t N = ia->N, K = ia->C * KHW, P = ia->OH * ia->OW, NP = N * P, M = ra->M, i, m, j, k;
+    int k_step = (int)grid[1] * rows;
+    unsigned bx, by, tid;
+    float* col = (float*)calloc((size_t)(K * NP) + 1, sizeof(float));
+    unsigned char* hits = (unsigned char*)calloc((size_t)(K * NP) + 1, 1);
+    float* d = (float*)calloc((size_t)(M * NP) + 1, sizeof(float));
+    float* y = (float*)malloc(sizeof(float) * (size_t)(M * NP) + 1);
+    msg[0] = 0;
+    if (!col || !hits || !d || !y) {
+        snprintf(msg, cap, "out of memory");
+        goto fail;
+    }
+    for (by = 0; by < grid[1]; by++)
+        for (bx = 0; bx < grid[0]; bx++)
+            for (tid = 0; tid < block[0]; tid++) {
+                int pl = (int)tid & ((1 << tp_log2) - 1), rl = (int)tid >> tp_log2, pp = (int)bx * (1 << tp_log2) + pl, kk;
+                int oh, ow;
+                if (pp >= P) continue;
+                oh = pp / (int)ia->OW;
+                ow = pp - oh * (int)ia->OW;
+                for (kk = (int)by * rows + rl; kk < K; kk += k_step) {
+                    int c = kk / KHW, r = kk - c * KHW, kh = r / (int)ia->KW, kw = r - kh * (int)ia->KW, n;
+                    int ih = oh * (int)ia->stride_h - (int)ia->pad_h + kh * (int)ia->dil_h;
+                    int iw = ow * (int)ia->stride_w - (int)ia->pad_w + kw * (int)ia->dil_w;
+                    for (n = 0; n < N; n++) {
+                        int64_t dst = ((int64_t)kk * N + n) * P + pp;
+                        float v = 0.0f;
+                        if (ih >= 0 && ih < ia->H && iw >= 0 && iw < ia->W)
+                            v = aicf__f16_to_f32(aicf__f32_to_f16(x[((n * ia->C + c) * ia->H + ih) * ia->W + iw]));
+                        col[dst] = v;
+                        if (hits[dst] < 255) hits[dst]++;
+                    }
+                    if (kk > K - k_step) break;
+                }
+            }
+    for (i = 0; i < K * NP && hits[i] == 1; i++) continue;
+    if (i < K * NP) {
+        snprintf(msg, cap, "im2col_knp: column element %lld written %d times", (long long)i, hits[i]);
+        goto fail;
+    }
+    if (md->M != M || md->N != NP || md->K != K || md->lda != K || md->ldb != NP || md->ldc != NP || md->batch != 1 || !md->out_f32) {
+        snprintf(msg, cap, "matmul M=%lld N=%lld K=%lld ld %lld/%lld/%lld batch %lld out_f32 %d", (long long)md->M, (long long)md->N,
+                 (long long)md->K, (long long)md->lda, (long long)md->ldb, (long long)md->ldc, (long long)md->batch, md->out_f32);
+        goto fail;
+    }
+    for (m = 0; m < M; m++)
+        for (j = 0; j < NP; j++) {
+            float acc = 0.0f;
+            for (k = 0; k < K; k++) acc += aicf__f16_to_f32(aicf__f32_to_f16(w[m * md->lda + k])) * col[k * md->ldb + j];
+            d[m * md->ldc + j] = acc;
+        }
+    if (ra->splits != 1 || ra->N != N || ra->OH * ra->OW != P) {
+        snprintf(msg, cap, "reduction: %lld splits, N %lld, P %lld", (long long)ra->splits, (long long)ra->N, (long long)(ra->OH * ra->OW));
+        goto fail;
+    }
+    for (m = 0; m < M; m++)
+        for (j = 0; j < NP; j++) {
+            int64_t img = j / P, pp = j % P;
+            float v = d[m * NP + j];
+            if (b) v += aicf__f16_to_f32(aicf__f32_to_f16(b[m]));
+            if (ra->relu && !(v > 0.0f)) v = 0.0f;
+            y[(img * M + m) * P + pp] = aicf__f16_to_f32(aicf__f32_to_f16(v));
+        }
+    free(col);
+    free(hits);
+    free(d);
+    return y;
+fail:
+    free(col);
+    free(hits);
+    free(d);
+    free(y);
+    return NULL;
+}
+
 /* The emulated program `got` (what, "tc" or "tcp") against the CPU reference `ref` (n floats):
    rel L2 error <= 2e-3; frees both. */
 static void check_emulated(aicf_context* ctx, const char* tag, const char* what, float* ref, float* got, size_t n, const char* msg) {
@@ -920,7 +1004,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     cgeo ge;
     aicf_plan* p = NULL;
     char tag[256], want[200];
-    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp, expect_tcs;
+    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp, expect_tcs, expect_batched, auto_batched;
     size_t es = f16 ? 2 : 4;
     const aicf__step* st;
     geo_of(c, &ge);
@@ -933,6 +1017,12 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     /* the documented rule (src/82_cuda_conv.c), read independently: float16 group-1 convs on the
        tensor-core implicit GEMM under AUTO and IMPLICIT_GEMM_TC (no cuBLASLt needed) */
     expect_tc = f16 && c->group == 1 && (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC);
+    /* AUTO's batched rule, tried first: float16, several images, not pointwise, K >= 512, at most
+       2 tensor-core tiles (64 or 128 channels by 64 columns of N*P) per SM (132 on the fake
+       device), N*P % 8 == 0, cuBLASLt loaded */
+    auto_batched = f16 && c->group == 1 && algo == AICF_CONV_AUTO && have_lt && !ge.pointwise && c->N > 1 && ge.K >= 512 &&
+                   (c->N * ge.P) % 8 == 0 && ((c->M + (c->M >= 128 ? 127 : 63)) / (c->M >= 128 ? 128 : 64)) * ((c->N * ge.P + 63) / 64) <= 2 * 132;
+    if (auto_batched) expect_tc = 0;
     /* the small-K kernel: fewer than 8 channels, K <= 256, a 128-pixel tile (TW even) whose C patch
        planes hold at most 4096 elements */
     expect_tcs = 0;
@@ -945,8 +1035,10 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     expect_tcp = expect_tc && !expect_tcs && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 && (c->M < 128 || c->C >= 256) &&
                  ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289;
     expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
-                  (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32));
+                  (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32) || auto_batched);
     expect_im2col = expect_gemm && !ge.pointwise;
+    /* float16 with several images: the batched lowering when N*P is a multiple of 8 */
+    expect_batched = expect_im2col && f16 && c->N > 1 && (c->N * ge.P) % 8 == 0 && (algo == AICF_CONV_IM2COL_GEMM || auto_batched);
     FLT.n_results = 1;
     FLT.queries = 0;
     p = plan_of(cg.g, AICF_BACKEND_CUDA, prec, algo);
@@ -1116,6 +1208,86 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             ref = cpu_ref(cg.g, cg.x, &n);
             got = emulate_tc(&a, ops[0].grid, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
             check_emulated(ctx, tag, "tc", ref, got, n, msg);
+        }
+    } else if (expect_batched) {
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+        const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
+        size_t colb = ((size_t)(c->N * ge.K * ge.P) * 2 + 255) & ~(size_t)255, need = colb + (size_t)(c->M * c->N * ge.P) * 4;
+        CHECK(strcmp(st->kernel, "im2col+cublasLt:matmul") == 0, "%s: kernel %s", tag, st->kernel);
+        snprintf(want, sizeof want, "batched im2col+cuBLASLt M=%lld N=%lldx%lld K=%lld (fp16 TC, f32 product)", (long long)c->M,
+                 (long long)c->N, (long long)ge.P, (long long)ge.K);
+        CHECK(strstr(st->reason, want) != NULL, "%s: reason \"%s\" lacks \"%s\"", tag, st->reason, want);
+        CHECK(strstr(st->reason, algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM" : "AUTO fp16: ") != NULL,
+              "%s: reason \"%s\" does not name the rule", tag, st->reason);
+        snprintf(want, sizeof want, "epilogue %s%s", c->bias ? "bias" : "-", c->relu ? "+relu" : "");
+        CHECK(strstr(st->reason, want) != NULL, "%s: reason \"%s\" lacks \"%s\"", tag, st->reason, want);
+        CHECK(st->epi_native == c->relu, "%s: %d epilogue ops in the reduction, expected %d", tag, st->epi_native, c->relu);
+        CHECK(st->scratch_bytes == need, "%s: scratch %zu bytes, expected the column buffer %zu + the product M*N*P*4 = %zu", tag,
+              st->scratch_bytes, colb, need);
+        CHECK(pr && ops && pr->n_ops == 3, "%s: %d launches, expected im2col, matmul, reduction", tag, pr ? pr->n_ops : 0);
+        if (pr && ops && pr->n_ops == 3 && ops[0].kind == AICF__CUO_KERNEL && ops[1].kind == AICF__CUO_MATMUL &&
+            ops[2].kind == AICF__CUO_KERNEL) {
+            aicf__k_im2col a;
+            aicf__matmul_desc md;
+            aicf__k_conv2d_tc ra;
+            int64_t tp = 1;
+            int j, pa = -1, pb = -1, pd = -1, rws = -1, ry = -1, rb = -1;
+            uint64_t ob = 1, od = 0, ows = 0;
+            char msg[200];
+            size_t n = 0;
+            CHECK(!strcmp(aicf__kt_kernels[ops[0].kernel_index].name, "aicf_im2col_knp_f16"), "%s: launch 0 is %s, not aicf_im2col_knp_f16",
+                  tag, aicf__kt_kernels[ops[0].kernel_index].name);
+            memcpy(&a, ops[0].args, sizeof a);
+            while (tp < ge.P && tp < 256) tp <<= 1;
+            CHECK(a.N == c->N && a.C == c->C && a.H == c->H && a.W == c->W && a.OH == ge.OH && a.OW == ge.OW && a.KH == c->KH &&
+                      a.KW == c->KW && a.pad_h == c->pt && a.pad_w == c->pl && a.stride_h == c->sh && a.stride_w == c->sw &&
+                      a.dil_h == c->dh && a.dil_w == c->dw && ((int64_t)1 << a.tp_log2) == tp,
+                  "%s: im2col_knp arguments", tag);
+            CHECK(ops[0].block[0] == 256 && ops[0].grid[0] == (unsigned)((ge.P + tp - 1) / tp) && ops[0].grid[2] == 1 &&
+                      ops[0].grid[1] >= 1 && ops[0].grid[1] <= 65535 && (int64_t)ops[0].grid[1] <= (ge.K + 256 / tp - 1) / (256 / tp),
+                  "%s: im2col_knp launch grid(%u,%u,%u) block %u", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2], ops[0].block[0]);
+            CHECK(ops[0].n_patch == 2 && ops[0].patch[0].tensor == st->in[0] && ops[0].patch[1].tensor == AICF__CUO_SCRATCH &&
+                      ops[0].patch[1].field == offsetof(aicf__k_im2col, col) && ops[0].patch[1].add == 0,
+                  "%s: im2col_knp patches", tag);
+            memcpy(&md, ops[1].args, sizeof md);
+            CHECK(md.M == c->M && md.N == c->N * ge.P && md.K == ge.K && md.lda == ge.K && md.ldb == md.N && md.ldc == md.N &&
+                      md.batch == 1 && !md.stride_a && !md.stride_b && !md.stride_c && !md.trans_a && !md.trans_b && md.beta == 0.0f &&
+                      md.alpha == 1.0f && !md.bias && !md.relu && md.out_f32 == 1 && md.dtype == AICF_DTYPE_FLOAT16 && !md.tf32 && !md.reserved,
+                  "%s: matmul M=%lld N=%lld K=%lld ld %lld/%lld/%lld batch %lld out_f32 %d", tag, (long long)md.M, (long long)md.N,
+                  (long long)md.K, (long long)md.lda, (long long)md.ldb, (long long)md.ldc, (long long)md.batch, md.out_f32);
+            for (j = 0; j < ops[1].n_patch; j++) {
+                if (ops[1].patch[j].field == offsetof(aicf__matmul_desc, a)) pa = ops[1].patch[j].tensor;
+                if (ops[1].patch[j].field == offsetof(aicf__matmul_desc, b)) pb = ops[1].patch[j].tensor, ob = ops[1].patch[j].add;
+                if (ops[1].patch[j].field == offsetof(aicf__matmul_desc, d)) pd = ops[1].patch[j].tensor, od = ops[1].patch[j].add;
+            }
+            CHECK(pa == st->in[1] && pb == AICF__CUO_SCRATCH && ob == 0 && pd == AICF__CUO_SCRATCH && od == colb,
+                  "%s: matmul operands A %d, B %d+%llu, D %d+%llu (expected W, scratch+0, scratch+%zu)", tag, pa, pb,
+                  (unsigned long long)ob, pd, (unsigned long long)od, colb);
+            /* cuBLASLt: its A is our col [K, N*P] (float16), its D our product (float32), 256-byte aligned */
+            CHECK(FLT.queries == 1 && FLT.a.dtype == AICF__CUDA_R_16F && FLT.a.rows == (uint64_t)(c->N * ge.P) &&
+                      FLT.a.cols == (uint64_t)ge.K && FLT.a.ld == c->N * ge.P && FLT.b.dtype == AICF__CUDA_R_16F &&
+                      FLT.d.dtype == AICF__CUDA_R_32F && FLT.d.rows == (uint64_t)(c->N * ge.P) && FLT.d.cols == (uint64_t)c->M &&
+                      FLT.d.ld == c->N * ge.P && FLT.align[0] == 256 && FLT.align[3] == 256,
+                  "%s: cuBLASLt asked %d times; A %d %llux%llu ld %lld, D %d %llux%llu ld %lld, alignments %u/%u", tag, FLT.queries,
+                  FLT.a.dtype, (unsigned long long)FLT.a.rows, (unsigned long long)FLT.a.cols, (long long)FLT.a.ld, FLT.d.dtype,
+                  (unsigned long long)FLT.d.rows, (unsigned long long)FLT.d.cols, (long long)FLT.d.ld, FLT.align[0], FLT.align[3]);
+            memcpy(&ra, ops[2].args, sizeof ra);
+            for (j = 0; j < ops[2].n_patch; j++) {
+                if (ops[2].patch[j].field == offsetof(aicf__k_conv2d_tc, ws)) rws = ops[2].patch[j].tensor, ows = ops[2].patch[j].add;
+                if (ops[2].patch[j].field == offsetof(aicf__k_conv2d_tc, y)) ry = ops[2].patch[j].tensor;
+                if (ops[2].patch[j].field == offsetof(aicf__k_conv2d_tc, bias)) rb = ops[2].patch[j].tensor;
+            }
+            CHECK(rws == AICF__CUO_SCRATCH && ows == colb && ry == st->out[0] && rb == (c->bias ? st->in[2] : -1) && ra.relu == c->relu &&
+                      ra.M == c->M && ra.splits == 1,
+                  "%s: reduction patches ws %d+%llu y %d bias %d, relu %lld splits %lld", tag, rws, (unsigned long long)ows, ry, rb,
+                  (long long)ra.relu, (long long)ra.splits);
+            CHECK(check_reduce(&ops[2], &ra, msg, sizeof msg) == 0, "%s: reduction: %s", tag, msg);
+            /* the program's arithmetic on the host against the CPU reference (float32) */
+            {
+                float* ref = cpu_ref(cg.g, cg.x, &n);
+                float* got = emulate_batched(&a, ops[0].grid, ops[0].block, &md, &ra, cg.x, cg.w, c->bias ? cg.b : NULL, msg, sizeof msg);
+                check_emulated(ctx, tag, "batched", ref, got, n, msg);
+            }
         }
     } else if (expect_im2col) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
@@ -1298,6 +1470,8 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("7x7 s2 p3 stem batch 3", 4, 3, 3, 15, 15, 32, 7, 7, 2, 3, 1, 0);
     cs[n++] = mk("1x1 pointwise", 4, 2, 24, 7, 7, 48, 1, 1, 1, 0, 1, 1);
     cs[n++] = mk("1x1 pointwise batch 1", 4, 1, 70, 5, 6, 20, 1, 1, 1, 0, 1, 0);
+    cs[n++] = mk("3x3 K=576 batch 4 (fp16 AUTO: batched im2col)", 4, 4, 64, 14, 14, 96, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 s2 K=576 batch 2, N*P % 8 == 2 (fp16 AUTO: tensor cores)", 4, 2, 64, 9, 9, 40, 3, 3, 2, 1, 1, 0);
     cs[n++] = mk("1x1 stride 2 (needs im2col)", 4, 3, 64, 8, 9, 40, 1, 1, 2, 0, 1, 1);
     cs[n++] = mk("1x1 pad 1 (needs im2col)", 4, 1, 64, 4, 4, 32, 1, 1, 1, 1, 1, 0);
     cs[n++] = mk("small: K=27 M=8 (AUTO stays direct)", 4, 2, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1);

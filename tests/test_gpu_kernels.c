@@ -1928,7 +1928,15 @@ static void ca_run(const ca_shape* c, aicf_conv_algo algo, aicf_precision prec) 
     if (algo == AICF_CONV_IMPLICIT_GEMM_TC) snprintf(expect, sizeof expect, prec == AICF_PRECISION_FP16 ? "aicf_conv2d_tc" : "aicf_conv2d_");
     else if (algo == AICF_CONV_DIRECT || !g_have_lt) snprintf(expect, sizeof expect, "aicf_conv2d_");
     else if (pointwise) snprintf(expect, sizeof expect, "cublasLt:matmul");
-    else snprintf(expect, sizeof expect, "aicf_im2col_%s cublasLt:matmul%s", dt, c->bias ? " aicf_binary_add_" : "");
+    else {
+        /* float16 with several images and N*P % 8 == 0: the batched lowering (k-major column
+           buffer, one GEMM with a float32 product, the reduction kernel writing NCHW) */
+        int64_t oh = c->rank == 4 ? (c->H + c->pt + c->pb - (c->KH - 1) * c->dh - 1) / c->sh + 1 : 1;
+        int64_t ow = (c->W + c->pl + c->pr - (c->KW - 1) * c->dw - 1) / c->sw + 1;
+        if (prec == AICF_PRECISION_FP16 && c->N > 1 && (c->N * oh * ow) % 8 == 0)
+            snprintf(expect, sizeof expect, "aicf_im2col_knp_f16 cublasLt:matmul aicf_conv2d_tc_reduce_f16");
+        else snprintf(expect, sizeof expect, "aicf_im2col_%s cublasLt:matmul%s", dt, c->bias ? " aicf_binary_add_" : "");
+    }
     tc.expect = expect;
     g_conv_algo = algo;
     run_case(&tc);
@@ -1969,6 +1977,10 @@ static void cases_conv_algo(void) {
     cs[n++] = ca_mk(4, 2, 33, 8, 8, 72, 3, 3, 1, 1, 1, 1);
     cs[n++] = ca_mk(4, 1, 512, 14, 14, 128, 3, 3, 2, 1, 1, 0);
     cs[n++] = ca_mk(4, 2, 3, 32, 30, 128, 7, 7, 2, 3, 1, 1); /* K = 147, M = 128: 128-row tiles, 2-byte weights */
+    /* the batched im2col lowering at float16: resnet's 14x14 (P % 4 == 0: 4 columns a thread in
+       the reduction) and 7x7 layers (P odd) with several images */
+    cs[n++] = ca_mk(4, 4, 64, 14, 14, 96, 3, 3, 1, 1, 1, 1);
+    cs[n++] = ca_mk(4, 8, 48, 7, 7, 80, 3, 3, 1, 1, 1, 0);
     for (i = 0; i < 6; i++) { /* random shapes */
         int64_t k = 1 + 2 * (int64_t)(rnd_u64() % 4), pad = (int64_t)(rnd_u64() % 3), dil = 1 + (int64_t)(rnd_u64() % 2);
         ca_shape c = ca_mk(rnd_u64() % 5 ? 4 : 3, 1 + (int64_t)(rnd_u64() % 3), 1 + (int64_t)(rnd_u64() % 48),
