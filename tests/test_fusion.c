@@ -421,6 +421,23 @@ static void c_conv_residual_relu_splitk(fb* b) {
     fb_output(b, "y2");
 }
 
+/* The same tail where AUTO takes the batched im2col lowering at fp16 on CUDA with cuBLASLt
+   (src/82_cuda_conv.c aicf__cuc_batched_auto: 8 images, K = 576, 7 tensor-core tiles, N*P = 392): the bias,
+   residual and Relu in the reduction kernel that writes NCHW from the GEMM's float32 product;
+   the 7x7 images (P = 49) take the one-column reduction */
+static void c_conv_residual_relu_batched(fb* b) {
+    static const int64_t x[4] = {8, 64, 7, 7}, w[4] = {64, 64, 3, 3}, c[1] = {64}, pads[4] = {1, 1, 1, 1};
+    aicf_attr a[1];
+    a[0] = attr_ints("pads", 4, pads);
+    fb_input(b, "x", 4, x, -1, 1);
+    fb_const(b, "W", 4, w, -0.1f, 0.1f);
+    fb_const(b, "B", 1, c, -0.3f, 0.3f);
+    fb_node(b, "conv", "Conv", "x,W,B", "c", a, 1);
+    fb_node(b, "res", "Add", "x,c", "s", NULL, 0);
+    fb_node(b, "relu", "Relu", "s", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 /* An image model's stem: Conv 7x7 stride 2 (3 channels, bias) + Relu; at fp16 on CUDA the
    small-K tensor-core conv (src/82_cuda_conv.c) with the Relu inside; 80 channels (a partial
    second 64-channel block), an odd output width (2-byte stores) */
@@ -923,6 +940,7 @@ static const fcase CASES[] = {
     {"linear_gelu_enc", c_linear_gelu_enc, 7, 1, 1e-6, 0, 0, 0},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0, 0},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0, 0},
+    {"conv_residual_relu_batched", c_conv_residual_relu_batched, 3, 1, 0, 0, 0, 0},
     {"conv_stem_relu", c_conv_stem_relu, 2, 1, 0, 0, 0, 1}, /* fp32: im2col + cuBLASLt, then bias and Relu */
     {"conv_small_residual", c_conv_small_residual, 2, 1, 0, 0, 0, 1}, /* fp32: the direct conv, then the Add */
     {"gelu_exported", c_gelu_exported, 11, 2, 1e-6, 0, 0, 0},
