@@ -386,7 +386,7 @@ static const char* aicf__cuc_batched_fit(const aicf__cuo* c, aicf__cuc_choice* c
     if (ch->batch * ch->N % 8) return "N*P not a multiple of 8 (16-byte rows of the column buffer)";
     if (aicf__cuda_kernel_find("aicf_im2col_knp_f16") < 0 || aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0)
         return "aicf_im2col_knp_f16 or aicf_conv2d_tc_reduce_f16 not in the kernel table";
-    if (ch->K > 0x7fffffff || ch->batch * ch->N > 0x7fffffff) return "K or N*P beyond 2^31";
+    if (ch->K > 0x7fffffff || ch->batch * ch->N > 0x7fffffff || (ch->batch + 7) / 8 > 65535) return "K or N*P beyond 2^31, or N beyond 2^19";
     col = (bytes + 255u) & ~(size_t)255u;
     if (col < bytes || !aicf__mul_size((size_t)ch->M, (size_t)(ch->batch * ch->N), &prod) || !aicf__mul_size(prod, 4, &prod) ||
         (total = col + prod) < col || (uint64_t)total > AICF_MAX_TENSOR_BYTES)
@@ -593,7 +593,7 @@ static aicf_result aicf__cuc_im2col(aicf__cuo* c, const aicf__cuo_win* w, int X,
     a.tp_log2 = tp_log2;
     grid[0] = (unsigned)((P + tp - 1) / tp);
     grid[1] = (unsigned)AICF__MIN((NK + rows - 1) / rows, (int64_t)65535);
-    grid[2] = 1;
+    grid[2] = batched ? (unsigned)((w->N + 7) / 8) : 1; /* the knp kernel's AICF_KNP_BATCH images a block */
     block[0] = AICF__CUO_BLOCK;
     block[1] = block[2] = 1;
     snprintf(name, sizeof name, batched ? "aicf_im2col_knp_%s" : "aicf_im2col_%s", aicf__cuo_dtn(c));

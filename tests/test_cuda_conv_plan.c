@@ -910,7 +910,7 @@ static float* emulate_batched(const aicf__k_im2col* ia, const unsigned grid[3], 
     int tp_log2 = (int)ia->tp_log2, rows = (int)block[0] >> tp_log2, KHW = (int)(ia->KH * ia->KW);
     int64_t N = ia->N, K = ia->C * KHW, P = ia->OH * ia->OW, NP = N * P, M = ra->M, i, m, j, k;
     int k_step = (int)grid[1] * rows;
-    unsigned bx, by, tid;
+    unsigned bx, by, bz, tid;
     float* col = (float*)calloc((size_t)(K * NP) + 1, sizeof(float));
     unsigned char* hits = (unsigned char*)calloc((size_t)(K * NP) + 1, 1);
     float* d = (float*)calloc((size_t)(M * NP) + 1, sizeof(float));
@@ -920,6 +920,8 @@ static float* emulate_batched(const aicf__k_im2col* ia, const unsigned grid[3], 
         snprintf(msg, cap, "out of memory");
         goto fail;
     }
+    /* block (bx, by, bz) copies images 8*bz .. 8*bz + 7 */
+    for (bz = 0; bz < grid[2]; bz++)
     for (by = 0; by < grid[1]; by++)
         for (bx = 0; bx < grid[0]; bx++)
             for (tid = 0; tid < block[0]; tid++) {
@@ -932,7 +934,7 @@ static float* emulate_batched(const aicf__k_im2col* ia, const unsigned grid[3], 
                     int c = kk / KHW, r = kk - c * KHW, kh = r / (int)ia->KW, kw = r - kh * (int)ia->KW, n;
                     int ih = oh * (int)ia->stride_h - (int)ia->pad_h + kh * (int)ia->dil_h;
                     int iw = ow * (int)ia->stride_w - (int)ia->pad_w + kw * (int)ia->dil_w;
-                    for (n = 0; n < N; n++) {
+                    for (n = 8 * (int)bz; n < N && n < 8 * (int)bz + 8; n++) {
                         int64_t dst = ((int64_t)kk * N + n) * P + pp;
                         float v = 0.0f;
                         if (ih >= 0 && ih < ia->H && iw >= 0 && iw < ia->W)
@@ -1243,8 +1245,9 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
                       a.KW == c->KW && a.pad_h == c->pt && a.pad_w == c->pl && a.stride_h == c->sh && a.stride_w == c->sw &&
                       a.dil_h == c->dh && a.dil_w == c->dw && ((int64_t)1 << a.tp_log2) == tp,
                   "%s: im2col_knp arguments", tag);
-            CHECK(ops[0].block[0] == 256 && ops[0].grid[0] == (unsigned)((ge.P + tp - 1) / tp) && ops[0].grid[2] == 1 &&
-                      ops[0].grid[1] >= 1 && ops[0].grid[1] <= 65535 && (int64_t)ops[0].grid[1] <= (ge.K + 256 / tp - 1) / (256 / tp),
+            CHECK(ops[0].block[0] == 256 && ops[0].grid[0] == (unsigned)((ge.P + tp - 1) / tp) &&
+                      ops[0].grid[2] == (unsigned)((c->N + 7) / 8) && ops[0].grid[1] >= 1 && ops[0].grid[1] <= 65535 &&
+                      (int64_t)ops[0].grid[1] <= (ge.K + 256 / tp - 1) / (256 / tp),
                   "%s: im2col_knp launch grid(%u,%u,%u) block %u", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2], ops[0].block[0]);
             CHECK(ops[0].n_patch == 2 && ops[0].patch[0].tensor == st->in[0] && ops[0].patch[1].tensor == AICF__CUO_SCRATCH &&
                       ops[0].patch[1].field == offsetof(aicf__k_im2col, col) && ops[0].patch[1].add == 0,
@@ -1471,6 +1474,7 @@ static int make_cases(ccase* cs, int cap) {
     cs[n++] = mk("1x1 pointwise", 4, 2, 24, 7, 7, 48, 1, 1, 1, 0, 1, 1);
     cs[n++] = mk("1x1 pointwise batch 1", 4, 1, 70, 5, 6, 20, 1, 1, 1, 0, 1, 0);
     cs[n++] = mk("3x3 K=576 batch 4 (fp16 AUTO: batched im2col)", 4, 4, 64, 14, 14, 96, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 batch 10 (fp16 IM2COL_GEMM: the knp kernel's two image blocks)", 4, 10, 8, 6, 8, 24, 3, 3, 1, 1, 1, 1);
     cs[n++] = mk("3x3 s2 K=576 batch 2, N*P % 8 == 2 (fp16 AUTO: tensor cores)", 4, 2, 64, 9, 9, 40, 3, 3, 2, 1, 1, 0);
     cs[n++] = mk("1x1 stride 2 (needs im2col)", 4, 3, 64, 8, 9, 40, 1, 1, 2, 0, 1, 1);
     cs[n++] = mk("1x1 pad 1 (needs im2col)", 4, 1, 64, 4, 4, 32, 1, 1, 1, 1, 1, 0);

@@ -1981,6 +1981,7 @@ static void cases_conv_algo(void) {
        the reduction) and 7x7 layers (P odd) with several images */
     cs[n++] = ca_mk(4, 4, 64, 14, 14, 96, 3, 3, 1, 1, 1, 1);
     cs[n++] = ca_mk(4, 8, 48, 7, 7, 80, 3, 3, 1, 1, 1, 0);
+    cs[n++] = ca_mk(4, 12, 32, 6, 6, 40, 3, 3, 1, 1, 1, 1); /* 12 images: the im2col kernel's blocks of 8 and of 4 */
     for (i = 0; i < 6; i++) { /* random shapes */
         int64_t k = 1 + 2 * (int64_t)(rnd_u64() % 4), pad = (int64_t)(rnd_u64() % 3), dil = 1 + (int64_t)(rnd_u64() % 2);
         ca_shape c = ca_mk(rnd_u64() % 5 ? 4 : 3, 1 + (int64_t)(rnd_u64() % 3), 1 + (int64_t)(rnd_u64() % 48),
