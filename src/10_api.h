@@ -225,7 +225,11 @@ typedef struct aicf_onnx_desc {
 typedef enum aicf_conv_algo {
     AICF_CONV_AUTO = 0,
     AICF_CONV_DIRECT = 1,        /* the generated implicit-GEMM kernel (CUDA cores) */
-    AICF_CONV_IM2COL_GEMM = 2,   /* im2col into the arena + cuBLASLt GEMM (tensor cores) */
+    AICF_CONV_IM2COL_GEMM = 2,   /* im2col into the arena + cuBLASLt GEMM (tensor cores); at float16
+                                    with several images and N*P % 8 == 0 one GEMM over all the
+                                    images' columns (float32 product, then bias, residual Add and
+                                    ReLU in the kernel that writes NCHW), which AUTO also takes
+                                    for convs with K >= 512 and few output tiles */
     AICF_CONV_IMPLICIT_GEMM_TC = 3 /* float16 storage: the generated implicit GEMM on tensor cores
                                     with bias, residual Add and ReLU in its epilogue */
 } aicf_conv_algo;
