@@ -821,6 +821,23 @@ static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, in
     if (ch.batched) md.d = 256; /* col_bytes is a multiple of 256 */
     if ((r = aicf__cuo_mm_plan(c, &md, &slot, lt_why, sizeof lt_why)) != AICF_SUCCESS) return r;
     if (slot < 0) {
+        /* AUTO chose the batched lowering before the tensor-core kernels: fall back to those when
+           they fit the scratch the memory plan reserved for the batched one (made before cuBLASLt
+           was asked), else to the generated kernels below, as every GEMM lowering does */
+        if (ch.batched && aicf__cuo_conv_algo(c) == AICF_CONV_AUTO) {
+            aicf__cuc_choice t;
+            memset(&t, 0, sizeof t);
+            t.M = ch.M;
+            t.N = ch.N;
+            t.K = ch.K;
+            t.batch = ch.batch;
+            if (!aicf__cuc_tc_fit(c, w, M, &t) && (t.splits <= 1 || t.scratch <= c->st->scratch_bytes)) {
+                snprintf(t.why, sizeof t.why, "AUTO: no cuBLASLt algorithm for the batched GEMM");
+                if ((r = aicf__cuc_lower_tc(c, w, &t)) != AICF_SUCCESS) return r;
+                *done = 1;
+                return AICF_SUCCESS;
+            }
+        }
         snprintf(why, cap, "%.40s; %scuBLASLt: %.90s", ch.why, ch.im2col ? "scratch unused, " : "", lt_why);
         return AICF_SUCCESS;
     }

@@ -1711,6 +1711,38 @@ static void test_chain(aicf_context* ctx) {
     free(w4);
 }
 
+/* cuBLASLt has no algorithm for a conv AUTO gave the batched lowering (float16, 4 images,
+   K = 576): the tensor-core conv takes it (its scratch, if it splits K, fits what was reserved for
+   the column buffer and product), and the reason says why. */
+static void test_no_algorithm_batched(aicf_context* ctx) {
+    ccase c = mk("no cuBLASLt algorithm, batched", 4, 4, 64, 14, 14, 96, 3, 3, 1, 1, 1, 1);
+    cgraph cg;
+    aicf_plan* p;
+    int si;
+    describe(&c);
+    if (!build(ctx, &c, &cg)) {
+        CHECK(0, "build: %s", aicf_last_error(ctx));
+        cgraph_free(&cg);
+        return;
+    }
+    FLT.n_results = 0;
+    p = plan_of(cg.g, AICF_BACKEND_CUDA, AICF_PRECISION_FP16, AICF_CONV_AUTO);
+    FLT.n_results = 1;
+    CHECK(p != NULL, "%s: plan: %s", c.name, aicf_last_error(ctx));
+    if (p && (si = conv_step(p)) >= 0) {
+        const aicf__step* st = &p->steps[si];
+        size_t col = ((size_t)(4 * 576 * 196) * 2 + 255) & ~(size_t)255;
+        CHECK(!strncmp(st->kernel, "aicf_conv2d_tc", 14), "%s: kernel %s, expected the tensor-core conv", c.name, st->kernel);
+        CHECK(strstr(st->reason, "AUTO: no cuBLASLt algorithm for the batched GEMM") != NULL, "%s: reason \"%s\"", c.name, st->reason);
+        CHECK(st->scratch_bytes == col + (size_t)(96 * 4 * 196) * 4, "%s: scratch %zu (reserved for the batched lowering)", c.name,
+              st->scratch_bytes);
+        CHECK(check_scratch(p, c.name) == 0, "%s: scratch placement", c.name);
+        printf("ok   %s: %s -- %s\n", c.name, st->kernel, st->reason);
+    }
+    aicf_plan_destroy(p);
+    cgraph_free(&cg);
+}
+
 /* cuBLASLt has no algorithm: the generated kernel runs and the scratch stays reserved, unused. */
 static void test_no_algorithm(aicf_context* ctx) {
     ccase c = mk("no cuBLASLt algorithm", 4, 1, 16, 8, 8, 32, 3, 3, 1, 1, 1, 1);
@@ -3376,6 +3408,7 @@ int main(int argc, char** argv) {
     test_weights_chunked();
     test_pool_rule(ctx);
     test_no_algorithm(ctx);
+    test_no_algorithm_batched(ctx);
     test_exec_scratch(path);
     test_autotune(path);
     test_autotune_gemm(path);
