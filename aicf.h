@@ -22798,22 +22798,36 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
    alignment of P (a per-image D [M, P] with P*2 bytes not a multiple of 16 puts cuBLASLt on its
    unaligned kernels: resnet18's 14x14 and 7x7 layers at batch 32) and gives cuBLASLt one GEMM
    of N*P columns instead of N of P; it pays the product's round trip (M*N*P*4 bytes written and
-   read back) and one launch. Returns NULL when it applies (ch->col_bytes and ch->scratch set),
-   else why not. `bytes`: the column buffer's size. */
-static const char* aicf__cuc_batched_fit(const aicf__cuo* c, aicf__cuc_choice* ch, size_t bytes) {
-    size_t col = 0, prod = 0, total = 0;
-    if (c->es != 2 || ch->batch < 2) return "float16 and more than one image only";
-    if (ch->batch * ch->N % 8) return "N*P not a multiple of 8 (16-byte rows of the column buffer)";
-    if (aicf__cuda_kernel_find("aicf_im2col_knp_f16") < 0 || aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0)
-        return "aicf_im2col_knp_f16 or aicf_conv2d_tc_reduce_f16 not in the kernel table";
-    if (ch->K > 0x7fffffff || ch->batch * ch->N > 0x7fffffff || (ch->batch + 7) / 8 > 65535) return "K or N*P beyond 2^31, or N beyond 2^19";
-    col = (bytes + 255u) & ~(size_t)255u;
+   read back) and one launch. Applies (returns 1, ch->col_bytes and ch->scratch set) at float16
+   with at least 2 images when N*P % 8 == 0 (16-byte rows of the buffer), both kernels are in the
+   table, K and N*P < 2^31, N < 2^19 (the knp kernel's grid.z of 8 images a block) and the
+   buffer and product fit AICF_MAX_TENSOR_BYTES; else returns 0 and leaves ch as it was.
+   `bytes`: the column buffer's size (aicf__cuc_col_bytes). */
+static int aicf__cuc_batched_fit(const aicf__cuo* c, aicf__cuc_choice* ch, size_t bytes) {
+    size_t col = (bytes + 255u) & ~(size_t)255u, prod = 0, total = 0;
+    if (c->es != 2 || ch->batch < 2 || ch->batch * ch->N % 8 || aicf__cuda_kernel_find("aicf_im2col_knp_f16") < 0 ||
+        aicf__cuda_kernel_find("aicf_conv2d_tc_reduce_f16") < 0 || ch->K > 0x7fffffff || ch->batch * ch->N > 0x7fffffff ||
+        (ch->batch + 7) / 8 > 65535)
+        return 0;
     if (col < bytes || !aicf__mul_size((size_t)ch->M, (size_t)(ch->batch * ch->N), &prod) || !aicf__mul_size(prod, 4, &prod) ||
         (total = col + prod) < col || (uint64_t)total > AICF_MAX_TENSOR_BYTES)
-        return "the column buffer and product exceed AICF_MAX_TENSOR_BYTES";
+        return 0;
     ch->col_bytes = col;
     ch->scratch = total;
-    return NULL;
+    return 1;
+}
+
+/* The column buffer's size, N*K*P elements of the storage type, into *bytes: 0 when it can be
+   made, 1 beyond the im2col kernels' 32-bit row and column indices or cuBLASLt's int32 batch
+   count, 2 beyond AICF_MAX_TENSOR_BYTES. ch->batch > 0. */
+static int aicf__cuc_col_bytes(const aicf__cuo* c, const aicf__cuc_choice* ch, size_t* bytes) {
+    size_t el = 0;
+    *bytes = 0;
+    if (ch->batch > 0x7fffffff || ch->N > 0x7fffffff || ch->K > 0x7fffffff / ch->batch) return 1;
+    if (!aicf__mul_size((size_t)ch->K, (size_t)ch->N, &el) || !aicf__mul_size(el, (size_t)ch->batch, &el) ||
+        !aicf__mul_size(el, c->es, bytes) || (uint64_t)*bytes > AICF_MAX_TENSOR_BYTES)
+        return 2;
+    return 0;
 }
 
 /* AUTO's rule for the batched lowering at float16 (it is tried before the tensor-core kernels):
@@ -22866,7 +22880,9 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
     int pointwise = w->KH == 1 && w->KW == 1 && w->sh == 1 && w->sw == 1 && w->ph == 0 && w->pw == 0 && w->phe == 0 &&
                     w->pwe == 0 && w->OH == w->H && w->OW == w->W;
     const char* forced = algo == AICF_CONV_IM2COL_GEMM ? "conv_algo IM2COL_GEMM does not apply: " : "";
-    size_t el = 0, bytes = 0;
+    size_t bytes = 0;
+    int64_t tiles = 0;
+    int sm = 0, lim;
     char b1[32];
     memset(ch, 0, sizeof *ch);
     ch->M = M;
@@ -22882,23 +22898,12 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
                  algo == AICF_CONV_IMPLICIT_GEMM_TC ? "conv_algo IMPLICIT_GEMM_TC does not apply: " : forced, (long long)group);
         return;
     }
-    if (algo == AICF_CONV_AUTO && !pointwise) {
-        int64_t tiles = 0;
-        int sm = 0;
-        if (aicf__cuc_batched_auto(c, w, M, &tiles, &sm)) {
-            aicf__cuc_choice b;
-            size_t el = 0, bytes = 0;
-            b = *ch;
-            if (ch->batch <= 0x7fffffff && ch->N <= 0x7fffffff && ch->K <= 0x7fffffff / ch->batch &&
-                aicf__mul_size((size_t)ch->K, (size_t)ch->N, &el) && aicf__mul_size(el, (size_t)ch->batch, &el) &&
-                aicf__mul_size(el, 2, &bytes) && bytes <= AICF__CUC_AUTO_MAX_SCRATCH && !aicf__cuc_batched_fit(c, &b, bytes)) {
-                *ch = b;
-                ch->gemm = ch->im2col = ch->batched = 1;
-                snprintf(ch->why, sizeof ch->why, "AUTO fp16: %lld tiles <= %d/SM (%d), K>=%d", (long long)tiles, AICF__CUC_BATCHED_WAVES,
-                         sm, AICF__CUC_BATCHED_MIN_K);
-                return;
-            }
-        }
+    if (algo == AICF_CONV_AUTO && !pointwise && aicf__cuc_batched_auto(c, w, M, &tiles, &sm) && !aicf__cuc_col_bytes(c, ch, &bytes) &&
+        bytes <= AICF__CUC_AUTO_MAX_SCRATCH && aicf__cuc_batched_fit(c, ch, bytes)) {
+        ch->gemm = ch->im2col = ch->batched = 1;
+        snprintf(ch->why, sizeof ch->why, "AUTO fp16: %lld tiles <= %d/SM (%d), K>=%d", (long long)tiles, AICF__CUC_BATCHED_WAVES, sm,
+                 AICF__CUC_BATCHED_MIN_K);
+        return;
     }
     if (algo == AICF_CONV_AUTO || algo == AICF_CONV_IMPLICIT_GEMM_TC) {
         const char* no = aicf__cuc_tc_fit(c, w, M, ch);
@@ -22917,23 +22922,21 @@ static void aicf__cuc_choose(const aicf__cuo* c, const aicf__cuo_win* w, int64_t
                  (long long)ch->K);
         return;
     }
-    /* the im2col kernel's 32-bit row and column indices; cuBLASLt's int32 batch count */
-    if (ch->batch > 0x7fffffff || ch->N > 0x7fffffff || ch->K > 0x7fffffff / ch->batch) {
+    lim = aicf__cuc_col_bytes(c, ch, &bytes);
+    if (lim == 1) {
         snprintf(ch->why, sizeof ch->why, "%sN*K = %lld x %lld or P = %lld beyond 2^31", forced, (long long)ch->batch,
                  (long long)ch->K, (long long)ch->N);
         return;
     }
-    if (!pointwise) {
-        if (!aicf__mul_size((size_t)ch->K, (size_t)ch->N, &el) || !aicf__mul_size(el, (size_t)ch->batch, &el) ||
-            !aicf__mul_size(el, c->es, &bytes) || (uint64_t)bytes > AICF_MAX_TENSOR_BYTES) {
-            snprintf(ch->why, sizeof ch->why, "%sthe im2col buffer exceeds AICF_MAX_TENSOR_BYTES", forced);
-            return;
-        }
+    if (pointwise) bytes = 0; /* no buffer: B is x as stored */
+    else if (lim) {
+        snprintf(ch->why, sizeof ch->why, "%sthe im2col buffer exceeds AICF_MAX_TENSOR_BYTES", forced);
+        return;
     }
     ch->im2col = !pointwise;
     ch->scratch = bytes;
-    /* float16 with several images: batched where it applies, else one GEMM per image */
-    if (ch->im2col && c->es == 2 && ch->batch > 1 && !aicf__cuc_batched_fit(c, ch, bytes)) ch->batched = 1;
+    /* float16 with several images: batched where it applies (setting the scratch), else one GEMM per image */
+    if (ch->im2col && aicf__cuc_batched_fit(c, ch, bytes)) ch->batched = 1;
     if (algo == AICF_CONV_IM2COL_GEMM) {
         ch->gemm = 1;
         snprintf(ch->why, sizeof ch->why, "conv_algo IM2COL_GEMM");
@@ -23262,6 +23265,8 @@ static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, in
         return AICF_SUCCESS;
     }
     if (ch.im2col && (r = aicf__cuc_im2col(c, w, X, ch.batched)) != AICF_SUCCESS) return r;
+    if (sscanf(lt_why, "cuBLASLt heuristic #%d of %d", &h0, &hn) == 2) snprintf(alg, sizeof alg, "alg #%d/%d", h0, hn);
+    else snprintf(alg, sizeof alg, "%.30s", lt_why);
     if (ch.batched) {
         int res = -1, relu = 0, k = aicf__cuc_take_epi(c, Y, &res, &relu);
         aicf__k_conv2d_tc a;
@@ -23270,8 +23275,6 @@ static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, in
         aicf__cuc_tc_args(w, &ch, relu, &a);
         if ((r = aicf__cuc_reduce(c, &a, Bi, res, Y, ch.col_bytes)) != AICF_SUCCESS) return r;
         c->st->epi_native = k;
-        if (sscanf(lt_why, "cuBLASLt heuristic #%d of %d", &h0, &hn) == 2) snprintf(alg, sizeof alg, "alg #%d/%d", h0, hn);
-        else snprintf(alg, sizeof alg, "%.30s", lt_why);
         snprintf(c->kernel, sizeof c->kernel, "im2col+cublasLt:matmul");
         aicf__cuo_reason(c, "batched im2col+cuBLASLt M=%lld N=%lldx%lld K=%lld (fp16 TC, f32 product); %.48s; "
                          "col+product %s @arena+%llu; %s; epilogue %s%s%s",
@@ -23287,8 +23290,6 @@ static aicf_result aicf__cuc_lower_gemm(aicf__cuo* c, const aicf__cuo_win* w, in
     /* the reason fits aicf__step.reason (192) with select_step's " [N launches]"; the most
        telling part first (a fused epilogue keeps only the first 110 characters) */
     arith = c->f16 ? "fp16 tensor cores" : (md.tf32 ? "TF32 tensor cores" : "fp32 SIMT");
-    if (sscanf(lt_why, "cuBLASLt heuristic #%d of %d", &h0, &hn) == 2) snprintf(alg, sizeof alg, "alg #%d/%d", h0, hn);
-    else snprintf(alg, sizeof alg, "%.30s", lt_why);
     if (ch.im2col) {
         snprintf(c->kernel, sizeof c->kernel, "im2col+cublasLt:matmul");
         aicf__cuo_reason(c, "im2col+cuBLASLt M=%lld N=%lld K=%lld batch=%lld (%s); %.40s%s; col %s @arena+%llu; %s%s%s",

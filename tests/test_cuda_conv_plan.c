@@ -17,6 +17,11 @@
        written exactly once, nothing outside the scratch), the GEMM from the matmul descriptor,
        the bias from the broadcast add's arguments, with every address resolved from the patches
        as aicf__cuda_emit_step does; compared with the CPU reference (<= 1e-5 relative);
+     - the batched float16 lowering (k-major column buffer, one GEMM with a float32 product, the
+       reduction kernel to NCHW): its three launches emulated (the knp kernel thread by thread,
+       every column element written once) against the CPU reference, the scratch (buffer +
+       product), what cuBLASLt was asked, AUTO's rule; the tensor-core fallback when cuBLASLt has
+       no algorithm for it; float32-product descriptors it may not build, refused;
      - the GEMV lowering of small-M Gemm (transB): kernel variant, arguments, launch, patches,
        and its argument struct run on the host (dot products, then the chain's ops through the
        broadcast descriptors) against the CPU reference (<= 1e-5 relative);
@@ -1743,6 +1748,45 @@ static void test_no_algorithm_batched(aicf_context* ctx) {
     cgraph_free(&cg);
 }
 
+/* A float32 product (aicf__matmul_desc.out_f32) is for float16 operands without a bias or ReLU
+   epilogue: any other descriptor is refused with AICF_ERROR_UNSUPPORTED and a message naming
+   the rule, before cuBLASLt is asked. */
+static void test_out_f32_refused(aicf_context* ctx) {
+    ccase c = mk("out_f32 descriptors", 4, 2, 8, 6, 6, 16, 3, 3, 1, 1, 1, 0);
+    cgraph cg;
+    aicf_plan* p;
+    int k;
+    describe(&c);
+    if (!build(ctx, &c, &cg)) {
+        CHECK(0, "build: %s", aicf_last_error(ctx));
+        cgraph_free(&cg);
+        return;
+    }
+    p = plan_of(cg.g, AICF_BACKEND_CUDA, AICF_PRECISION_FP16, AICF_CONV_AUTO);
+    CHECK(p != NULL, "%s: plan: %s", c.name, aicf_last_error(ctx));
+    for (k = 0; p && k < 3; k++) {
+        aicf__matmul_desc md;
+        void* algo = NULL;
+        char reason[192];
+        int q = FLT.queries;
+        aicf_result r;
+        memset(&md, 0, sizeof md);
+        md.M = md.N = md.K = md.lda = md.ldb = md.ldc = 16;
+        md.batch = 1;
+        md.alpha = 1.0f;
+        md.out_f32 = 1;
+        md.dtype = k == 0 ? AICF_DTYPE_FLOAT32 : AICF_DTYPE_FLOAT16;
+        md.bias = k == 1;
+        md.relu = k == 2;
+        r = aicf__cuda_matmul_plan(p, 0, &md, 0, &algo, reason, sizeof reason);
+        CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(ctx), "a float32 product needs float16 operands and no bias or ReLU epilogue"),
+              "out_f32 descriptor %d: result %d, message \"%s\"", k, (int)r, aicf_last_error(ctx));
+        CHECK(algo == NULL && FLT.queries == q, "out_f32 descriptor %d: no algorithm, cuBLASLt not asked", k);
+    }
+    aicf_plan_destroy(p);
+    cgraph_free(&cg);
+}
+
 /* cuBLASLt has no algorithm: the generated kernel runs and the scratch stays reserved, unused. */
 static void test_no_algorithm(aicf_context* ctx) {
     ccase c = mk("no cuBLASLt algorithm", 4, 1, 16, 8, 8, 32, 3, 3, 1, 1, 1, 1);
@@ -3409,6 +3453,7 @@ int main(int argc, char** argv) {
     test_pool_rule(ctx);
     test_no_algorithm(ctx);
     test_no_algorithm_batched(ctx);
+    test_out_f32_refused(ctx);
     test_exec_scratch(path);
     test_autotune(path);
     test_autotune_gemm(path);

@@ -383,18 +383,27 @@ static void c_linear_gelu_enc(fb* b) {
     fb_output(b, "y");
 }
 
-/* Conv (bias, pad 1) + residual Add + Relu: a ResNet block's tail */
-static void c_conv_residual_relu(fb* b) {
-    static const int64_t x[4] = {2, 4, 6, 6}, w[4] = {4, 4, 3, 3}, c[1] = {4}, pads[4] = {1, 1, 1, 1};
+/* Conv 3x3 (bias, pad 1) of x [x4] keeping its C channels + residual Add (conv first unless
+   res_first) + Relu, weights in [-wr, wr]: a ResNet block's tail */
+static void fb_conv_residual_relu(fb* b, const int64_t* x4, float wr, int res_first) {
+    static const int64_t pads[4] = {1, 1, 1, 1};
+    int64_t w[4], c[1];
     aicf_attr a[1];
+    w[0] = w[1] = c[0] = x4[1];
+    w[2] = w[3] = 3;
     a[0] = attr_ints("pads", 4, pads);
-    fb_input(b, "x", 4, x, -1, 1);
-    fb_const(b, "W", 4, w, -0.3f, 0.3f);
+    fb_input(b, "x", 4, x4, -1, 1);
+    fb_const(b, "W", 4, w, -wr, wr);
     fb_const(b, "B", 1, c, -0.3f, 0.3f);
     fb_node(b, "conv", "Conv", "x,W,B", "c", a, 1);
-    fb_node(b, "res", "Add", "c,x", "s", NULL, 0);
+    fb_node(b, "res", "Add", res_first ? "x,c" : "c,x", "s", NULL, 0);
     fb_node(b, "relu", "Relu", "s", "y", NULL, 0);
     fb_output(b, "y");
+}
+
+static void c_conv_residual_relu(fb* b) {
+    static const int64_t x[4] = {2, 4, 6, 6};
+    fb_conv_residual_relu(b, x, 0.3f, 0);
 }
 
 /* The same tail at sizes where the fp16 tensor-core conv splits K (src/82_cuda_conv.c): 64
@@ -426,16 +435,8 @@ static void c_conv_residual_relu_splitk(fb* b) {
    residual and Relu in the reduction kernel that writes NCHW from the GEMM's float32 product;
    the 7x7 images (P = 49) take the one-column reduction */
 static void c_conv_residual_relu_batched(fb* b) {
-    static const int64_t x[4] = {8, 64, 7, 7}, w[4] = {64, 64, 3, 3}, c[1] = {64}, pads[4] = {1, 1, 1, 1};
-    aicf_attr a[1];
-    a[0] = attr_ints("pads", 4, pads);
-    fb_input(b, "x", 4, x, -1, 1);
-    fb_const(b, "W", 4, w, -0.1f, 0.1f);
-    fb_const(b, "B", 1, c, -0.3f, 0.3f);
-    fb_node(b, "conv", "Conv", "x,W,B", "c", a, 1);
-    fb_node(b, "res", "Add", "x,c", "s", NULL, 0);
-    fb_node(b, "relu", "Relu", "s", "y", NULL, 0);
-    fb_output(b, "y");
+    static const int64_t x[4] = {8, 64, 7, 7};
+    fb_conv_residual_relu(b, x, 0.1f, 1);
 }
 
 /* An image model's stem: Conv 7x7 stride 2 (3 channels, bias) + Relu; at fp16 on CUDA the
