@@ -83,6 +83,12 @@ typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1
 #  define AICF__CUC_TCP_MAX_STRIDE 1 /* the largest stride the patch kernel is chosen for */
 #endif
 #define AICF__CUC_TCP_TILE 64  /* output pixels per block */
+#define AICF__CUC_TCR_LDA 152  /* the rows kernels' AICF_TCR_LDA (halves per weight row) */
+#define AICF__CUC_TCR_LDT 24   /* and AICF_TCR_LDT (halves per patch pixel) */
+#define AICF__CUC_TCR_SMEM_MAX (113 * 1024) /* 2 blocks of 256 threads per SM (228 KiB, 1 KiB reserved per block) */
+#ifndef AICF__CUC_TCR_MIN_FILL
+#  define AICF__CUC_TCR_MIN_FILL 100 /* percent of the SMs the rows kernel's blocks must reach (no split-K for it under AUTO) */
+#endif
 
 /* the tensor-core kernel's tile (templates/conv_tc.cu.j2: BM = 64 or 128 output channels by 64
    columns by 32 of K) and split-K bounds */
@@ -118,6 +124,8 @@ typedef struct aicf__cuc_choice {
     int sm_count;      /* tc: the SMs the split-K rule assumed */
     char est[64];      /* AUTO: what the generated kernel would do instead */
     int tcp;           /* tc: the patch kernel (aicf_conv2d_tcp_*): k_per_split counts chunks of cg channels */
+    int tcr;           /* tcp: its rows variant (aicf_conv2d_tcr_*: 3x3 stride 1 pad 1, whole rows, cg = 16) */
+    int64_t vb;        /* tcr: bytes per row copy (16 or 8) */
     int64_t khw, cg;   /* tcp: taps KH*KW, channels per chunk */
     int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp, tcs: output tile, tiles per image, input patch */
     int tcs;           /* tc: the small-K kernel (aicf_conv2d_tcs_f16_m64): K <= 256, weights resident, tiles looped over */
@@ -132,6 +140,16 @@ typedef struct aicf__cuc_choice {
 static unsigned aicf__cuc_tcp_smem(const aicf__cuc_choice* ch) {
     int64_t s = ch->khw * ch->cg / 8, lda = (s % 2) ? ch->khw * ch->cg : ch->khw * ch->cg + 8;
     return (unsigned)((AICF__CUC_TCP_STAGES * ch->bm * lda + 2 * AICF__CUC_TCP_PMAX * ch->cg) * 2);
+}
+
+/* The rows kernel's dynamic shared memory (templates/conv_tc.cu.j2 aicf_conv2d_tcr_*): two weight
+   chunks of BM rows of AICF_TCR_LDA halves, two copies of 16 channels x PH input rows of W halves,
+   two channels-last patches of PH x (W + 2) pixels of AICF_TCR_LDT halves; at least the staged
+   output, BM rows of pix + 8 floats (pix = 224 pixel columns with BM = 64, 112 with 128). */
+static size_t aicf__cuc_tcr_smem(int64_t bm, int64_t W, int64_t ph) {
+    size_t pipe = (size_t)(2 * bm * AICF__CUC_TCR_LDA + 2 * 16 * ph * W + 2 * ph * (W + 2) * AICF__CUC_TCR_LDT) * 2,
+           out = (size_t)bm * ((bm == 128 ? 112 : 224) + 8) * 4;
+    return pipe > out ? pipe : out;
 }
 
 /* The small-K kernel (templates/conv_tc.cu.j2 aicf_conv2d_tcs_f16_m64): 64 output channels by
@@ -258,7 +276,8 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
 #if !defined(AICF_NO_CUDA)
     if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->sm_count > 0) sm = c->ctx->cuda->sm_count;
 #endif
-    ch->tcp = ch->tcs = 0;
+    ch->tcp = ch->tcs = ch->tcr = 0;
+    ch->vb = 0;
     ch->khw = ch->cg = ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = ch->tcs_grid = 0;
     /* the small-K kernel: few channels (the gathering kernel's per-element gather and 2-byte
        weight loads are what its time goes to there), K in one piece, no K split (its tile loop
@@ -285,6 +304,42 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         }
         ch->th = ch->tw = ch->tiles_h = ch->tiles_w = ch->ph = ch->pw = 0;
     }
+#if !defined(AICF__CUC_NO_TCR)
+    /* the rows kernel: the 3x3 'same' convs (stride 1, dilation 1, pads 1: OH = H, OW = W) with C %
+       16 == 0 and W % 4 == 0, a constant weight read by this step alone (stored chunk-ordered,
+       16 channels a chunk), x aligned to the row copies; a tile of TH = floor(pix / W) whole rows
+       (pix = 224 pixels with 64-row blocks, 112 with 128; at most OH) where floor(pix / W) rows
+       use at least 7/8 of the block's pixel columns; its shared memory within 2 blocks per SM; and at least AICF__CUC_TCR_MIN_FILL
+       percent of the SMs busy without a K split (its blocks = images x row tiles x channel blocks)
+       under AUTO; conv_algo IMPLICIT_GEMM_TC takes it wherever it fits (split-K as the patch kernel).
+       Measured on resnet18 (H100, docs/benchmarks.md): the layer1 and layer2 3x3 convs at batch 32. */
+    if (!ch->tcs) {
+        int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1);
+        int64_t pix = bm == 128 ? 112 : 224, vb = w->W % 8 == 0 ? 16 : w->W % 4 == 0 ? 8 : 0, th = w->W > 0 ? pix / w->W : 0;
+        int64_t fits = th * w->W * 8 >= pix * 7, blocks, smax = AICF__CUC_TCR_SMEM_MAX;
+        char kn[48];
+        if (th > w->OH) th = w->OH; /* an image shorter than the tile: one tile of OH rows */
+        blocks = w->N * (th > 0 ? (w->OH + th - 1) / th : 0) * ((M + bm - 1) / bm);
+#  if !defined(AICF_NO_CUDA)
+        if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->max_smem_optin > 0 && c->ctx->cuda->max_smem_optin < smax)
+            smax = c->ctx->cuda->max_smem_optin; /* sm_86/89: 99 KiB a block */
+#  endif
+        snprintf(kn, sizeof kn, "aicf_conv2d_tcr_f16_m%d_v%d", (int)bm, (int)vb);
+        if (w->KH == 3 && w->KW == 3 && w->sh == 1 && w->sw == 1 && w->dh == 1 && w->dw == 1 && w->ph == 1 && w->pw == 1 &&
+            w->OH == w->H && w->OW == w->W && w->C % 16 == 0 && vb && th >= 1 && fits &&
+            aicf__cuc_tcr_smem(bm, w->W, th + 2) <= (size_t)smax &&
+            (aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC || blocks * 100 >= (int64_t)AICF__CUC_TCR_MIN_FILL * sm) &&
+            X >= 0 && aicf__cuo_align(c, X, 0) >= (uint64_t)vb && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS &&
+            c->p->loc[Wt].alias_of < 0 && aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
+            aicf__cuda_kernel_find(kn) >= 0 && blocks < lim) {
+            ch->tcp = ch->tcr = 1;
+            ch->vb = vb;
+            ch->khw = 9;
+            ch->cg = 16;
+            aicf__cuc_set_tile(w, ch, th, w->W, th + 2, w->W + 2);
+        }
+    }
+#endif
 #if !defined(AICF__CUC_NO_TCP)
     /* the patch kernel: 3x3 taps, stride 1, in chunks of 8 channels; a constant weight read by
        this step alone (stored chunk-ordered; the weight buffer's offsets are 256-byte aligned and
@@ -294,7 +349,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
        4-stage pipeline's fill is not amortised), on stride 2 (the patch is 4x the tile) and on
        1x1 convs (a 16-channel chunk is one k16 step per barrier): those stay on the gathering
        kernel. */
-    {
+    if (!ch->tcr) {
         int Wt = aicf__cuo_in(c, 1);
         int64_t tbm = w->C < AICF__CUC_TCP_M64_BELOW ? 64 : bm;
         int64_t khw = w->KH * w->KW,
@@ -731,8 +786,14 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
             return aicf__cuo_fail(c, AICF_ERROR_STATE, "the patch kernel's weights are not 16-byte aligned (the fit checked it)");
         aicf__cuc_tcp_args(&a, ch, &q);
         grid[0] = (unsigned)(w->N * ch->tiles_h * ch->tiles_w);
-        snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)ch->bm, (int)ch->khw, (int)ch->cg);
-        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block, aicf__cuc_tcp_smem(ch), &op)) != AICF_SUCCESS) return r;
+        if (ch->tcr) {
+            block[0] = 256;
+            snprintf(kname, sizeof kname, "aicf_conv2d_tcr_f16_m%d_v%d", (int)ch->bm, (int)ch->vb);
+        } else
+            snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)ch->bm, (int)ch->khw, (int)ch->cg);
+        if ((r = aicf__cuo_kernel(c, kname, &q, sizeof q, grid, block,
+                                  ch->tcr ? (unsigned)aicf__cuc_tcr_smem(ch->bm, w->W, ch->ph) : aicf__cuc_tcp_smem(ch), &op)) != AICF_SUCCESS)
+            return r;
         c->p->loc[Wt].chunk = (int)ch->cg; /* the weights stored chunk-ordered (aicf__weights_chunked at upload) */
     } else {
         grid[0] = (unsigned)((ch->N + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
@@ -763,6 +824,12 @@ static aicf_result aicf__cuc_lower_tc(aicf__cuo* c, const aicf__cuo_win* w, cons
                          (long long)ch->th, (long long)ch->tw, (long long)ch->ph, (long long)ch->pw, (long long)ch->tcs_grid,
                          (long long)(w->N * ch->tiles_h * ch->tiles_w), (long long)ch->M, (long long)ch->N, (long long)ch->K, ch->why,
                          Bi >= 0 ? "bias" : "-", res >= 0 ? "+res" : "", relu ? "+relu" : "", a.vec_y ? "" : "; 2-byte stores");
+    else if (ch->tcr)
+        aicf__cuo_reason(c, "tensor-core implicit GEMM %dx(%lldx%lld px) %dB rows, %lldx%lld patch in smem M=%lld N=%lld "
+                         "K=%lld (%s)%s; epilogue %s%s%s%s",
+                         (int)ch->bm, (long long)ch->th, (long long)ch->tw, (int)ch->vb, (long long)ch->ph, (long long)ch->pw, (long long)ch->M,
+                         (long long)ch->N, (long long)ch->K, ch->why, split, Bi >= 0 ? "bias" : "-", res >= 0 ? "+res" : "", relu ? "+relu" : "",
+                         a.vec_y ? "" : "; 2-byte stores");
     else if (ch->tcp)
         aicf__cuo_reason(c, "tensor-core implicit GEMM %dx(%lldx%lld px) %lldx%lld patch in smem M=%lld N=%lld K=%lld (%s)%s; "
                          "epilogue %s%s%s%s",

@@ -712,16 +712,20 @@ static int check_reduce(const aicf__cuo_op* op, const aicf__k_conv2d_tc* a, char
    inside the image; its input patch starts at (oh0*stride - pad_top, ow0*stride - pad_left) and
    tap (kh, kw) of pixel (r, q) reads patch pixel (r*stride_h + kh*dil_h, q*stride_w + kw*dil_w),
    which must lie inside PH x PW; K runs by chunks of cg channels, each by tap then channel, split
-   z summing chunks [z*k_per_split, ...). Checks that the tiles cover every output pixel once, the
+   z summing chunks [z*k_per_split, ...); `rows`: the rows kernel (aicf_conv2d_tcr_*), whose tile is TH whole
+   output rows. Checks that the tiles cover every output pixel once, the
    splits every chunk once, and every tap stays inside the patch. Returns Y (malloc'd) or NULL. */
-static float* emulate_tcp(const aicf__k_conv2d_tcp* q, const unsigned grid[3], int64_t cg, const float* x, const float* w,
+static float* emulate_tcp(const aicf__k_conv2d_tcp* q, const unsigned grid[3], int64_t cg, int rows, const float* x, const float* w,
                           const float* b, char* msg, size_t cap) {
     const aicf__k_conv2d_tc* a = &q->b;
     int64_t P = a->OH * a->OW, NP = a->N * P, nch = a->C / cg, covered = 0, bx, z, i;
     float* y = (float*)malloc(sizeof(float) * (size_t)(a->M * NP) + 1);
     unsigned char* seen = (unsigned char*)calloc((size_t)NP + 1, 1);
     msg[0] = 0;
-    if (!y || !seen || a->C % cg || q->TH * q->TW > 64 || q->PH * q->PW > 289 || (int64_t)grid[0] != a->N * q->tiles_h * q->tiles_w ||
+    /* the patch kernel: tiles of at most 64 pixels, patches of at most 289; the rows kernel: whole rows (TW = OW, one tile
+       across), at most 224 pixels */
+    if (!y || !seen || a->C % cg || q->TH * q->TW > (rows ? 224 : 64) || (!rows && q->PH * q->PW > 289) ||
+        (rows && (q->TW != a->OW || q->tiles_w != 1)) || (int64_t)grid[0] != a->N * q->tiles_h * q->tiles_w ||
         q->PH != (q->TH - 1) * a->stride_h + (a->KH - 1) * a->dil_h + 1 || q->PW != (q->TW - 1) * a->stride_w + (a->KW - 1) * a->dil_w + 1) {
         snprintf(msg, cap, "tile %lldx%lld patch %lldx%lld tiles %lldx%lld grid.x %u", (long long)q->TH, (long long)q->TW,
                  (long long)q->PH, (long long)q->PW, (long long)q->tiles_h, (long long)q->tiles_w, grid[0]);
@@ -1011,7 +1015,8 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
     cgeo ge;
     aicf_plan* p = NULL;
     char tag[256], want[200];
-    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp, expect_tcs, expect_batched, auto_batched;
+    int si, f16 = prec == AICF_PRECISION_FP16, expect_gemm, expect_im2col, expect_tc, expect_tcp, expect_tcr, expect_tcs, expect_batched,
+        auto_batched;
     size_t es = f16 ? 2 : 4;
     const aicf__step* st;
     geo_of(c, &ge);
@@ -1038,9 +1043,21 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         for (tw = 2; tw <= 128; tw *= 2)
             if (c->C * ((128 / tw - 1) * c->sh + (c->KH - 1) * c->dh + 1) * ((tw - 1) * c->sw + (c->KW - 1) * c->dw + 1) <= 4096) expect_tcs = 1;
     }
+    /* the rows kernel: 3x3 stride 1 dilation 1 pads 1, C % 16 == 0, W % 4 == 0 (16-byte row copies when W % 8 == 0,
+       else 8), TH = floor(pix / W) >= 1 whole rows with TH*W >= 7/8 of pix (224 pixels with 64-row blocks, 112 with
+       128), shared memory (2 x 64 or 128 weight rows of 152 halves, 2 x 16 x (TH+2) x W halves, 2 x (TH+2) x (W+2) x 24
+       halves; at least the staged output, BM x (pix + 8) floats) within 113 KiB, TH at most H; under AUTO at least one block per SM (132 on the fake device), no split */
+    expect_tcr = 0;
+    if (expect_tc && !expect_tcs && c->KH == 3 && c->KW == 3 && c->sh == 1 && c->sw == 1 && c->dh == 1 && c->dw == 1 && c->pt == 1 &&
+        c->pl == 1 && c->pb == 1 && c->pr == 1 && c->C % 16 == 0 && c->W % 4 == 0) {
+        int64_t bm = c->M >= 128 ? 128 : 64, pix = bm == 128 ? 112 : 224, th = AICF__MIN(pix / c->W, c->H);
+        int64_t smem = AICF__MAX((2 * bm * 152 + 2 * 16 * (th + 2) * c->W + 2 * (th + 2) * (c->W + 2) * 24) * 2, bm * (pix + 8) * 4);
+        int64_t blocks = c->N * ((c->H + th - 1) / (th > 0 ? th : 1)) * ((c->M + bm - 1) / bm);
+        expect_tcr = th >= 1 && (pix / c->W) * c->W * 8 >= pix * 7 && smem <= 113 * 1024 && (algo == AICF_CONV_IMPLICIT_GEMM_TC || blocks >= 132);
+    }
     /* the patch kernel: 3x3 stride 1, C % 8 == 0, 64-row blocks (M < 128) or C >= 256 */
-    expect_tcp = expect_tc && !expect_tcs && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 && (c->M < 128 || c->C >= 256) &&
-                 ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289;
+    expect_tcp = expect_tcr || (expect_tc && !expect_tcs && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 &&
+                                (c->M < 128 || c->C >= 256) && ((c->KH - 1) * c->dh + 1) * ((c->KW - 1) * c->dw + 1) <= 289);
     expect_gemm = !expect_tc && have_lt && c->group == 1 && algo != AICF_CONV_DIRECT && algo != AICF_CONV_IMPLICIT_GEMM_TC &&
                   (algo == AICF_CONV_IM2COL_GEMM || ge.pointwise || (ge.K >= 64 && c->M >= 32) || auto_batched);
     expect_im2col = expect_gemm && !ge.pointwise;
@@ -1101,12 +1118,16 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tcp q;
-        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = 8, nch = c->C / chn, want_splits = 1,
+        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = expect_tcr ? 16 : 8, nch = c->C / chn, want_splits = 1,
                 min_ch = (128 + khw * chn - 1) / (khw * chn), tiles;
         char kname[48];
-        snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)chn);
+        if (expect_tcr)
+            snprintf(kname, sizeof kname, "aicf_conv2d_tcr_f16_m%d_v%d", (int)bm, c->W % 8 == 0 ? 16 : 8);
+        else
+            snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)chn);
         CHECK(strcmp(st->kernel, kname) == 0, "%s: kernel %s, expected %s", tag, st->kernel, kname);
-        CHECK(strstr(st->reason, "patch in smem") != NULL, "%s: reason \"%s\" does not name the patch", tag, st->reason);
+        CHECK(strstr(st->reason, "patch in smem") != NULL && (!expect_tcr || strstr(st->reason, "B rows, ") != NULL),
+              "%s: reason \"%s\" does not name the patch", tag, st->reason);
         CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
         CHECK(pr && ops && ops[0].kind == AICF__CUO_KERNEL, "%s: no launch", tag);
         if (pr && ops && ops[0].kind == AICF__CUO_KERNEL) {
@@ -1127,7 +1148,16 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
                       (q.tiles_h - 1) * q.TH < ge.OH && (q.tiles_w - 1) * q.TW < ge.OW,
                   "%s: tcp arguments (splits %lld, want %lld; tile %lldx%lld x %lldx%lld)", tag, (long long)q.b.splits,
                   (long long)want_splits, (long long)q.TH, (long long)q.TW, (long long)q.tiles_h, (long long)q.tiles_w);
-            CHECK(ops[0].block[0] == (unsigned)(2 * bm) && ops[0].grid[1] == (unsigned)((c->M + bm - 1) / bm) &&
+            if (expect_tcr) {
+                int64_t pix = bm == 128 ? 112 : 224, th = AICF__MIN(pix / c->W, c->H);
+                int64_t smem = AICF__MAX((2 * bm * 152 + 2 * 16 * (th + 2) * c->W + 2 * (th + 2) * (c->W + 2) * 24) * 2, bm * (pix + 8) * 4);
+                CHECK(q.TH == th && q.TW == c->W && q.PH == th + 2 && q.PW == c->W + 2 && q.tiles_w == 1 &&
+                          q.tiles_h == (c->H + th - 1) / th && (int64_t)ops[0].shared_bytes == smem,
+                      "%s: rows kernel tile %lldx%lld patch %lldx%lld tiles %lldx%lld smem %u (expected %lld rows, %lld bytes)", tag,
+                      (long long)q.TH, (long long)q.TW, (long long)q.PH, (long long)q.PW, (long long)q.tiles_h, (long long)q.tiles_w,
+                      ops[0].shared_bytes, (long long)th, (long long)smem);
+            }
+            CHECK(ops[0].block[0] == (unsigned)(expect_tcr ? 256 : 2 * bm) && ops[0].grid[1] == (unsigned)((c->M + bm - 1) / bm) &&
                       ops[0].grid[2] == (unsigned)q.b.splits && pr->n_ops == (q.b.splits > 1 ? 2 : 1),
                   "%s: tcp launch grid(%u,%u,%u) block %u, %d launches", tag, ops[0].grid[0], ops[0].grid[1], ops[0].grid[2],
                   ops[0].block[0], pr->n_ops);
@@ -1152,9 +1182,9 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             wperm = (float*)malloc(cg.nw * sizeof(float));
             aicf__weights_chunked(cg.w, wperm, c->M, c->C, c->KH * c->KW, chn, sizeof(float));
             ref = cpu_ref(cg.g, cg.x, &n);
-            got = emulate_tcp(&q, ops[0].grid, chn, cg.x, wperm, c->bias ? cg.b : NULL, msg, sizeof msg);
+            got = emulate_tcp(&q, ops[0].grid, chn, expect_tcr, cg.x, wperm, c->bias ? cg.b : NULL, msg, sizeof msg);
             free(wperm);
-            check_emulated(ctx, tag, "tcp", ref, got, n, msg);
+            check_emulated(ctx, tag, expect_tcr ? "tcr" : "tcp", ref, got, n, msg);
         }
     } else if (expect_tc) {
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
@@ -1502,6 +1532,12 @@ static int make_cases(ccase* cs, int cap) {
        (not ceil(264 / 100) = 3), on the gathering kernel and on the patch kernel */
     cs[n++] = mk("3x3 s2 C=64 100 tiles (fp16 gathering: 2 splits)", 4, 1, 64, 160, 160, 64, 3, 3, 2, 1, 1, 1);
     cs[n++] = mk("3x3 C=64 M=40 100 tiles (fp16 patch: 2 splits)", 4, 2, 64, 80, 40, 40, 3, 3, 1, 1, 1, 0);
+    /* fp16 rows kernel (IMPLICIT_GEMM_TC wherever it fits; AUTO from one block per SM): 16-byte row copies with a
+       partial last row tile; 8-byte copies with 128-row blocks over two channel blocks and split-K; AUTO's case
+       at 10 x 14 row tiles = 140 blocks (resnet18's layer1 shape at 10 images, 16 channels) */
+    cs[n++] = mk("3x3 C=16 M=40 16x24 (fp16 rows: 16-byte copies, partial row tile)", 4, 2, 16, 16, 24, 40, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 C=32 M=136 12x20 (fp16 rows: 8-byte copies, 128-row blocks, split-K)", 4, 1, 32, 12, 20, 136, 3, 3, 1, 1, 1, 0);
+    cs[n++] = mk("3x3 C=16 M=64 56x56 batch 10 (fp16 AUTO: rows kernel)", 4, 10, 16, 56, 56, 64, 3, 3, 1, 1, 1, 1);
     {
         ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
         c.sw = 2;

@@ -439,6 +439,14 @@ static void c_conv_residual_relu_batched(fb* b) {
     fb_conv_residual_relu(b, x, 0.1f, 1);
 }
 
+/* The same tail where AUTO takes the rows kernel at fp16 on CUDA (src/82_cuda_conv.c
+   aicf_conv2d_tcr_*: 3x3 stride 1 pad 1, 16 channels, 56-wide rows: 14 tiles of 4 rows x 10
+   images = 140 blocks, one per SM at least): bias, residual and Relu in its epilogue */
+static void c_conv_residual_relu_rows(fb* b) {
+    static const int64_t x[4] = {10, 16, 56, 56};
+    fb_conv_residual_relu(b, x, 0.2f, 0);
+}
+
 /* An image model's stem: Conv 7x7 stride 2 (3 channels, bias) + Relu; at fp16 on CUDA the
    small-K tensor-core conv (src/82_cuda_conv.c) with the Relu inside; 80 channels (a partial
    second 64-channel block), an odd output width (2-byte stores) */
@@ -942,6 +950,7 @@ static const fcase CASES[] = {
     {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0, 0},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0, 0},
     {"conv_residual_relu_batched", c_conv_residual_relu_batched, 3, 1, 0, 0, 0, 0},
+    {"conv_residual_relu_rows", c_conv_residual_relu_rows, 3, 1, 0, 0, 0, 0},
     {"conv_stem_relu", c_conv_stem_relu, 2, 1, 0, 0, 0, 1}, /* fp32: im2col + cuBLASLt, then bias and Relu */
     {"conv_small_residual", c_conv_small_residual, 2, 1, 0, 0, 0, 1}, /* fp32: the direct conv, then the Add */
     {"gelu_exported", c_gelu_exported, 11, 2, 1e-6, 0, 0, 0},
@@ -1787,6 +1796,8 @@ static void test_fake_cuda_plans(void) {
                     CHECK(strstr(text, "aicf_conv2d_tc") != NULL && strstr(text, "[first 2 inside the main kernel]") != NULL &&
                               !strstr(text, "aicf_ewchain"),
                           "fake CUDA %s fp16: residual and Relu inside the tensor-core conv:\n%s", CASES[i].name, text);
+                if (pr && !strcmp(CASES[i].name, "conv_residual_relu_rows"))
+                    CHECK(strstr(text, "aicf_conv2d_tcr_f16_m64_v16") != NULL, "fake CUDA %s fp16: the rows kernel:\n%s", CASES[i].name, text);
                 /* the stem: the small-K kernel with the Relu inside */
                 if (pr && !strcmp(CASES[i].name, "conv_stem_relu"))
                     CHECK(strstr(text, "aicf_conv2d_tcs_f16_m64") != NULL && strstr(text, "[first 1 inside the main kernel]") != NULL &&
