@@ -22506,6 +22506,10 @@ typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1
 #define AICF__CUC_TCR_LDA 152  /* the rows kernels' AICF_TCR_LDA (halves per weight row) */
 #define AICF__CUC_TCR_LDT 24   /* and AICF_TCR_LDT (halves per patch pixel) */
 #define AICF__CUC_TCR_SMEM_MAX (113 * 1024) /* 2 blocks of 256 threads per SM (228 KiB, 1 KiB reserved per block) */
+#ifndef AICF__CUC_TCR_M128
+#  define AICF__CUC_TCR_M128 256 /* output channels from which the rows kernel takes 128-row blocks (resnet18 layer2, M = 128 at
+                                      batch 32: 64-row blocks 37.7/37.8/39.1 us against 38.2/38.7/39.9, H100) */
+#endif
 #ifndef AICF__CUC_TCR_MIN_FILL
 #  define AICF__CUC_TCR_MIN_FILL 100 /* percent of the SMs the rows kernel's blocks must reach (no split-K for it under AUTO) */
 #endif
@@ -22726,33 +22730,37 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
     }
 #if !defined(AICF__CUC_NO_TCR)
     /* the rows kernel: the 3x3 'same' convs (stride 1, dilation 1, pads 1: OH = H, OW = W) with C %
-       16 == 0 and W % 4 == 0, a constant weight read by this step alone (stored chunk-ordered,
+       16 == 0 and W even (row copies of 16, 8 or 4 bytes), a constant weight read by this step alone (stored chunk-ordered,
        16 channels a chunk), x aligned to the row copies; a tile of TH = floor(pix / W) whole rows
        (pix = 224 pixels with 64-row blocks, 112 with 128; at most OH) where floor(pix / W) rows
        use at least 7/8 of the block's pixel columns; its shared memory within 2 blocks per SM; and at least AICF__CUC_TCR_MIN_FILL
        percent of the SMs busy without a K split (its blocks = images x row tiles x channel blocks)
-       under AUTO; conv_algo IMPLICIT_GEMM_TC takes it wherever it fits (split-K as the patch kernel).
+       and 8- or 16-byte row copies (W % 4 == 0: the shapes measured) under AUTO; conv_algo
+       IMPLICIT_GEMM_TC takes it wherever it fits (split-K as the patch kernel). 128-row blocks from
+       M >= AICF__CUC_TCR_M128 output channels, else 64.
        Measured on resnet18 (H100, docs/benchmarks.md): the layer1 and layer2 3x3 convs at batch 32. */
     if (!ch->tcs) {
         int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1);
-        int64_t pix = bm == 128 ? 112 : 224, vb = w->W % 8 == 0 ? 16 : w->W % 4 == 0 ? 8 : 0, th = w->W > 0 ? pix / w->W : 0;
+        int64_t tbm = M >= AICF__CUC_TCR_M128 ? 128 : 64, pix = tbm == 128 ? 112 : 224,
+                vb = w->W % 8 == 0 ? 16 : w->W % 4 == 0 ? 8 : w->W % 2 == 0 ? 4 : 0, th = w->W > 0 ? pix / w->W : 0;
         int64_t fits = th * w->W * 8 >= pix * 7, blocks, smax = AICF__CUC_TCR_SMEM_MAX;
         char kn[48];
         if (th > w->OH) th = w->OH; /* an image shorter than the tile: one tile of OH rows */
-        blocks = w->N * (th > 0 ? (w->OH + th - 1) / th : 0) * ((M + bm - 1) / bm);
+        blocks = w->N * (th > 0 ? (w->OH + th - 1) / th : 0) * ((M + tbm - 1) / tbm);
 #  if !defined(AICF_NO_CUDA)
         if (c->ctx->cuda && c->ctx->cuda->ready && c->ctx->cuda->max_smem_optin > 0 && c->ctx->cuda->max_smem_optin < smax)
             smax = c->ctx->cuda->max_smem_optin; /* sm_86/89: 99 KiB a block */
 #  endif
-        snprintf(kn, sizeof kn, "aicf_conv2d_tcr_f16_m%d_v%d", (int)bm, (int)vb);
+        snprintf(kn, sizeof kn, "aicf_conv2d_tcr_f16_m%d_v%d", (int)tbm, (int)vb);
         if (w->KH == 3 && w->KW == 3 && w->sh == 1 && w->sw == 1 && w->dh == 1 && w->dw == 1 && w->ph == 1 && w->pw == 1 &&
             w->OH == w->H && w->OW == w->W && w->C % 16 == 0 && vb && th >= 1 && fits &&
-            aicf__cuc_tcr_smem(bm, w->W, th + 2) <= (size_t)smax &&
-            (aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC || blocks * 100 >= (int64_t)AICF__CUC_TCR_MIN_FILL * sm) &&
+            aicf__cuc_tcr_smem(tbm, w->W, th + 2) <= (size_t)smax &&
+            (aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC || (blocks * 100 >= (int64_t)AICF__CUC_TCR_MIN_FILL * sm && vb >= 8)) &&
             X >= 0 && aicf__cuo_align(c, X, 0) >= (uint64_t)vb && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS &&
             c->p->loc[Wt].alias_of < 0 && aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
             aicf__cuda_kernel_find(kn) >= 0 && blocks < lim) {
             ch->tcp = ch->tcr = 1;
+            bm = tbm;
             ch->vb = vb;
             ch->khw = 9;
             ch->cg = 16;

@@ -93,10 +93,11 @@ def _conv_tc():
               {"variant": "tcp", "bm": bm, "khw": khw, "cg": cg, "tile": "%dx64x%d" % (bm, khw * cg)}, block=2 * bm)
            for bm in (64, 128) for khw, cg in ((9, 8),)]
     # tcr: 3x3 stride-1 pad-1 convs, whole input rows copied by cp.async (VB-byte pieces) and
-    # transposed to a channels-last patch in shared memory, chunks of 16 channels, 8 warps
+    # transposed to a channels-last patch in shared memory, chunks of 16 channels, 8 warps; vb: bytes
+    # per copy (16: W % 8 == 0, 8: W % 4 == 0, 4: W even)
     ks += [_k("aicf_conv2d_tcr_f16_m%d_v%d" % (bm, vb), "conv2d_tc", "f16",
               {"variant": "tcr", "bm": bm, "vb": vb, "tile": "%dx%dx144" % (bm, 224 if bm == 64 else 112)}, block=256)
-           for bm in (64, 128) for vb in (8, 16)]
+           for bm in (64, 128) for vb in (4, 8, 16)]
     # tcs: small K (C*KH*KW <= 256, the image models' first conv), the weights resident in
     # shared memory, output tiles of 128 pixels looped over, B read from a per-tile input patch
     ks.append(_k("aicf_conv2d_tcs_f16_m64", "conv2d_tc", "f16", {"variant": "tcs", "bm": 64, "tile": "64x128xK"}, block=256))

@@ -1043,17 +1043,18 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         for (tw = 2; tw <= 128; tw *= 2)
             if (c->C * ((128 / tw - 1) * c->sh + (c->KH - 1) * c->dh + 1) * ((tw - 1) * c->sw + (c->KW - 1) * c->dw + 1) <= 4096) expect_tcs = 1;
     }
-    /* the rows kernel: 3x3 stride 1 dilation 1 pads 1, C % 16 == 0, W % 4 == 0 (16-byte row copies when W % 8 == 0,
-       else 8), TH = floor(pix / W) >= 1 whole rows with TH*W >= 7/8 of pix (224 pixels with 64-row blocks, 112 with
+    /* the rows kernel: 3x3 stride 1 dilation 1 pads 1, C % 16 == 0, W even (16-byte row copies when W % 8 == 0,
+       8 when W % 4 == 0, else 4), TH = floor(pix / W) >= 1 whole rows with TH*W >= 7/8 of pix (224 pixels with 64-row blocks, 112 with
        128), shared memory (2 x 64 or 128 weight rows of 152 halves, 2 x 16 x (TH+2) x W halves, 2 x (TH+2) x (W+2) x 24
-       halves; at least the staged output, BM x (pix + 8) floats) within 113 KiB, TH at most H; under AUTO at least one block per SM (132 on the fake device), no split */
+       halves; at least the staged output, BM x (pix + 8) floats) within 113 KiB, TH at most H; 128-row blocks from
+       M >= 256; under AUTO at least one block per SM (132 on the fake device) and W % 4 == 0, no split */
     expect_tcr = 0;
     if (expect_tc && !expect_tcs && c->KH == 3 && c->KW == 3 && c->sh == 1 && c->sw == 1 && c->dh == 1 && c->dw == 1 && c->pt == 1 &&
-        c->pl == 1 && c->pb == 1 && c->pr == 1 && c->C % 16 == 0 && c->W % 4 == 0) {
-        int64_t bm = c->M >= 128 ? 128 : 64, pix = bm == 128 ? 112 : 224, th = AICF__MIN(pix / c->W, c->H);
+        c->pl == 1 && c->pb == 1 && c->pr == 1 && c->C % 16 == 0 && c->W % 2 == 0) {
+        int64_t bm = c->M >= 256 ? 128 : 64, pix = bm == 128 ? 112 : 224, th = AICF__MIN(pix / c->W, c->H);
         int64_t smem = AICF__MAX((2 * bm * 152 + 2 * 16 * (th + 2) * c->W + 2 * (th + 2) * (c->W + 2) * 24) * 2, bm * (pix + 8) * 4);
         int64_t blocks = c->N * ((c->H + th - 1) / (th > 0 ? th : 1)) * ((c->M + bm - 1) / bm);
-        expect_tcr = th >= 1 && (pix / c->W) * c->W * 8 >= pix * 7 && smem <= 113 * 1024 && (algo == AICF_CONV_IMPLICIT_GEMM_TC || blocks >= 132);
+        expect_tcr = th >= 1 && (pix / c->W) * c->W * 8 >= pix * 7 && smem <= 113 * 1024 && (algo == AICF_CONV_IMPLICIT_GEMM_TC || (blocks >= 132 && c->W % 4 == 0));
     }
     /* the patch kernel: 3x3 stride 1, C % 8 == 0, 64-row blocks (M < 128) or C >= 256 */
     expect_tcp = expect_tcr || (expect_tc && !expect_tcs && c->KH * c->KW == 9 && c->C % 8 == 0 && c->sh == 1 && c->sw == 1 &&
@@ -1118,11 +1119,11 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
         aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
         const aicf__cuo_op* ops = pr ? aicf__cuo_prog_ops(pr) : NULL;
         aicf__k_conv2d_tcp q;
-        int64_t bm = c->M >= 128 ? 128 : 64, khw = c->KH * c->KW, chn = expect_tcr ? 16 : 8, nch = c->C / chn, want_splits = 1,
+        int64_t bm = c->M >= (expect_tcr ? 256 : 128) ? 128 : 64, khw = c->KH * c->KW, chn = expect_tcr ? 16 : 8, nch = c->C / chn, want_splits = 1,
                 min_ch = (128 + khw * chn - 1) / (khw * chn), tiles;
         char kname[48];
         if (expect_tcr)
-            snprintf(kname, sizeof kname, "aicf_conv2d_tcr_f16_m%d_v%d", (int)bm, c->W % 8 == 0 ? 16 : 8);
+            snprintf(kname, sizeof kname, "aicf_conv2d_tcr_f16_m%d_v%d", (int)bm, c->W % 8 == 0 ? 16 : c->W % 4 == 0 ? 8 : 4);
         else
             snprintf(kname, sizeof kname, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)bm, (int)khw, (int)chn);
         CHECK(strcmp(st->kernel, kname) == 0, "%s: kernel %s, expected %s", tag, st->kernel, kname);
@@ -1536,8 +1537,10 @@ static int make_cases(ccase* cs, int cap) {
        partial last row tile; 8-byte copies with 128-row blocks over two channel blocks and split-K; AUTO's case
        at 10 x 14 row tiles = 140 blocks (resnet18's layer1 shape at 10 images, 16 channels) */
     cs[n++] = mk("3x3 C=16 M=40 16x24 (fp16 rows: 16-byte copies, partial row tile)", 4, 2, 16, 16, 24, 40, 3, 3, 1, 1, 1, 1);
-    cs[n++] = mk("3x3 C=32 M=136 12x20 (fp16 rows: 8-byte copies, 128-row blocks, split-K)", 4, 1, 32, 12, 20, 136, 3, 3, 1, 1, 1, 0);
+    cs[n++] = mk("3x3 C=32 M=264 12x20 (fp16 rows: 8-byte copies, 128-row blocks, split-K)", 4, 1, 32, 12, 20, 264, 3, 3, 1, 1, 1, 0);
     cs[n++] = mk("3x3 C=16 M=64 56x56 batch 10 (fp16 AUTO: rows kernel)", 4, 10, 16, 56, 56, 64, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 C=32 M=256 14x14 (fp16 rows: 4-byte copies, 128-row blocks, 2 row tiles)", 4, 2, 32, 14, 14, 256, 3, 3, 1, 1, 1, 1);
+    cs[n++] = mk("3x3 C=16 M=64 14x14 batch 40 (fp16 AUTO: 4-byte copies not taken)", 4, 40, 16, 14, 14, 64, 3, 3, 1, 1, 1, 0);
     {
         ccase c = mk("asymmetric pads s(1,2) d(2,1)", 4, 2, 12, 10, 13, 35, 3, 2, 1, 0, 1, 1);
         c.sw = 2;

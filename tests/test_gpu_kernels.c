@@ -715,8 +715,8 @@ static void cases_conv(void) {
             tc.expect = "aicf_conv2d_tcp_f16_m64_k9c8";
             run_case(&tc);
             /* the rows kernel (3x3 stride 1 pad 1, C % 16 == 0, W % 4 == 0) where its blocks fill the
-               132 SMs: resnet18's layer1 shape at 10 images (16-byte row copies), layer2's with 128-row
-               blocks (8-byte copies), and a 52-wide image with a partial last row tile over two
+               132 SMs: resnet18's layer1 shape at 10 images (16-byte row copies), 256 channels out on
+               28-wide rows (128-row blocks, 8-byte copies), and a 52-wide image with a partial last row tile over two
                64-row channel blocks, bias, residual-free */
             tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [10,16,56,56] w[64,16,3,3] p1 bias (rows kernel, 16-byte copies)");
             tc_in(&tc, "x", 4, DIMS(4, I64(10), I64(16), I64(56), I64(56)), 0, -1, 1);
@@ -725,9 +725,9 @@ static void cases_conv(void) {
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
             tc.expect = "aicf_conv2d_tcr_f16_m64_v16";
             run_case(&tc);
-            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [20,32,28,28] w[128,32,3,3] p1 (rows kernel, 128 rows, 8-byte copies)");
-            tc_in(&tc, "x", 4, DIMS(4, I64(20), I64(32), I64(28), I64(28)), 0, -1, 1);
-            tc_in(&tc, "w", 4, DIMS(4, I64(128), I64(32), I64(3), I64(3)), 1, -0.2f, 0.2f);
+            tc_new(&tc, "Conv", PRECS[p], "Conv 3x3 [10,16,28,28] w[256,16,3,3] p1 (rows kernel, 128 rows, 8-byte copies)");
+            tc_in(&tc, "x", 4, DIMS(4, I64(10), I64(16), I64(28), I64(28)), 0, -1, 1);
+            tc_in(&tc, "w", 4, DIMS(4, I64(256), I64(16), I64(3), I64(3)), 1, -0.2f, 0.2f);
             tc_attr_ints(&tc, "pads", 4, DIMS(4, I64(1), I64(1), I64(1), I64(1)));
             tc.expect = "aicf_conv2d_tcr_f16_m128_v8";
             run_case(&tc);
@@ -2001,8 +2001,10 @@ static void cases_conv_algo(void) {
     cs[n++] = ca_mk(4, 2, 33, 8, 8, 72, 3, 3, 1, 1, 1, 1);
     cs[n++] = ca_mk(4, 1, 512, 14, 14, 128, 3, 3, 2, 1, 1, 0);
     cs[n++] = ca_mk(4, 2, 3, 32, 30, 128, 7, 7, 2, 3, 1, 1); /* K = 147, M = 128: 128-row tiles, 2-byte weights */
-    cs[n++] = ca_mk(4, 2, 32, 20, 20, 136, 3, 3, 1, 1, 1, 1); /* the rows kernel: 128-row blocks, 8-byte copies, split-K */
-    cs[n++] = ca_mk(4, 2, 32, 16, 16, 128, 3, 3, 1, 1, 1, 0); /* the rows kernel: 128-row blocks, 16-byte copies, 7-row tiles */
+    cs[n++] = ca_mk(4, 2, 32, 20, 20, 136, 3, 3, 1, 1, 1, 1); /* the rows kernel: 64-row blocks, 8-byte copies, split-K */
+    cs[n++] = ca_mk(4, 2, 32, 16, 16, 256, 3, 3, 1, 1, 1, 0); /* the rows kernel: 128-row blocks, 16-byte copies, 7-row tiles */
+    cs[n++] = ca_mk(4, 2, 32, 14, 14, 64, 3, 3, 1, 1, 1, 1);  /* the rows kernel: 4-byte copies (W % 4 == 2) */
+    cs[n++] = ca_mk(4, 3, 16, 10, 10, 264, 3, 3, 1, 1, 1, 0); /* the rows kernel: 128-row blocks, 4-byte copies */
     /* the batched im2col lowering at float16: resnet's 14x14 (P % 4 == 0: 4 columns a thread in
        the reduction) and 7x7 layers (P odd) with several images */
     cs[n++] = ca_mk(4, 4, 64, 14, 14, 96, 3, 3, 1, 1, 1, 1);
