@@ -22451,10 +22451,12 @@ void aicf__cuda_step_algo(const aicf_plan* p, int si, int k, aicf__algo_rec* a) 
    Y and a ReLU applied in its epilogue (aicf__step.epi_native counts the fused ops it took).
    When the output tiles would not fill the device (fewer tiles than SMs), K is split across
    blocks: each writes float32 partial sums to the step's scratch, and aicf_conv2d_tc_reduce_f16
-   adds them in a fixed order and applies the epilogue (deterministic, no atomics). Two variants
-   of it stage the input patch in shared memory: the patch kernel (aicf_conv2d_tcp_*, 3x3 stride 1,
-   channels in chunks of 8) and, for convs of fewer than 8 channels with K <= 256 (image stems),
-   the small-K kernel (aicf_conv2d_tcs_f16_m64: weights resident, tiles looped over, no split-K).
+   adds them in a fixed order and applies the epilogue (deterministic, no atomics). Three variants
+   of it stage the input patch in shared memory: the rows kernel (aicf_conv2d_tcr_*, 3x3 stride 1
+   pad 1, whole input rows copied by cp.async and transposed channels-last in shared memory,
+   channels in chunks of 16), the patch kernel (aicf_conv2d_tcp_*, 3x3 stride 1, channels in
+   chunks of 8) and, for convs of fewer than 8 channels with K <= 256 (image stems), the small-K
+   kernel (aicf_conv2d_tcs_f16_m64: weights resident, tiles looped over, no split-K).
 
    Choice (policy.conv_algo): DIRECT always keeps the generated kernels of aicf__cuo_lower_conv;
    IMPLICIT_GEMM_TC takes the tensor-core kernel wherever it applies (float16 storage, group 1,

@@ -1176,7 +1176,21 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
                 aicf_plan_serialize(p, NULL, 0, &tn);
                 txt = (char*)malloc(tn + 1);
                 if (txt && aicf_plan_serialize(p, txt, tn + 1, NULL) == AICF_SUCCESS) {
+                    aicf_plan* lp = NULL;
                     CHECK(strstr(txt, want_l) != NULL, "%s: the plan file does not record%s", tag, want_l);
+                    /* the file loads back to the same plan: the same kernel, the same bytes */
+                    if (aicf_plan_load_memory(cg.g, txt, strlen(txt), &lp) == AICF_SUCCESS) {
+                        size_t ln = 0;
+                        char* lt = NULL;
+                        aicf_plan_serialize(lp, NULL, 0, &ln);
+                        lt = (char*)malloc(ln + 1);
+                        CHECK(lt && ln == tn && aicf_plan_serialize(lp, lt, ln + 1, NULL) == AICF_SUCCESS && strcmp(lt, txt) == 0 &&
+                                  strcmp(lp->steps[si].kernel, st->kernel) == 0,
+                              "%s: the loaded plan differs from the file (kernel %s)", tag, lp->steps[si].kernel);
+                        free(lt);
+                        aicf_plan_destroy(lp);
+                    } else
+                        CHECK(0, "%s: loading the plan file: %s", tag, aicf_last_error(ctx));
                 }
                 free(txt);
             }
