@@ -87,6 +87,7 @@ typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1
 #define AICF__CUC_TCP_TILE 64  /* output pixels per block */
 #define AICF__CUC_TCR_LDA 152  /* the rows kernels' AICF_TCR_LDA (halves per weight row) */
 #define AICF__CUC_TCR_LDT 24   /* and AICF_TCR_LDT (halves per patch pixel) */
+#define AICF__CUC_TCR_PIX(bm) ((bm) == 128 ? 112 : 224) /* the rows kernel's pixel columns per block (8 warps) */
 #define AICF__CUC_TCR_SMEM_MAX (113 * 1024) /* 2 blocks of 256 threads per SM (228 KiB, 1 KiB reserved per block) */
 #ifndef AICF__CUC_TCR_M128
 #  define AICF__CUC_TCR_M128 256 /* output channels from which the rows kernel takes 128-row blocks (resnet18 layer2, M = 128 at
@@ -131,7 +132,7 @@ typedef struct aicf__cuc_choice {
     char est[64];      /* AUTO: what the generated kernel would do instead */
     int tcp;           /* tc: the patch kernel (aicf_conv2d_tcp_*): k_per_split counts chunks of cg channels */
     int tcr;           /* tcp: its rows variant (aicf_conv2d_tcr_*: 3x3 stride 1 pad 1, whole rows, cg = 16) */
-    int64_t vb;        /* tcr: bytes per row copy (16 or 8) */
+    int64_t vb;        /* tcr: bytes per row copy (16, 8 or 4) */
     int64_t khw, cg;   /* tcp: taps KH*KW, channels per chunk */
     int64_t th, tw, tiles_h, tiles_w, ph, pw; /* tcp, tcs: output tile, tiles per image, input patch */
     int tcs;           /* tc: the small-K kernel (aicf_conv2d_tcs_f16_m64): K <= 256, weights resident, tiles looped over */
@@ -154,7 +155,7 @@ static unsigned aicf__cuc_tcp_smem(const aicf__cuc_choice* ch) {
    output, BM rows of pix + 8 floats (pix = 224 pixel columns with BM = 64, 112 with 128). */
 static size_t aicf__cuc_tcr_smem(int64_t bm, int64_t W, int64_t ph) {
     size_t pipe = (size_t)(2 * bm * AICF__CUC_TCR_LDA + 2 * 16 * ph * W + 2 * ph * (W + 2) * AICF__CUC_TCR_LDT) * 2,
-           out = (size_t)bm * ((bm == 128 ? 112 : 224) + 8) * 4;
+           out = (size_t)bm * (AICF__CUC_TCR_PIX(bm) + 8) * 4;
     return pipe > out ? pipe : out;
 }
 
@@ -177,6 +178,14 @@ static size_t aicf__cuc_tcr_smem(int64_t bm, int64_t W, int64_t ph) {
 static unsigned aicf__cuc_tcs_smem(int64_t C, int64_t K, int64_t ph, int64_t pw) {
     int64_t kp = (K + 15) / 16 * 16, pp = ph * pw;
     return (unsigned)((64 * 264 + ((2 * (C + 1) * pp + 7) / 8) * 8) * 2 + (C * pp + (C * pp) % 2) * 8 + kp * 4);
+}
+
+/* Whether conv weight Wt may be stored chunk-ordered for the patch and rows kernels (loc.chunk,
+   permuted once at upload): a constant in the weight buffer, read by this step alone, not an
+   alias, 16-byte aligned. */
+static int aicf__cuc_chunkable(const aicf__cuo* c, int Wt) {
+    return Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 && aicf__cuo_reads(c->p, Wt) == 1 &&
+           c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16;
 }
 
 /* Records output tile th x tw (input patch ph x pw) and the tiles per image of window w in ch. */
@@ -323,7 +332,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
        Measured on resnet18 (H100, docs/benchmarks.md): the layer1 and layer2 3x3 convs at batch 32. */
     if (!ch->tcs) {
         int X = aicf__cuo_in(c, 0), Wt = aicf__cuo_in(c, 1);
-        int64_t tbm = M >= AICF__CUC_TCR_M128 ? 128 : 64, pix = tbm == 128 ? 112 : 224,
+        int64_t tbm = M >= AICF__CUC_TCR_M128 ? 128 : 64, pix = AICF__CUC_TCR_PIX(tbm),
                 vb = w->W % 8 == 0 ? 16 : w->W % 4 == 0 ? 8 : w->W % 2 == 0 ? 4 : 0, th = w->W > 0 ? pix / w->W : 0;
         int64_t fits = th * w->W * 8 >= pix * 7, blocks, smax = AICF__CUC_TCR_SMEM_MAX;
         char kn[48];
@@ -338,9 +347,8 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
             w->OH == w->H && w->OW == w->W && w->C % 16 == 0 && vb && th >= 1 && fits &&
             aicf__cuc_tcr_smem(tbm, w->W, th + 2) <= (size_t)smax &&
             (aicf__cuo_conv_algo(c) == AICF_CONV_IMPLICIT_GEMM_TC || (blocks * 100 >= (int64_t)AICF__CUC_TCR_MIN_FILL * sm && vb >= 8)) &&
-            X >= 0 && aicf__cuo_align(c, X, 0) >= (uint64_t)vb && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS &&
-            c->p->loc[Wt].alias_of < 0 && aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
-            aicf__cuda_kernel_find(kn) >= 0 && blocks < lim) {
+            X >= 0 && aicf__cuo_align(c, X, 0) >= (uint64_t)vb && aicf__cuc_chunkable(c, Wt) && aicf__cuda_kernel_find(kn) >= 0 &&
+            blocks < lim) {
             ch->tcp = ch->tcr = 1;
             bm = tbm;
             ch->vb = vb;
@@ -366,9 +374,7 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
                 cg = khw == 9 && w->sh <= AICF__CUC_TCP_MAX_STRIDE && w->sw <= AICF__CUC_TCP_MAX_STRIDE && (tbm == 64 || w->C >= 256) ? 8 : 0;
         char kn[48];
         snprintf(kn, sizeof kn, "aicf_conv2d_tcp_f16_m%d_k%dc%d", (int)tbm, (int)khw, (int)cg);
-        if (cg && w->C % cg == 0 && Wt >= 0 && c->p->loc[Wt].space == AICF__SPACE_WEIGHTS && c->p->loc[Wt].alias_of < 0 &&
-            aicf__cuo_reads(c->p, Wt) == 1 && c->g->tensors[Wt].data && aicf__cuo_align(c, Wt, 0) >= 16 &&
-            aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) && w->N * ch->tiles_h * ch->tiles_w < lim) {
+        if (cg && w->C % cg == 0 && aicf__cuc_chunkable(c, Wt) && aicf__cuda_kernel_find(kn) >= 0 && aicf__cuc_tcp_tile(w, ch) && w->N * ch->tiles_h * ch->tiles_w < lim) {
             ch->tcp = 1;
             ch->khw = khw;
             ch->cg = cg;
