@@ -478,7 +478,8 @@ typedef struct aicf_policy {
                                timed on the device at plan creation under each kernel choice
                                that applies (the generated kernels, the tensor-core conv with
                                each K split, cuBLASLt with its first
-                               AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results) and takes the
+                               AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results, and the rules'
+                               own lowering where it differs from all of those) and takes the
                                fastest; the plan records every candidate's measured time
                                (aicf_plan_explain, plan files). A saved plan loads with those
                                decisions without timing again. Ignored on the CPU backend */
@@ -486,6 +487,8 @@ typedef struct aicf_policy {
 } aicf_policy;
 
 #define AICF_AUTOTUNE_CUBLASLT_ALGOS 4 /* cuBLASLt heuristic results autotuning times per step */
+#define AICF_MAX_TUNED 13 /* candidates one step may list (aicf_step_info): a Conv's direct, 7 tensor-core K
+                             splits, AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results, the rules' own lowering */
 
 typedef struct aicf_plan_desc {
     aicf_backend backend;
@@ -615,13 +618,14 @@ typedef struct aicf_step_info {
     const char* reason;    /* why (aicf_plan_explain's decision line) */
     int num_fused;         /* elementwise nodes fused into the step */
     aicf_kernel_choice choice; /* CUDA Conv/Gemm/MatMul: the choice the step was held to, RULE if
-                                  the policy's rules picked (see `reason`) */
+                                  the policy's rules picked (see `reason`; with num_tuned > 0,
+                                  autotuning measured the rules' own lowering fastest) */
     int variant;           /* that choice's variant (aicf_pin.variant) */
     int pinned;            /* 1: the choice is a pin of the policy */
     int num_tuned;         /* autotune: candidates timed for this step (0: not tuned) */
-    float tuned_us[12];    /* their device times, microseconds, in the order explain lists them */
-    aicf_kernel_choice tuned_choice[12];
-    int tuned_variant[12];
+    float tuned_us[AICF_MAX_TUNED]; /* their device times, microseconds, in the order explain lists them */
+    aicf_kernel_choice tuned_choice[AICF_MAX_TUNED]; /* RULE: the rules' own lowering */
+    int tuned_variant[AICF_MAX_TUNED];
 } aicf_step_info;
 /* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
    AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */
@@ -1071,8 +1075,8 @@ aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_
 
 /* aicf__step.choice_src */
 enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
-#define AICF__TUNE_MAX 12 /* candidates of one step: a Conv's direct, tensor-core K splits 0..6 and
-                              AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results */
+#define AICF__TUNE_MAX AICF_MAX_TUNED /* candidates of one step: a Conv's direct, tensor-core K splits 0..6,
+                                         AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results and the rules' lowering */
 
 /* one autotuning candidate of a step and its measured time */
 struct aicf__tuned {
@@ -12344,7 +12348,8 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
             int k, best = 0;
             const aicf__step* ts = &p->steps[c->step];
             aicf__op op = ts->kind == AICF__STEP_NODE ? g->nodes[ts->node].op : AICF__OP_Cast;
-            if ((op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul) || (op == AICF__OP_Conv) != aicf__choice_is_conv(c->choice))
+            if ((op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul) ||
+                (c->choice != AICF_CHOICE_RULE && (op == AICF__OP_Conv) != aicf__choice_is_conv(c->choice)))
                 return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH, "aicf_plan_create: the file's autotuned choice %s for step %d: not a choice "
                                  "of that step's op", aicf__choice_name(c->choice), c->step);
             for (k = 1; k < c->n_tuned && k < AICF__TUNE_MAX; k++)
@@ -14168,7 +14173,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
-        if (st->choice != AICF_CHOICE_RULE) {
+        if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice kernel=%s lt=%d from=%s\n", aicf__choice_name(st->choice), st->choice_lt,
                               st->choice_src == AICF__CHOICE_FROM_PIN ? "pin" : "autotune");
             if (st->n_tuned > 0) {
@@ -14391,7 +14396,7 @@ static int aicf__io_choice(const char* s, size_t n, int* choice, int* lt) {
     int i;
     while (cn < n && s[cn] != '/') cn++;
     *choice = -1;
-    for (i = AICF_CHOICE_DIRECT; i <= AICF_CHOICE_GENERATED; i++)
+    for (i = AICF_CHOICE_RULE; i <= AICF_CHOICE_GENERATED; i++) /* "rule": an autotuned step whose rules' lowering was fastest */
         if (aicf__io_word(s, cn, aicf__choice_name(i))) *choice = i;
     if (*choice < 0) return 0;
     *lt = 0;
@@ -14415,7 +14420,7 @@ static aicf_result aicf__io_parse_choice(aicf__io_state* L, int line, int step, 
     memset(c, 0, sizeof *c);
     c->step = step;
     if (!aicf__io_field(s, n, "kernel", &v, &vn) || !aicf__io_choice(v, vn, &c->choice, &lt) || lt != 0)
-        return aicf__io_bad(L, line, "a choice line needs kernel=direct|im2col_gemm|implicit_gemm_tc|cublaslt|generated", s, n);
+        return aicf__io_bad(L, line, "a choice line needs kernel=rule|direct|im2col_gemm|implicit_gemm_tc|cublaslt|generated", s, n);
     if (!aicf__io_field(s, n, "lt", &v, &vn) || !aicf__io_dec(v, vn, 7, &x))
         return aicf__io_bad(L, line, "a choice line needs lt=K (0..7)", s, n);
     c->lt = (int)x;
@@ -14925,7 +14930,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 aicf__sbuf_put(&b, "\n", 1);
             }
         aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
-        if (st->choice != AICF_CHOICE_RULE) {
+        if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
                               st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned by the policy" : "autotuned: fastest measured");
             if (st->n_tuned > 0) {
@@ -17621,9 +17626,13 @@ static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
         c[n].choice = AICF_CHOICE_GENERATED, c[n++].lt = 0;
         for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_CUBLASLT, c[n++].lt = k;
     }
+    /* last, the rules' own lowering: timed only where it differs from every candidate above (a
+       pinned choice may lower differently: implicit_gemm_tc takes the rows kernel wherever it fits,
+       AUTO only where its blocks fill the device), so tuning never drops what the rules would run */
+    if (n > 0) c[n].choice = AICF_CHOICE_RULE, c[n++].lt = 0;
     return n;
 }
-typedef char aicf__tune_check_max[8 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
+typedef char aicf__tune_check_max[9 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
 
 static int aicf__tune_cmp_float(const void* a, const void* b) {
     float x = *(const float*)a, y = *(const float*)b;
@@ -22186,6 +22195,16 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes)
     return AICF_SUCCESS;
 }
 
+/* The reason of an autotuned step: the choice, the candidates timed, the fastest time, then the
+   lowering's own reason. */
+static void aicf__cuo_tuned_why(const aicf__step* st, const char* reason, char* why, size_t cap) {
+    int k, best = 0;
+    for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
+        if (st->tuned[k].ns < st->tuned[best].ns) best = k;
+    snprintf(why, cap, "autotuned: %s%s%.0d fastest of %d (%.2f us); %.120s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "",
+             st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0, reason);
+}
+
 aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     aicf__cuo c;
     aicf__step* st;
@@ -22230,7 +22249,12 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     } else {
         r = aicf__cuo_lower_node(&c);
     }
-    if (r == AICF_SUCCESS && st->choice != AICF_CHOICE_RULE) { /* a pinned, tuned or tried choice must take the step */
+    if (r == AICF_SUCCESS && st->choice == AICF_CHOICE_RULE && st->choice_src == AICF__CHOICE_FROM_TUNE) {
+        /* autotuning measured the rules' own lowering fastest */
+        char why[sizeof c.reason];
+        aicf__cuo_tuned_why(st, c.reason, why, sizeof why);
+        memcpy(c.reason, why, sizeof why);
+    } else if (r == AICF_SUCCESS && st->choice != AICF_CHOICE_RULE) { /* a pinned, tuned or tried choice must take the step */
         int took, is_conv = c.nd && c.nd->op == AICF__OP_Conv, has_mm = 0;
         for (i = 0; i < c.n_ops; i++) has_mm |= c.ops[i].kind == AICF__CUO_MATMUL;
         if (is_conv) took = strncmp(c.first_name, "aicf_conv2d_tc", 14) == 0 ? AICF_CHOICE_IMPLICIT_GEMM_TC
@@ -22246,17 +22270,11 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
                                    c.lt_fail[0] ? "; cuBLASLt: " : "", c.lt_fail);
         } else if (st->choice_src == AICF__CHOICE_FROM_PIN || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             char why[sizeof c.reason];
-            int k, best = 0;
             if (st->choice_src == AICF__CHOICE_FROM_PIN)
                 snprintf(why, sizeof why, "pinned %s%s%.0d; %.150s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
                          c.reason);
-            else {
-                for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
-                    if (st->tuned[k].ns < st->tuned[best].ns) best = k;
-                snprintf(why, sizeof why, "autotuned: %s%s%.0d fastest of %d (%.2f us); %.120s", aicf__choice_name(st->choice),
-                         st->choice_lt ? "/" : "", st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0,
-                         c.reason);
-            }
+            else
+                aicf__cuo_tuned_why(st, c.reason, why, sizeof why);
             memcpy(c.reason, why, sizeof why);
         }
     }

@@ -294,7 +294,8 @@ typedef struct aicf_policy {
                                timed on the device at plan creation under each kernel choice
                                that applies (the generated kernels, the tensor-core conv with
                                each K split, cuBLASLt with its first
-                               AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results) and takes the
+                               AICF_AUTOTUNE_CUBLASLT_ALGOS heuristic results, and the rules'
+                               own lowering where it differs from all of those) and takes the
                                fastest; the plan records every candidate's measured time
                                (aicf_plan_explain, plan files). A saved plan loads with those
                                decisions without timing again. Ignored on the CPU backend */
@@ -302,6 +303,8 @@ typedef struct aicf_policy {
 } aicf_policy;
 
 #define AICF_AUTOTUNE_CUBLASLT_ALGOS 4 /* cuBLASLt heuristic results autotuning times per step */
+#define AICF_MAX_TUNED 13 /* candidates one step may list (aicf_step_info): a Conv's direct, 7 tensor-core K
+                             splits, AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results, the rules' own lowering */
 
 typedef struct aicf_plan_desc {
     aicf_backend backend;
@@ -431,13 +434,14 @@ typedef struct aicf_step_info {
     const char* reason;    /* why (aicf_plan_explain's decision line) */
     int num_fused;         /* elementwise nodes fused into the step */
     aicf_kernel_choice choice; /* CUDA Conv/Gemm/MatMul: the choice the step was held to, RULE if
-                                  the policy's rules picked (see `reason`) */
+                                  the policy's rules picked (see `reason`; with num_tuned > 0,
+                                  autotuning measured the rules' own lowering fastest) */
     int variant;           /* that choice's variant (aicf_pin.variant) */
     int pinned;            /* 1: the choice is a pin of the policy */
     int num_tuned;         /* autotune: candidates timed for this step (0: not tuned) */
-    float tuned_us[12];    /* their device times, microseconds, in the order explain lists them */
-    aicf_kernel_choice tuned_choice[12];
-    int tuned_variant[12];
+    float tuned_us[AICF_MAX_TUNED]; /* their device times, microseconds, in the order explain lists them */
+    aicf_kernel_choice tuned_choice[AICF_MAX_TUNED]; /* RULE: the rules' own lowering */
+    int tuned_variant[AICF_MAX_TUNED];
 } aicf_step_info;
 /* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
    AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */

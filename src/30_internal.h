@@ -297,8 +297,8 @@ aicf_result aicf__cpu_epilogue(const aicf_graph* g, const aicf__epi* epi, int n_
 
 /* aicf__step.choice_src */
 enum { AICF__CHOICE_FROM_RULE = 0, AICF__CHOICE_FROM_PIN = 1, AICF__CHOICE_FROM_TUNE = 2, AICF__CHOICE_TRYING = 3 };
-#define AICF__TUNE_MAX 12 /* candidates of one step: a Conv's direct, tensor-core K splits 0..6 and
-                              AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results */
+#define AICF__TUNE_MAX AICF_MAX_TUNED /* candidates of one step: a Conv's direct, tensor-core K splits 0..6,
+                                         AICF_AUTOTUNE_CUBLASLT_ALGOS cuBLASLt results and the rules' lowering */
 
 /* one autotuning candidate of a step and its measured time */
 struct aicf__tuned {

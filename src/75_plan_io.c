@@ -877,7 +877,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
         aicf__sbuf_put(&b, "  reason ", 9);
         aicf__io_qstr(&b, st->reason);
         aicf__sbuf_put(&b, "\n", 1);
-        if (st->choice != AICF_CHOICE_RULE) {
+        if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice kernel=%s lt=%d from=%s\n", aicf__choice_name(st->choice), st->choice_lt,
                               st->choice_src == AICF__CHOICE_FROM_PIN ? "pin" : "autotune");
             if (st->n_tuned > 0) {
@@ -1100,7 +1100,7 @@ static int aicf__io_choice(const char* s, size_t n, int* choice, int* lt) {
     int i;
     while (cn < n && s[cn] != '/') cn++;
     *choice = -1;
-    for (i = AICF_CHOICE_DIRECT; i <= AICF_CHOICE_GENERATED; i++)
+    for (i = AICF_CHOICE_RULE; i <= AICF_CHOICE_GENERATED; i++) /* "rule": an autotuned step whose rules' lowering was fastest */
         if (aicf__io_word(s, cn, aicf__choice_name(i))) *choice = i;
     if (*choice < 0) return 0;
     *lt = 0;
@@ -1124,7 +1124,7 @@ static aicf_result aicf__io_parse_choice(aicf__io_state* L, int line, int step, 
     memset(c, 0, sizeof *c);
     c->step = step;
     if (!aicf__io_field(s, n, "kernel", &v, &vn) || !aicf__io_choice(v, vn, &c->choice, &lt) || lt != 0)
-        return aicf__io_bad(L, line, "a choice line needs kernel=direct|im2col_gemm|implicit_gemm_tc|cublaslt|generated", s, n);
+        return aicf__io_bad(L, line, "a choice line needs kernel=rule|direct|im2col_gemm|implicit_gemm_tc|cublaslt|generated", s, n);
     if (!aicf__io_field(s, n, "lt", &v, &vn) || !aicf__io_dec(v, vn, 7, &x))
         return aicf__io_bad(L, line, "a choice line needs lt=K (0..7)", s, n);
     c->lt = (int)x;
@@ -1634,7 +1634,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 aicf__sbuf_put(&b, "\n", 1);
             }
         aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
-        if (st->choice != AICF_CHOICE_RULE) {
+        if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
                               st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned by the policy" : "autotuned: fastest measured");
             if (st->n_tuned > 0) {

@@ -2542,9 +2542,13 @@ static int aicf__tune_cands(const aicf_plan* p, int si, aicf__tune_cand* c) {
         c[n].choice = AICF_CHOICE_GENERATED, c[n++].lt = 0;
         for (k = 0; k < AICF_AUTOTUNE_CUBLASLT_ALGOS; k++) c[n].choice = AICF_CHOICE_CUBLASLT, c[n++].lt = k;
     }
+    /* last, the rules' own lowering: timed only where it differs from every candidate above (a
+       pinned choice may lower differently: implicit_gemm_tc takes the rows kernel wherever it fits,
+       AUTO only where its blocks fill the device), so tuning never drops what the rules would run */
+    if (n > 0) c[n].choice = AICF_CHOICE_RULE, c[n++].lt = 0;
     return n;
 }
-typedef char aicf__tune_check_max[8 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
+typedef char aicf__tune_check_max[9 + AICF_AUTOTUNE_CUBLASLT_ALGOS <= AICF__TUNE_MAX ? 1 : -1];
 
 static int aicf__tune_cmp_float(const void* a, const void* b) {
     float x = *(const float*)a, y = *(const float*)b;

@@ -4181,6 +4181,16 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes)
     return AICF_SUCCESS;
 }
 
+/* The reason of an autotuned step: the choice, the candidates timed, the fastest time, then the
+   lowering's own reason. */
+static void aicf__cuo_tuned_why(const aicf__step* st, const char* reason, char* why, size_t cap) {
+    int k, best = 0;
+    for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
+        if (st->tuned[k].ns < st->tuned[best].ns) best = k;
+    snprintf(why, cap, "autotuned: %s%s%.0d fastest of %d (%.2f us); %.120s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "",
+             st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0, reason);
+}
+
 aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     aicf__cuo c;
     aicf__step* st;
@@ -4225,7 +4235,12 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
     } else {
         r = aicf__cuo_lower_node(&c);
     }
-    if (r == AICF_SUCCESS && st->choice != AICF_CHOICE_RULE) { /* a pinned, tuned or tried choice must take the step */
+    if (r == AICF_SUCCESS && st->choice == AICF_CHOICE_RULE && st->choice_src == AICF__CHOICE_FROM_TUNE) {
+        /* autotuning measured the rules' own lowering fastest */
+        char why[sizeof c.reason];
+        aicf__cuo_tuned_why(st, c.reason, why, sizeof why);
+        memcpy(c.reason, why, sizeof why);
+    } else if (r == AICF_SUCCESS && st->choice != AICF_CHOICE_RULE) { /* a pinned, tuned or tried choice must take the step */
         int took, is_conv = c.nd && c.nd->op == AICF__OP_Conv, has_mm = 0;
         for (i = 0; i < c.n_ops; i++) has_mm |= c.ops[i].kind == AICF__CUO_MATMUL;
         if (is_conv) took = strncmp(c.first_name, "aicf_conv2d_tc", 14) == 0 ? AICF_CHOICE_IMPLICIT_GEMM_TC
@@ -4241,17 +4256,11 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si) {
                                    c.lt_fail[0] ? "; cuBLASLt: " : "", c.lt_fail);
         } else if (st->choice_src == AICF__CHOICE_FROM_PIN || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             char why[sizeof c.reason];
-            int k, best = 0;
             if (st->choice_src == AICF__CHOICE_FROM_PIN)
                 snprintf(why, sizeof why, "pinned %s%s%.0d; %.150s", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
                          c.reason);
-            else {
-                for (k = 1; k < st->n_tuned && k < AICF__TUNE_MAX; k++)
-                    if (st->tuned[k].ns < st->tuned[best].ns) best = k;
-                snprintf(why, sizeof why, "autotuned: %s%s%.0d fastest of %d (%.2f us); %.120s", aicf__choice_name(st->choice),
-                         st->choice_lt ? "/" : "", st->choice_lt, st->n_tuned, st->n_tuned > 0 ? (double)st->tuned[best].ns / 1000.0 : 0.0,
-                         c.reason);
-            }
+            else
+                aicf__cuo_tuned_why(st, c.reason, why, sizeof why);
             memcpy(c.reason, why, sizeof why);
         }
     }

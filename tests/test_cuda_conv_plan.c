@@ -2291,6 +2291,87 @@ static void test_autotune(const char* path) {
 }
 
 /* autotuning a Gemm: the generated GEMV against cuBLASLt's heuristic results */
+/* The rules' own lowering as an autotuning candidate: at batch 1 a 3x3 conv of 16 channels on a
+   56-wide image lowers under AUTO to the patch kernel (the rows kernel's 14 blocks would not fill
+   the 132 SMs), while the implicit_gemm_tc choice takes the rows kernel wherever it fits; with the
+   rows kernel slow on the fake clock, tuning must keep the rules' lowering, record it as
+   `choice kernel=rule ... from=autotune` with every time measured, and load back without timing. */
+static void test_autotune_rule(const char* path) {
+    fake_exec_dev fd;
+    fake_timing ft;
+    ccase c = mk("tune rule", 4, 1, 16, 56, 56, 64, 3, 3, 1, 1, 1, 1);
+    aicf_context* ctx;
+    aicf_plan *p = NULL, *q = NULL;
+    cgraph cg;
+    char *t = NULL, *t2 = NULL;
+    int si, k, have_rule = 0, have_tcr = 0;
+    int64_t rule_ns = 0, tcr_ns = 0;
+    if (!fake_exec_open(path, "autotune: the rules' lowering as a candidate", &fd)) return;
+    if (!fake_timing_open(&fd, "autotune rule", &ft)) {
+        fake_exec_close(&fd);
+        return;
+    }
+    ctx = fake_lt_ctx(path);
+    describe(&c);
+    memset(&cg, 0, sizeof cg);
+    if (!ctx || !build(ctx, &c, &cg)) {
+        CHECK(0, "autotune rule: setup: %s", ctx ? aicf_last_error(ctx) : "context");
+        goto out;
+    }
+    FLT.n_results = 2;
+    ft.kernel_us(NULL, 0);
+    ft.kernel_us("aicf_conv2d_tcr", 9.0); /* the rows kernel (implicit_gemm_tc here) */
+    ft.kernel_us("aicf_conv2d_tcp", 2.0); /* the patch kernel (the rules' lowering) */
+    ft.kernel_us("aicf_conv2d_igemm", 30.0);
+    ft.kernel_us("aicf_im2col", 5.0);
+    ft.kernel_us("lt_algo_", 5.0);
+    p = tune_plan(cg.g, AICF_PRECISION_FP16, 1, NULL, AICF_CHOICE_RULE, 0);
+    CHECK(p != NULL, "autotune rule: plan: %s", aicf_last_error(ctx));
+    si = p ? conv_step(p) : -1;
+    if (si >= 0) {
+        const aicf__step* st = &p->steps[si];
+        aicf_step_info inf;
+        for (k = 0; k < st->n_tuned; k++) {
+            if (st->tuned[k].choice == AICF_CHOICE_RULE) have_rule++, rule_ns = st->tuned[k].ns;
+            if (st->tuned[k].choice == AICF_CHOICE_IMPLICIT_GEMM_TC && st->tuned[k].lt == 0) have_tcr++, tcr_ns = st->tuned[k].ns;
+        }
+        CHECK(have_rule == 1 && have_tcr == 1 && st->tuned[st->n_tuned - 1].choice == AICF_CHOICE_RULE && tcr_ns - rule_ns == 7000,
+              "autotune rule: the rules' lowering timed once, last (%d), implicit_gemm_tc %d times: %lld against %lld ns", have_rule,
+              have_tcr, (long long)rule_ns, (long long)tcr_ns);
+        CHECK(st->choice == AICF_CHOICE_RULE && st->choice_src == AICF__CHOICE_FROM_TUNE && strcmp(st->kernel, "aicf_conv2d_tcp_f16_m64_k9c8") == 0 &&
+                  strncmp(st->reason, "autotuned: rule fastest of", 26) == 0,
+              "autotune rule: took %s (from %d), kernel %s, reason '%s'", aicf__choice_name(st->choice), st->choice_src, st->kernel, st->reason);
+        CHECK(aicf_plan_step_info(p, si, &inf) == AICF_SUCCESS && inf.choice == AICF_CHOICE_RULE && !inf.pinned && inf.num_tuned == st->n_tuned &&
+                  inf.tuned_choice[inf.num_tuned - 1] == AICF_CHOICE_RULE,
+              "autotune rule: aicf_plan_step_info choice %d, %d tuned", (int)inf.choice, inf.num_tuned);
+    }
+    if (p) {
+        char ex[16384];
+        long launches = ft.calls("cuGraphLaunch");
+        t = plan_text(p);
+        CHECK(t && strstr(t, "\n  choice kernel=rule lt=0 from=autotune\n  tuned direct=") && strstr(t, " rule=2."),
+              "autotune rule: plan file lines:\n%s", t ? t : "(none)");
+        CHECK(aicf_plan_explain(p, ex, sizeof ex, NULL) == AICF_SUCCESS && strstr(ex, "choice: rule (autotuned: fastest measured); candidates"),
+              "autotune rule: explain:\n%s", ex);
+        if (t && aicf_plan_load_memory(cg.g, t, strlen(t), &q) == AICF_SUCCESS) {
+            t2 = plan_text(q);
+            CHECK(t2 && strcmp(t, t2) == 0 && ft.calls("cuGraphLaunch") == launches,
+                  "autotune rule: the loaded plan serialises as the file, without timing (%ld graph launches)", ft.calls("cuGraphLaunch") - launches);
+        } else
+            CHECK(0, "autotune rule: load: %s", aicf_last_error(ctx));
+    }
+out:
+    free(t);
+    free(t2);
+    aicf_plan_destroy(q);
+    aicf_plan_destroy(p);
+    cgraph_free(&cg);
+    aicf_context_destroy(ctx);
+    ft.kernel_us(NULL, 0);
+    fake_timing_close(&ft);
+    fake_exec_close(&fd);
+}
+
 static void test_autotune_gemm(const char* path) {
     fake_exec_dev fd;
     fake_timing ft;
@@ -3509,6 +3590,7 @@ int main(int argc, char** argv) {
     test_out_f32_refused(ctx);
     test_exec_scratch(path);
     test_autotune(path);
+    test_autotune_rule(path);
     test_autotune_gemm(path);
     test_exec_concat_view_matmul(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
