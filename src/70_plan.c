@@ -1671,7 +1671,8 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
             const aicf__step* ts = &p->steps[c->step];
             aicf__op op = ts->kind == AICF__STEP_NODE ? g->nodes[ts->node].op : AICF__OP_Cast;
             if ((op != AICF__OP_Conv && op != AICF__OP_Gemm && op != AICF__OP_MatMul) ||
-                (c->choice != AICF_CHOICE_RULE && (op == AICF__OP_Conv) != aicf__choice_is_conv(c->choice)))
+                (c->choice != AICF_CHOICE_RULE && (op == AICF__OP_Conv) != aicf__choice_is_conv(c->choice)) ||
+                (c->choice == AICF_CHOICE_RULE && c->lt != 0)) /* the rules' lowering has no variant */
                 return aicf__err(p->ctx, AICF_ERROR_PLAN_MISMATCH, "aicf_plan_create: the file's autotuned choice %s for step %d: not a choice "
                                  "of that step's op", aicf__choice_name(c->choice), c->step);
             for (k = 1; k < c->n_tuned && k < AICF__TUNE_MAX; k++)

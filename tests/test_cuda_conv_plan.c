@@ -2359,6 +2359,26 @@ static void test_autotune_rule(const char* path) {
                   "autotune rule: the loaded plan serialises as the file, without timing (%ld graph launches)", ft.calls("cuGraphLaunch") - launches);
         } else
             CHECK(0, "autotune rule: load: %s", aicf_last_error(ctx));
+        if (t) { /* the rules' lowering has no variant: a record edited to 'rule/2' (choice and tuned line agreeing) is refused */
+            size_t tn = strlen(t);
+            char* bad = (char*)malloc(tn + 3);
+            char* at;
+            const char* tu = strstr(t, " rule=");
+            aicf_plan* r2 = NULL;
+            if (bad && tu) {
+                size_t k0 = (size_t)(tu - t) + 5;
+                memcpy(bad, t, k0);
+                memcpy(bad + k0, "/2", 2);
+                memcpy(bad + k0 + 2, t + k0, tn - k0 + 1);
+            }
+            at = bad && tu ? strstr(bad, "choice kernel=rule lt=0") : NULL;
+            if (at) at[22] = '2';
+            CHECK(at && aicf_plan_load_memory(cg.g, bad, strlen(bad), &r2) == AICF_ERROR_PLAN_MISMATCH &&
+                      strstr(aicf_last_error(ctx), "autotuned choice rule for step"),
+                  "autotune rule: a rule choice with a variant: %s", aicf_last_error(ctx));
+            aicf_plan_destroy(r2);
+            free(bad);
+        }
     }
 out:
     free(t);
