@@ -139,8 +139,9 @@
    policy (conv_algo, matmul_algo, the cost model) pick it, a pin fixes it for one node:
        strcpy(desc.policy.pins[0].node, "conv1");
        desc.policy.pins[0].kernel = AICF_CHOICE_DIRECT;         (policy text: pin = direct conv1)
-   and policy.autotune = 1 times every unpinned step under each choice on the device at plan
-   creation and keeps the fastest (plan creation then takes about a second for a ResNet-50).
+   and policy.autotune = 1 times every unpinned step under each choice, and the rules' own
+   lowering where it differs (choice RULE in the results), on the device at plan creation and
+   keeps the fastest (plan creation then takes about a second for a ResNet-50).
    aicf_plan_explain lists each tuned step's candidates with their times (aicf_plan_step_info
    gives them as data: choice, variant, pinned, tuned_us[]); a saved plan keeps the decisions
    and the times, and loads without timing again.
