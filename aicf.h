@@ -121,11 +121,15 @@
    the total. AICF_EXEC_DEVICE_IO leaves inputs and outputs in device memory and skips the
    host staging copies, as a caller that produces them on the GPU would.
    `build/aicf profile MODEL.onnx [--top N]` prints the table.
-   AICF_EXEC_PDL (sm_90+, CUDA 12.3+ driver) joins consecutive generated kernels with
-   programmatic edges: each is launched while its predecessor runs and waits for it before
-   touching memory. Same results; measured (docs/benchmarks.md) it saves ~0.3 us per edge on
-   chains of small kernels and loses on convolution-heavy graphs, hence opt-in.
-   aicf_exec_stats.programmatic_edges counts the edges it made.
+   Programmatic dependent launch (sm_90+, CUDA 12.3+ driver) is a plan decision: a GEMV step
+   (batch-1 Linear layer) whose weights are constants, right after another kernel, is joined to
+   it by a programmatic edge: it is launched while its predecessor runs, prefetches its weights,
+   and waits for the predecessor before touching anything else (explain: "launch: programmatic";
+   plan files: `pdl=1`; policy `no_pdl = 1` turns it off). Same results; the reference MLP at
+   batch 1 took 10.9-11.0 us against 14.1-14.3 without it on an H100 (docs/benchmarks.md).
+   AICF_EXEC_PDL makes every kernel-to-kernel edge programmatic: ~0.3 us per edge on chains of
+   small kernels, a loss on convolution-heavy graphs, hence opt-in.
+   aicf_exec_stats.programmatic_edges counts the edges the exec made.
    Batch-1 Linear layers (Gemm, transB, M <= 8) run on generated GEMV kernels; the float32 <->
    float16 boundary Casts beside one are done by the GEMV itself (no launch of their own). The
    policy key `persistent = 1` joins a chain of such layers into one launch (aicf_gemvp_*: the
@@ -484,6 +488,14 @@ typedef struct aicf_policy {
                                fastest; the plan records every candidate's measured time
                                (aicf_plan_explain, plan files). A saved plan loads with those
                                decisions without timing again. Ignored on the CPU backend */
+    int no_pdl;             /* CUDA, 1: no launch of the plan is programmatic. 0 (the default): on
+                               compute capability 9.0+, a GEMV step whose weights are constants
+                               is launched by a programmatic edge right after the previous
+                               kernel (it prefetches its weights before waiting for that kernel;
+                               the plan's `pdl=1`, aicf_step_info.pdl_launches). Same results;
+                               on an H100 the reference MLP at batch 1 took 10.9-11.0 us
+                               against 14.1-14.3 (docs/benchmarks.md). AICF_EXEC_PDL makes every
+                               kernel edge programmatic regardless */
     aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
 
@@ -523,15 +535,16 @@ typedef struct aicf_plan_stats {
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
 #define AICF_EXEC_PROFILE 0x2u   /* CUDA: one timing event after every step, for aicf_exec_profile
                                     (adds an event-record node per step to every replay) */
-#define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch. On devices of compute
-                                    capability >= 9.0 with a driver of CUDA >= 12.3, consecutive
-                                    generated kernels are joined by programmatic edges: the next
-                                    one is launched while the previous one runs and waits for it
-                                    before touching memory (same results, less launch latency).
-                                    Off by default: measured on the H100 (docs/benchmarks.md) it
-                                    saves 1.6 us on a 6-kernel MLP but costs 58 us on ResNet-18 at
-                                    batch 1 (early-resident convolution blocks). Without it every
-                                    node waits for its predecessor to finish before it launches */
+#define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch everywhere. On devices of
+                                    compute capability >= 9.0 with a driver of CUDA >= 12.3, all
+                                    consecutive generated kernels are joined by programmatic
+                                    edges: the next one is launched while the previous one runs
+                                    and waits for it before touching memory (same results, less
+                                    launch latency). Off by default: measured on the H100
+                                    (docs/benchmarks.md) it costs 22 us on ResNet-18 at batch 1.
+                                    Without it only the launches the plan made programmatic
+                                    (aicf_policy.no_pdl) are; every other node waits for its
+                                    predecessor to finish before it launches */
 
 typedef struct aicf_exec_desc {
     uint32_t flags; /* AICF_EXEC_* */
@@ -543,8 +556,9 @@ typedef struct aicf_exec_stats {
     int kernel_nodes;    /* kernel launches per replay, counting those inside the cuBLASLt
                             child graphs (so it can exceed graph_nodes) */
     size_t device_bytes; /* arena + weights + workspace + staging */
-    int programmatic_edges; /* kernel-to-kernel edges with programmatic dependent launch (0
-                               without AICF_EXEC_PDL, before compute capability 9.0 or CUDA 12.3) */
+    int programmatic_edges; /* kernel-to-kernel edges with programmatic dependent launch: the
+                               plan's programmatic launches, or every kernel edge with
+                               AICF_EXEC_PDL (0 before compute capability 9.0 or CUDA 12.3) */
 } aicf_exec_stats;
 
 /* --- results and errors --- */
@@ -627,6 +641,8 @@ typedef struct aicf_step_info {
     float tuned_us[AICF_MAX_TUNED]; /* their device times, microseconds, in the order explain lists them */
     aicf_kernel_choice tuned_choice[AICF_MAX_TUNED]; /* RULE: the rules' own lowering */
     int tuned_variant[AICF_MAX_TUNED];
+    int pdl_launches;      /* CUDA: the step's launches that go by a programmatic edge after the
+                              previous kernel (aicf_policy.no_pdl) */
 } aicf_step_info;
 /* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
    AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */
@@ -650,6 +666,7 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        persistent = 0 | 1                  (CUDA: a chain of small-M GEMM layers in one launch)
        autotune = 0 | 1                    (CUDA: time the kernel choices of each Conv, Gemm and
                                             MatMul step at plan creation, keep the fastest)
+       no_pdl = 0 | 1                      (CUDA: 1 makes no launch programmatic)
        pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
                                             of the line, takes CHOICE = direct | im2col_gemm |
                                             implicit_gemm_tc | cublaslt | generated; /K is the
@@ -1245,6 +1262,10 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
    aicf__cuo_persist); *n_kernels receives how many were made and *sync_bytes the extent of
    their regions in the exec's sync region (aicf__cuda_sync_ptr: epoch words, hand-off buffers). */
 aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes);
+/* After every other CUDA pass: marks the launches that go programmatically after the previous
+   kernel (aicf__cuo_op.pdl; the plan's `pdl=1`), noting it in their steps' reasons. Returns how
+   many. Nothing with policy.no_pdl or before compute capability 9.0. */
+int aicf__cuda_pdl(aicf_plan* p, int cc_major);
 
 /* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
    storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
@@ -1269,10 +1290,12 @@ uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
    epoch words and hand-off buffers; 0 if the plan has no persistent kernel). */
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
-   `kernel_index` with one by-value argument of args_size bytes (copied). */
+   `kernel_index` with one by-value argument of args_size bytes (copied). pdl: the plan made this
+   launch programmatic (aicf__cuda_pdl): after another generated kernel, on a driver with the
+   edge API, the edge is a programmatic one (as for every kernel under AICF_EXEC_PDL). */
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
                                    const unsigned block[3], unsigned shared_bytes,
-                                   const void* args, size_t args_size);
+                                   const void* args, size_t args_size, int pdl);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -1417,6 +1440,7 @@ typedef struct aicf__cuda_op_view {
     uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
+    int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */
 } aicf__cuda_op_view;
 /* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
    the number of cuBLASLt algorithm records. */
@@ -13019,6 +13043,11 @@ aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* ou
         out->tuned_variant[k] = st->tuned[k].lt;
     }
     out->num_tuned = k;
+    for (k = 0; k < aicf__cuda_step_ops(p, step, NULL); k++) {
+        aicf__cuda_op_view v;
+        aicf__cuda_step_op(p, step, k, &v);
+        out->pdl_launches += v.pdl;
+    }
     return AICF_SUCCESS;
 }
 typedef char aicf__check_step_info_tuned[sizeof(((aicf_step_info*)0)->tuned_us) / sizeof(float) == AICF__TUNE_MAX ? 1 : -1];
@@ -13698,11 +13727,12 @@ enum {
     AICF__POL_MATMUL,
     AICF__POL_PERSISTENT,
     AICF__POL_AUTOTUNE,
+    AICF__POL_NO_PDL,
     AICF__POL_PIN,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "pin"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "no_pdl", "pin"};
 
 /* Whether a pinned node's name survives a `pin` line: no '#', control bytes, or blanks at
    either end (the line's comment and trimming rules). */
@@ -13737,6 +13767,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%smatmul_algo = %s\n", prefix, aicf__io_matmul_algos[pol->matmul_algo]);
     aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
     aicf__sbuf_printf(b, "%sautotune = %d\n", prefix, pol->autotune ? 1 : 0);
+    aicf__sbuf_printf(b, "%sno_pdl = %d\n", prefix, pol->no_pdl ? 1 : 0);
     for (i = 0; i < AICF_MAX_PINS; i++) {
         const aicf_pin* pin = &pol->pins[i];
         if (!pin->node[0]) continue;
@@ -13797,7 +13828,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo, persistent, autotune, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+                         "matmul_algo, persistent, autotune, no_pdl, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
     if (key != AICF__POL_PIN && (*seen & (1u << key)))
         return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
@@ -13875,6 +13906,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     case AICF__POL_FALLBACK:
     case AICF__POL_PERSISTENT:
     case AICF__POL_AUTOTUNE:
+    case AICF__POL_NO_PDL:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -13885,6 +13917,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         if (key == AICF__POL_FALLBACK) pol->allow_cpu_fallback = b;
         else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
         else if (key == AICF__POL_AUTOTUNE) pol->autotune = b;
+        else if (key == AICF__POL_NO_PDL) pol->no_pdl = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -14195,6 +14228,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
                 aicf__sbuf_printf(&b, " grid=%u,%u,%u block=%u,%u,%u shared=%u args=", v.grid[0], v.grid[1], v.grid[2], v.block[0],
                                   v.block[1], v.block[2], v.shared_bytes);
                 aicf__io_hex(&b, v.args, v.args_size);
+                if (v.pdl) aicf__sbuf_put(&b, " pdl=1", 6);
             } else if (v.kind == 2) {
                 aicf__sbuf_printf(&b, "  op %d copy bytes=%llu", k, (unsigned long long)v.copy_bytes);
             } else {
@@ -14821,12 +14855,13 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         int n_pins = 0;
         for (i = 0; i < AICF_MAX_PINS; i++) n_pins += p->policy.pins[i].node[0] != 0;
         aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s, autotune %s, "
-                          "%d pinned nodes\n",
+                          "%d pinned nodes%s\n",
                           p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "",
                           aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u], aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                           p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                           p->policy.allow_cpu_fallback ? "allowed" : "not allowed",
-                          !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins);
+                          !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins,
+                          p->policy.no_pdl ? ", no programmatic launches" : "");
     }
     if (p->target == AICF_BACKEND_CUDA) {
         aicf_device_info di;
@@ -14932,6 +14967,19 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 aicf__sbuf_put(&b, "\n", 1);
             }
         aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
+        for (k = 0; k < n_ops; k++) { /* programmatic launches (src/81_cuda_ops.c aicf__cuda_pdl) */
+            aicf__cuda_op_view v;
+            aicf__cuda_step_op(p, i, k, &v);
+            if (!v.pdl) continue;
+            if (k > 0) {
+                aicf__sbuf_printf(&b, "  launch %d: programmatic (PDL) after launch %d", k + 1, k);
+            } else {
+                for (j = i - 1; j > 0 && aicf__cuda_step_ops(p, j, NULL) == 0; j--) {}
+                aicf__sbuf_printf(&b, "  launch: programmatic (PDL) after step %d's kernel", j);
+            }
+            aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight reads "
+                              "overlap that kernel (policy no_pdl = 1 turns it off)\n");
+        }
         if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
                               st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned by the policy" : "autotuned: fastest measured");
@@ -15981,6 +16029,7 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
     }
     r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent, &((aicf__cuda_plan_data*)p->backend)->sync_bytes);
     if (r != AICF_SUCCESS) return r;
+    aicf__cuda_pdl(p, cu->cc_major);
     for (si = 0; si < p->n_steps; ++si) {
         aicf__step* st = &p->steps[si];
         if (st->kernel_index >= AICF__KT_NUM_KERNELS)
@@ -16675,7 +16724,7 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
 }
 
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
-                                   unsigned shared_bytes, const void* args, size_t args_size) {
+                                   unsigned shared_bytes, const void* args, size_t args_size, int pdl) {
     aicf__CUDA_KERNEL_NODE_PARAMS kp;
     aicf__CUfunction fn = NULL;
     aicf__CUgraphNode node;
@@ -16733,14 +16782,15 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
     kp.sharedMemBytes = shared_bytes;
     kp.kernelParams = args_size ? params : NULL;
     kp.extra = NULL;
-    /* After another generated kernel: a programmatic edge from its programmatic port. This node
+    /* After another generated kernel, where the plan made this launch programmatic (pdl) or the
+       exec asked for it everywhere (AICF_EXEC_PDL): a programmatic edge from its programmatic port. This node
        may then be launched once every block of the previous kernel has passed its own wait and
        issued griddepcontrol.launch_dependents (templates/pdl.inc.j2); its kernel waits for the
        previous grid to complete before it touches memory, so only the launch latency overlaps.
        (The launch-order port, which fires as soon as the blocks have begun, let chains of
        waiting kernels pile up: resnet18 batch 1 went from 254 to 346 us on the H100.)
        Otherwise a full dependency. */
-    if (em->pdl && em->has_last && em->last_is_kernel) {
+    if ((em->pdl || (pdl && em->cu->pdl)) && em->has_last && em->last_is_kernel) {
         aicf__CUgraphEdgeData ed;
         r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, NULL, 0u, &kp);
         if (r == AICF__CUDA_SUCCESS) {
@@ -17907,9 +17957,9 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em)
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
-                                   unsigned shared_bytes, const void* args, size_t args_size) {
+                                   unsigned shared_bytes, const void* args, size_t args_size, int pdl) {
     AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);
-    AICF__UNUSED(shared_bytes); AICF__UNUSED(args); AICF__UNUSED(args_size);
+    AICF__UNUSED(shared_bytes); AICF__UNUSED(args); AICF__UNUSED(args_size); AICF__UNUSED(pdl);
     return AICF_ERROR_NO_DEVICE;
 }
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes) {
@@ -18223,7 +18273,8 @@ typedef struct aicf__k_gemv {
     uint64_t a, b;     /* A [M, K], B [N, K] */
     int64_t M, N, K, lda, ldb;
     float alpha;
-    int32_t flags;     /* float16: AICF__GEMVP_A_F32 (A stored float32), AICF__GEMVP_D_F32 (D float32) */
+    int32_t flags;     /* float16: AICF__GEMVP_A_F32 (A stored float32), AICF__GEMVP_D_F32 (D float32); AICF__GEMV_B_CONST
+                          (16-byte loads, B a constant: its first pieces prefetched before griddepcontrol.wait) */
 } aicf__k_gemv;
 typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
@@ -18232,7 +18283,7 @@ typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS
 #define AICF__GEMVP_MAX_LAYERS 6
 #define AICF__GEMVP_MAX_OPS 3
 #define AICF__GEMVP_BLOCK 256u /* 8 warps */
-enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2 };
+enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2, AICF__GEMV_B_CONST = 4 };
 typedef struct aicf__k_gemvp_layer {
     uint64_t a, b, y;
     int64_t M, N, K, lda, ldb;
@@ -18277,6 +18328,7 @@ typedef struct aicf__cuo_op {
     int n_patch;
     int algo;                /* MATMUL: index into aicf__cuo_prog.algo */
     uint64_t copy_bytes;     /* COPY: bytes; patch[0] is the destination, patch[1] the source */
+    int pdl;                 /* KERNEL: launched programmatically after the previous kernel (aicf__cuda_pdl) */
     aicf__cuo_fix patch[AICF__CUO_MAX_PATCH];
     uint64_t args[AICF__CUO_ARGS_WORDS]; /* KERNEL: argument struct; MATMUL: aicf__matmul_desc */
 } aicf__cuo_op;
@@ -21454,6 +21506,7 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     if ((md->N + 3) / 4 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
     grid[0] = (unsigned)((md->N + 3) / 4);
     grid[1] = grid[2] = 1;
+    if (vec && c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS) g.flags |= AICF__GEMV_B_CONST; /* prefetched before the wait */
     if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g.e.n_ops); /* e.x is not read */
     aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
@@ -22197,6 +22250,42 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes)
     return AICF_SUCCESS;
 }
 
+/* Programmatic dependent launch as a plan decision. A kernel node joined to the previous kernel
+   by a programmatic edge (CUDA 12.3 graph edge data, sm_90+) is launched while that kernel runs;
+   every generated kernel executes griddepcontrol.wait before it touches memory an earlier launch
+   may have written (templates/pdl.inc.j2), so the results are those of serialised launches. What
+   the edge buys depends on what the kernel can do before its wait: the GEMV whose B is a constant
+   (AICF__GEMV_B_CONST) prefetches its weight row into L1 there, so its launch and its weight
+   reads overlap the previous kernel. On an H100 (docs/benchmarks.md, session 25), mlp_b1 (four
+   GEMVs): 14.1-14.3 us without programmatic edges, 13.5-13.6 with edges into its GEMVs but
+   without the prefetch, 10.9-11.0 with both; resnet18_b1 200-202 us either way (one GEMV);
+   programmatic edges between all kernels (AICF_EXEC_PDL) cost resnet18_b1 ~22 us, edges only
+   between grids of at most one or two blocks per SM ~11-14 us. So the rule: a GEMV launch with
+   constant weights, right after another kernel launch of the plan, is programmatic; nothing
+   else is. */
+int aicf__cuda_pdl(aicf_plan* p, int cc_major) {
+    int si, k, n = 0, prev_kernel = 0;
+    if (p->policy.no_pdl || cc_major < 9) return 0;
+    for (si = 0; si < p->n_steps; si++) {
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)p->steps[si].backend;
+        aicf__cuo_op* ops;
+        if (!pr) continue;
+        ops = aicf__cuo_prog_ops(pr);
+        for (k = 0; k < pr->n_ops; k++) {
+            aicf__cuo_op* op = &ops[k];
+            int is_kernel = op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0;
+            op->pdl = 0;
+            if (is_kernel && prev_kernel && strncmp(aicf__cuo_kname(op->kernel_index), "aicf_gemv_", 10) == 0) {
+                aicf__k_gemv g;
+                memcpy(&g, op->args, sizeof g);
+                if (g.flags & AICF__GEMV_B_CONST) op->pdl = 1, n++;
+            }
+            prev_kernel = is_kernel;
+        }
+    }
+    return n;
+}
+
 /* The reason of an autotuned step: the choice, the candidates timed, the fastest time, then the
    lowering's own reason. */
 static void aicf__cuo_tuned_why(const aicf__step* st, const char* reason, char* why, size_t cap) {
@@ -22361,7 +22450,7 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
             memcpy(args, op->args, sizeof args);
             for (k = 0; k < op->n_patch; k++) memcpy((unsigned char*)args + op->patch[k].field, &addr[k], sizeof(uint64_t));
             if (op->kind == AICF__CUO_KERNEL)
-                r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size);
+                r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size, op->pdl);
             else
                 r = aicf__cuda_emit_matmul(em, (const aicf__matmul_desc*)(const void*)args, aicf__cuo_prog_algo(pr, op->algo));
         }
@@ -22406,6 +22495,7 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     memcpy(v->grid, op->grid, sizeof v->grid);
     memcpy(v->block, op->block, sizeof v->block);
     v->shared_bytes = op->shared_bytes;
+    v->pdl = op->kind == AICF__CUO_KERNEL && op->pdl;
     v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
     v->args = (const unsigned char*)op->args;
     v->n_patch = op->n_patch;

@@ -14,7 +14,7 @@
      aicf info
 
    Policy options (run, plan, bench, range): --policy FILE (a policy text file, see
-   aicf_policy_parse), then --precision, --no-fusion, --persistent, --autotune, --conv-algo
+   aicf_policy_parse), then --precision, --no-fusion, --persistent, --autotune, --no-pdl, --conv-algo
    auto|direct|im2col_gemm|implicit_gemm_tc and --matmul-algo auto|cublaslt|generated override its
    keys, and each --pin "CHOICE[/K] NODE" adds a pin (the policy text's `pin` key).
    --plan FILE.plan (run, plan, bench) loads a saved plan instead of planning: the model, dim
@@ -83,6 +83,7 @@ typedef struct opts {
     int no_fusion;           /* --no-fusion */
     int persistent;          /* --persistent */
     int autotune;            /* --autotune */
+    int no_pdl;              /* --no-pdl */
     const char* pins[16];    /* --pin, as the policy text's `pin = ...` value */
     int n_pins;
     int conv_algo;           /* --conv-algo, -1 = not given */
@@ -118,7 +119,7 @@ static int usage(void) {
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
             "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion] [--persistent] [--autotune]\n"
-            "                [--pin \"CHOICE[/K] NODE\"]...\n"
+            "                [--no-pdl] [--pin \"CHOICE[/K] NODE\"]...\n"
             "                [--conv-algo auto|direct|im2col_gemm|implicit_gemm_tc] [--matmul-algo auto|cublaslt|generated]\n"
             "  --plan FILE.plan     (run, plan, bench) load a saved plan instead of planning; refused, with the\n"
             "                       reason, when the model, bindings, kernel table, device or cuBLASLt differ\n"
@@ -246,6 +247,8 @@ static int parse(int argc, char** argv, opts* o) {
             o->persistent = 1;
         } else if (strcmp(a, "--autotune") == 0) {
             o->autotune = 1;
+        } else if (strcmp(a, "--no-pdl") == 0) {
+            o->no_pdl = 1;
         } else if (strcmp(a, "--pin") == 0) {
             NEED_VALUE
             if (o->n_pins >= 16) {
@@ -316,10 +319,10 @@ static int parse(int argc, char** argv, opts* o) {
         fprintf(stderr, "aicf: --save, --dot and --explain belong to the plan command\n");
         return 0;
     }
-    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->autotune || o->n_pins ||
+    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->autotune || o->no_pdl || o->n_pins ||
                          o->conv_algo >= 0 || o->matmul_algo >= 0)) {
         fprintf(stderr, "aicf: --plan takes the policy from the plan file; drop --policy, --precision, --no-fusion, --persistent, "
-                        "--autotune, --pin, --conv-algo and --matmul-algo\n");
+                        "--autotune, --no-pdl, --pin, --conv-algo and --matmul-algo\n");
         return 0;
     }
     if (o->plan_file && strcmp(o->cmd, "range") == 0) {
@@ -459,6 +462,7 @@ static int make_plan_ex(aicf_context* ctx, const opts* o, const char* check_dir,
         if (o->precision) pd.policy.precision = o->precision;
         if (o->no_fusion) pd.policy.no_fusion = 1;
         if (o->persistent) pd.policy.persistent = 1;
+        if (o->no_pdl) pd.policy.no_pdl = 1;
         if (o->autotune) pd.policy.autotune = 1;
         for (k = 0; k < o->n_pins && !rc; k++) { /* each through the policy parser, into the next free slot */
             char text[4200];

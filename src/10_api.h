@@ -299,6 +299,14 @@ typedef struct aicf_policy {
                                fastest; the plan records every candidate's measured time
                                (aicf_plan_explain, plan files). A saved plan loads with those
                                decisions without timing again. Ignored on the CPU backend */
+    int no_pdl;             /* CUDA, 1: no launch of the plan is programmatic. 0 (the default): on
+                               compute capability 9.0+, a GEMV step whose weights are constants
+                               is launched by a programmatic edge right after the previous
+                               kernel (it prefetches its weights before waiting for that kernel;
+                               the plan's `pdl=1`, aicf_step_info.pdl_launches). Same results;
+                               on an H100 the reference MLP at batch 1 took 10.9-11.0 us
+                               against 14.1-14.3 (docs/benchmarks.md). AICF_EXEC_PDL makes every
+                               kernel edge programmatic regardless */
     aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
 
@@ -338,15 +346,16 @@ typedef struct aicf_plan_stats {
 #define AICF_EXEC_DEVICE_IO 0x1u /* inputs/outputs stay on the device: no copy nodes in the graph */
 #define AICF_EXEC_PROFILE 0x2u   /* CUDA: one timing event after every step, for aicf_exec_profile
                                     (adds an event-record node per step to every replay) */
-#define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch. On devices of compute
-                                    capability >= 9.0 with a driver of CUDA >= 12.3, consecutive
-                                    generated kernels are joined by programmatic edges: the next
-                                    one is launched while the previous one runs and waits for it
-                                    before touching memory (same results, less launch latency).
-                                    Off by default: measured on the H100 (docs/benchmarks.md) it
-                                    saves 1.6 us on a 6-kernel MLP but costs 58 us on ResNet-18 at
-                                    batch 1 (early-resident convolution blocks). Without it every
-                                    node waits for its predecessor to finish before it launches */
+#define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch everywhere. On devices of
+                                    compute capability >= 9.0 with a driver of CUDA >= 12.3, all
+                                    consecutive generated kernels are joined by programmatic
+                                    edges: the next one is launched while the previous one runs
+                                    and waits for it before touching memory (same results, less
+                                    launch latency). Off by default: measured on the H100
+                                    (docs/benchmarks.md) it costs 22 us on ResNet-18 at batch 1.
+                                    Without it only the launches the plan made programmatic
+                                    (aicf_policy.no_pdl) are; every other node waits for its
+                                    predecessor to finish before it launches */
 
 typedef struct aicf_exec_desc {
     uint32_t flags; /* AICF_EXEC_* */
@@ -358,8 +367,9 @@ typedef struct aicf_exec_stats {
     int kernel_nodes;    /* kernel launches per replay, counting those inside the cuBLASLt
                             child graphs (so it can exceed graph_nodes) */
     size_t device_bytes; /* arena + weights + workspace + staging */
-    int programmatic_edges; /* kernel-to-kernel edges with programmatic dependent launch (0
-                               without AICF_EXEC_PDL, before compute capability 9.0 or CUDA 12.3) */
+    int programmatic_edges; /* kernel-to-kernel edges with programmatic dependent launch: the
+                               plan's programmatic launches, or every kernel edge with
+                               AICF_EXEC_PDL (0 before compute capability 9.0 or CUDA 12.3) */
 } aicf_exec_stats;
 
 /* --- results and errors --- */
@@ -442,6 +452,8 @@ typedef struct aicf_step_info {
     float tuned_us[AICF_MAX_TUNED]; /* their device times, microseconds, in the order explain lists them */
     aicf_kernel_choice tuned_choice[AICF_MAX_TUNED]; /* RULE: the rules' own lowering */
     int tuned_variant[AICF_MAX_TUNED];
+    int pdl_launches;      /* CUDA: the step's launches that go by a programmatic edge after the
+                              previous kernel (aicf_policy.no_pdl) */
 } aicf_step_info;
 /* Describes step `step` (0 .. aicf_plan_num_steps - 1); the strings live as long as the plan.
    AICF_ERROR_INVALID_ARGUMENT for NULL or a step out of range. */
@@ -465,6 +477,7 @@ AICF_API int aicf_plan_find_output(const aicf_plan* plan, const char* name); /* 
        persistent = 0 | 1                  (CUDA: a chain of small-M GEMM layers in one launch)
        autotune = 0 | 1                    (CUDA: time the kernel choices of each Conv, Gemm and
                                             MatMul step at plan creation, keep the fastest)
+       no_pdl = 0 | 1                      (CUDA: 1 makes no launch programmatic)
        pin = CHOICE[/K] NODE               (may repeat, one per node: step of node NODE, the rest
                                             of the line, takes CHOICE = direct | im2col_gemm |
                                             implicit_gemm_tc | cublaslt | generated; /K is the

@@ -466,6 +466,10 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
    aicf__cuo_persist); *n_kernels receives how many were made and *sync_bytes the extent of
    their regions in the exec's sync region (aicf__cuda_sync_ptr: epoch words, hand-off buffers). */
 aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes);
+/* After every other CUDA pass: marks the launches that go programmatically after the previous
+   kernel (aicf__cuo_op.pdl; the plan's `pdl=1`), noting it in their steps' reasons. Returns how
+   many. Nothing with policy.no_pdl or before compute capability 9.0. */
+int aicf__cuda_pdl(aicf_plan* p, int cc_major);
 
 /* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor
    storage and dtypes are known, arena offsets are not): the bytes of arena scratch the step's
@@ -490,10 +494,12 @@ uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em);
    epoch words and hand-off buffers; 0 if the plan has no persistent kernel). */
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 /* Adds a kernel node (after the previously emitted work) launching table kernel
-   `kernel_index` with one by-value argument of args_size bytes (copied). */
+   `kernel_index` with one by-value argument of args_size bytes (copied). pdl: the plan made this
+   launch programmatic (aicf__cuda_pdl): after another generated kernel, on a driver with the
+   edge API, the edge is a programmatic one (as for every kernel under AICF_EXEC_PDL). */
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
                                    const unsigned block[3], unsigned shared_bytes,
-                                   const void* args, size_t args_size);
+                                   const void* args, size_t args_size, int pdl);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -638,6 +644,7 @@ typedef struct aicf__cuda_op_view {
     uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
+    int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */
 } aicf__cuda_op_view;
 /* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
    the number of cuBLASLt algorithm records. */

@@ -2340,6 +2340,11 @@ aicf_result aicf_plan_step_info(const aicf_plan* p, int step, aicf_step_info* ou
         out->tuned_variant[k] = st->tuned[k].lt;
     }
     out->num_tuned = k;
+    for (k = 0; k < aicf__cuda_step_ops(p, step, NULL); k++) {
+        aicf__cuda_op_view v;
+        aicf__cuda_step_op(p, step, k, &v);
+        out->pdl_launches += v.pdl;
+    }
     return AICF_SUCCESS;
 }
 typedef char aicf__check_step_info_tuned[sizeof(((aicf_step_info*)0)->tuned_us) / sizeof(float) == AICF__TUNE_MAX ? 1 : -1];

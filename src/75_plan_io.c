@@ -400,11 +400,12 @@ enum {
     AICF__POL_MATMUL,
     AICF__POL_PERSISTENT,
     AICF__POL_AUTOTUNE,
+    AICF__POL_NO_PDL,
     AICF__POL_PIN,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "pin"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "no_pdl", "pin"};
 
 /* Whether a pinned node's name survives a `pin` line: no '#', control bytes, or blanks at
    either end (the line's comment and trimming rules). */
@@ -439,6 +440,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%smatmul_algo = %s\n", prefix, aicf__io_matmul_algos[pol->matmul_algo]);
     aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
     aicf__sbuf_printf(b, "%sautotune = %d\n", prefix, pol->autotune ? 1 : 0);
+    aicf__sbuf_printf(b, "%sno_pdl = %d\n", prefix, pol->no_pdl ? 1 : 0);
     for (i = 0; i < AICF_MAX_PINS; i++) {
         const aicf_pin* pin = &pol->pins[i];
         if (!pin->node[0]) continue;
@@ -499,7 +501,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo, persistent, autotune, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+                         "matmul_algo, persistent, autotune, no_pdl, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
     if (key != AICF__POL_PIN && (*seen & (1u << key)))
         return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
@@ -577,6 +579,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     case AICF__POL_FALLBACK:
     case AICF__POL_PERSISTENT:
     case AICF__POL_AUTOTUNE:
+    case AICF__POL_NO_PDL:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -587,6 +590,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         if (key == AICF__POL_FALLBACK) pol->allow_cpu_fallback = b;
         else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
         else if (key == AICF__POL_AUTOTUNE) pol->autotune = b;
+        else if (key == AICF__POL_NO_PDL) pol->no_pdl = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -897,6 +901,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
                 aicf__sbuf_printf(&b, " grid=%u,%u,%u block=%u,%u,%u shared=%u args=", v.grid[0], v.grid[1], v.grid[2], v.block[0],
                                   v.block[1], v.block[2], v.shared_bytes);
                 aicf__io_hex(&b, v.args, v.args_size);
+                if (v.pdl) aicf__sbuf_put(&b, " pdl=1", 6);
             } else if (v.kind == 2) {
                 aicf__sbuf_printf(&b, "  op %d copy bytes=%llu", k, (unsigned long long)v.copy_bytes);
             } else {
@@ -1523,12 +1528,13 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         int n_pins = 0;
         for (i = 0; i < AICF_MAX_PINS; i++) n_pins += p->policy.pins[i].node[0] != 0;
         aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s, autotune %s, "
-                          "%d pinned nodes\n",
+                          "%d pinned nodes%s\n",
                           p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "",
                           aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u], aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                           p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                           p->policy.allow_cpu_fallback ? "allowed" : "not allowed",
-                          !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins);
+                          !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins,
+                          p->policy.no_pdl ? ", no programmatic launches" : "");
     }
     if (p->target == AICF_BACKEND_CUDA) {
         aicf_device_info di;
@@ -1634,6 +1640,19 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 aicf__sbuf_put(&b, "\n", 1);
             }
         aicf__sbuf_printf(&b, "  why: %s\n", st->reason);
+        for (k = 0; k < n_ops; k++) { /* programmatic launches (src/81_cuda_ops.c aicf__cuda_pdl) */
+            aicf__cuda_op_view v;
+            aicf__cuda_step_op(p, i, k, &v);
+            if (!v.pdl) continue;
+            if (k > 0) {
+                aicf__sbuf_printf(&b, "  launch %d: programmatic (PDL) after launch %d", k + 1, k);
+            } else {
+                for (j = i - 1; j > 0 && aicf__cuda_step_ops(p, j, NULL) == 0; j--) {}
+                aicf__sbuf_printf(&b, "  launch: programmatic (PDL) after step %d's kernel", j);
+            }
+            aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight reads "
+                              "overlap that kernel (policy no_pdl = 1 turns it off)\n");
+        }
         if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
                               st->choice_src == AICF__CHOICE_FROM_PIN ? "pinned by the policy" : "autotuned: fastest measured");

@@ -895,6 +895,7 @@ aicf_result aicf__cuda_plan(aicf_plan* p) {
     }
     r = aicf__cuda_persist(p, &((aicf__cuda_plan_data*)p->backend)->persistent, &((aicf__cuda_plan_data*)p->backend)->sync_bytes);
     if (r != AICF_SUCCESS) return r;
+    aicf__cuda_pdl(p, cu->cc_major);
     for (si = 0; si < p->n_steps; ++si) {
         aicf__step* st = &p->steps[si];
         if (st->kernel_index >= AICF__KT_NUM_KERNELS)
@@ -1589,7 +1590,7 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
 }
 
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
-                                   unsigned shared_bytes, const void* args, size_t args_size) {
+                                   unsigned shared_bytes, const void* args, size_t args_size, int pdl) {
     aicf__CUDA_KERNEL_NODE_PARAMS kp;
     aicf__CUfunction fn = NULL;
     aicf__CUgraphNode node;
@@ -1647,14 +1648,15 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
     kp.sharedMemBytes = shared_bytes;
     kp.kernelParams = args_size ? params : NULL;
     kp.extra = NULL;
-    /* After another generated kernel: a programmatic edge from its programmatic port. This node
+    /* After another generated kernel, where the plan made this launch programmatic (pdl) or the
+       exec asked for it everywhere (AICF_EXEC_PDL): a programmatic edge from its programmatic port. This node
        may then be launched once every block of the previous kernel has passed its own wait and
        issued griddepcontrol.launch_dependents (templates/pdl.inc.j2); its kernel waits for the
        previous grid to complete before it touches memory, so only the launch latency overlaps.
        (The launch-order port, which fires as soon as the blocks have begun, let chains of
        waiting kernels pile up: resnet18 batch 1 went from 254 to 346 us on the H100.)
        Otherwise a full dependency. */
-    if (em->pdl && em->has_last && em->last_is_kernel) {
+    if ((em->pdl || (pdl && em->cu->pdl)) && em->has_last && em->last_is_kernel) {
         aicf__CUgraphEdgeData ed;
         r = em->cu->api.cuGraphAddKernelNode(&node, em->graph, NULL, 0u, &kp);
         if (r == AICF__CUDA_SUCCESS) {
@@ -2821,9 +2823,9 @@ uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em)
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
-                                   unsigned shared_bytes, const void* args, size_t args_size) {
+                                   unsigned shared_bytes, const void* args, size_t args_size, int pdl) {
     AICF__UNUSED(em); AICF__UNUSED(kernel_index); AICF__UNUSED(grid); AICF__UNUSED(block);
-    AICF__UNUSED(shared_bytes); AICF__UNUSED(args); AICF__UNUSED(args_size);
+    AICF__UNUSED(shared_bytes); AICF__UNUSED(args); AICF__UNUSED(args_size); AICF__UNUSED(pdl);
     return AICF_ERROR_NO_DEVICE;
 }
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes) {

@@ -207,7 +207,8 @@ typedef struct aicf__k_gemv {
     uint64_t a, b;     /* A [M, K], B [N, K] */
     int64_t M, N, K, lda, ldb;
     float alpha;
-    int32_t flags;     /* float16: AICF__GEMVP_A_F32 (A stored float32), AICF__GEMVP_D_F32 (D float32) */
+    int32_t flags;     /* float16: AICF__GEMVP_A_F32 (A stored float32), AICF__GEMVP_D_F32 (D float32); AICF__GEMV_B_CONST
+                          (16-byte loads, B a constant: its first pieces prefetched before griddepcontrol.wait) */
 } aicf__k_gemv;
 typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
@@ -216,7 +217,7 @@ typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS
 #define AICF__GEMVP_MAX_LAYERS 6
 #define AICF__GEMVP_MAX_OPS 3
 #define AICF__GEMVP_BLOCK 256u /* 8 warps */
-enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2 };
+enum { AICF__GEMVP_A_F32 = 1, AICF__GEMVP_D_F32 = 2, AICF__GEMV_B_CONST = 4 };
 typedef struct aicf__k_gemvp_layer {
     uint64_t a, b, y;
     int64_t M, N, K, lda, ldb;
@@ -261,6 +262,7 @@ typedef struct aicf__cuo_op {
     int n_patch;
     int algo;                /* MATMUL: index into aicf__cuo_prog.algo */
     uint64_t copy_bytes;     /* COPY: bytes; patch[0] is the destination, patch[1] the source */
+    int pdl;                 /* KERNEL: launched programmatically after the previous kernel (aicf__cuda_pdl) */
     aicf__cuo_fix patch[AICF__CUO_MAX_PATCH];
     uint64_t args[AICF__CUO_ARGS_WORDS]; /* KERNEL: argument struct; MATMUL: aicf__matmul_desc */
 } aicf__cuo_op;
@@ -3438,6 +3440,7 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     if ((md->N + 3) / 4 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
     grid[0] = (unsigned)((md->N + 3) / 4);
     grid[1] = grid[2] = 1;
+    if (vec && c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS) g.flags |= AICF__GEMV_B_CONST; /* prefetched before the wait */
     if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g.e.n_ops); /* e.x is not read */
     aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
@@ -4181,6 +4184,42 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes)
     return AICF_SUCCESS;
 }
 
+/* Programmatic dependent launch as a plan decision. A kernel node joined to the previous kernel
+   by a programmatic edge (CUDA 12.3 graph edge data, sm_90+) is launched while that kernel runs;
+   every generated kernel executes griddepcontrol.wait before it touches memory an earlier launch
+   may have written (templates/pdl.inc.j2), so the results are those of serialised launches. What
+   the edge buys depends on what the kernel can do before its wait: the GEMV whose B is a constant
+   (AICF__GEMV_B_CONST) prefetches its weight row into L1 there, so its launch and its weight
+   reads overlap the previous kernel. On an H100 (docs/benchmarks.md, session 25), mlp_b1 (four
+   GEMVs): 14.1-14.3 us without programmatic edges, 13.5-13.6 with edges into its GEMVs but
+   without the prefetch, 10.9-11.0 with both; resnet18_b1 200-202 us either way (one GEMV);
+   programmatic edges between all kernels (AICF_EXEC_PDL) cost resnet18_b1 ~22 us, edges only
+   between grids of at most one or two blocks per SM ~11-14 us. So the rule: a GEMV launch with
+   constant weights, right after another kernel launch of the plan, is programmatic; nothing
+   else is. */
+int aicf__cuda_pdl(aicf_plan* p, int cc_major) {
+    int si, k, n = 0, prev_kernel = 0;
+    if (p->policy.no_pdl || cc_major < 9) return 0;
+    for (si = 0; si < p->n_steps; si++) {
+        aicf__cuo_prog* pr = (aicf__cuo_prog*)p->steps[si].backend;
+        aicf__cuo_op* ops;
+        if (!pr) continue;
+        ops = aicf__cuo_prog_ops(pr);
+        for (k = 0; k < pr->n_ops; k++) {
+            aicf__cuo_op* op = &ops[k];
+            int is_kernel = op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0;
+            op->pdl = 0;
+            if (is_kernel && prev_kernel && strncmp(aicf__cuo_kname(op->kernel_index), "aicf_gemv_", 10) == 0) {
+                aicf__k_gemv g;
+                memcpy(&g, op->args, sizeof g);
+                if (g.flags & AICF__GEMV_B_CONST) op->pdl = 1, n++;
+            }
+            prev_kernel = is_kernel;
+        }
+    }
+    return n;
+}
+
 /* The reason of an autotuned step: the choice, the candidates timed, the fastest time, then the
    lowering's own reason. */
 static void aicf__cuo_tuned_why(const aicf__step* st, const char* reason, char* why, size_t cap) {
@@ -4345,7 +4384,7 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
             memcpy(args, op->args, sizeof args);
             for (k = 0; k < op->n_patch; k++) memcpy((unsigned char*)args + op->patch[k].field, &addr[k], sizeof(uint64_t));
             if (op->kind == AICF__CUO_KERNEL)
-                r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size);
+                r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size, op->pdl);
             else
                 r = aicf__cuda_emit_matmul(em, (const aicf__matmul_desc*)(const void*)args, aicf__cuo_prog_algo(pr, op->algo));
         }
@@ -4390,6 +4429,7 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     memcpy(v->grid, op->grid, sizeof v->grid);
     memcpy(v->block, op->block, sizeof v->block);
     v->shared_bytes = op->shared_bytes;
+    v->pdl = op->kind == AICF__CUO_KERNEL && op->pdl;
     v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
     v->args = (const unsigned char*)op->args;
     v->n_patch = op->n_patch;

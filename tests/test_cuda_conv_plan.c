@@ -2392,6 +2392,199 @@ out:
     fake_exec_close(&fd);
 }
 
+/* Programmatic launches as a plan decision (aicf__cuda_pdl): five Gemm (transB) steps at batch 1
+   on the GEMV kernels: L1 [256 -> 512] Relu, L2 [512 -> 37] Relu, L3 [37 -> 64] (K = 37: element
+   loads), L4 with B a graph input [16, 64], L5 [16 -> 8] Tanh. The weight-constant 16-byte GEMVs
+   (L1, L2, L5) carry AICF__GEMV_B_CONST; those right after another launch of the plan are
+   programmatic (L2, L5; L1 too where a launch precedes it, e.g. fp16's Cast of the B input), and
+   nothing else: checked in the ops, aicf_plan_step_info, the plan file (`pdl=1`), explain, the exec
+   (programmatic edges on the fake driver's cc 10.0), a plan file reloaded, a file with one `pdl=1`
+   removed refused; policy no_pdl = 1 and a cc 8.6 device: none, and the policy text keeps no_pdl. */
+static const int64_t PDL_NI[5] = {256, 512, 37, 64, 16}, PDL_NO[5] = {512, 37, 64, 16, 8};
+
+/* The five-Gemm graph of test_gemv_pdl in ctx; NULL on failure. */
+static aicf_graph* pdl_graph(aicf_context* ctx) {
+    const int64_t *NI = PDL_NI, *NO = PDL_NO;
+    aicf_graph* g = NULL;
+    int l;
+    if (aicf_graph_create(ctx, &g) != AICF_SUCCESS) return NULL;
+    aicf_graph_set_opset(g, "", 17);
+    {
+        aicf_tensor_desc td;
+        aicf_node_desc nd;
+        aicf_attr at[1];
+        int64_t xd[2] = {1, 256}, wd[2];
+        memset(&td, 0, sizeof td);
+        td.dtype = AICF_DTYPE_FLOAT32;
+        td.name = "x", td.rank = 2, td.dims = xd;
+        aicf_graph_add_input(g, &td);
+        memset(at, 0, sizeof at);
+        at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
+        for (l = 0; l < 5; l++) {
+            static char wn[5][8], hn[5][8], gn[5][8], an[5][8];
+            const char *gin[2], *gout[1], *ain[1], *aout[1];
+            float* w = (float*)malloc(sizeof(float) * (size_t)(NI[l] * NO[l]));
+            int64_t i;
+            snprintf(wn[l], sizeof wn[l], "W%d", l + 1);
+            snprintf(gn[l], sizeof gn[l], "g%d", l + 1);
+            snprintf(hn[l], sizeof hn[l], l == 4 ? "y" : "h%d", l + 1);
+            snprintf(an[l], sizeof an[l], "a%d", l + 1);
+            wd[0] = NO[l], wd[1] = NI[l];
+            td.name = wn[l], td.rank = 2, td.dims = wd;
+            if (l == 3) { /* B a graph input */
+                td.data = NULL, td.data_bytes = 0;
+                aicf_graph_add_input(g, &td);
+            } else {
+                for (i = 0; w && i < NI[l] * NO[l]; i++) w[i] = rndf(-0.1f, 0.1f);
+                td.data = w, td.data_bytes = sizeof(float) * (size_t)(NI[l] * NO[l]);
+                aicf_graph_add_constant(g, &td);
+            }
+            free(w);
+            td.data = NULL, td.data_bytes = 0;
+            gin[0] = l ? hn[l - 1] : "x", gin[1] = wn[l];
+            gout[0] = (l == 2 || l == 3) ? hn[l] : gn[l];
+            memset(&nd, 0, sizeof nd);
+            nd.name = gn[l], nd.op_type = "Gemm", nd.inputs = gin, nd.num_inputs = 2, nd.outputs = gout, nd.num_outputs = 1;
+            nd.attrs = at, nd.num_attrs = 1;
+            aicf_graph_add_node(g, &nd);
+            if (l == 2 || l == 3) continue; /* no activation */
+            ain[0] = gn[l], aout[0] = hn[l];
+            memset(&nd, 0, sizeof nd);
+            nd.name = an[l], nd.op_type = l == 4 ? "Tanh" : "Relu", nd.inputs = ain, nd.num_inputs = 1, nd.outputs = aout, nd.num_outputs = 1;
+            aicf_graph_add_node(g, &nd);
+        }
+        if (aicf_graph_add_output(g, "y") != AICF_SUCCESS) {
+            aicf_graph_destroy(g);
+            return NULL;
+        }
+    }
+    return g;
+}
+
+static void test_gemv_pdl(const char* path) {
+    const int64_t* NI = PDL_NI;
+    static const int CONST_B[5] = {1, 1, 0, 0, 1}; /* 16-byte loads and constant weights */
+    fake_exec_dev fd;
+    aicf_context* ctx;
+    aicf_graph* g = NULL;
+    int pr, dev;
+    if (!fake_exec_open(path, "programmatic GEMV launches", &fd)) return;
+    for (dev = 0; dev < 2; dev++) {
+        if (dev) fd.set_device(1, 8, 6); /* the context reads the device at creation */
+        ctx = fake_lt_ctx(path);
+        g = ctx ? pdl_graph(ctx) : NULL;
+        CHECK(g != NULL, "pdl cc %s: context and graph: %s", dev ? "8.6" : "10.0", ctx ? aicf_last_error(ctx) : "context");
+        for (pr = 0; g && pr < 2; pr++) {
+            int no_pdl;
+            for (no_pdl = 0; no_pdl < 2; no_pdl++) {
+                aicf_plan_desc pd;
+                aicf_plan *p = NULL, *q = NULL;
+                aicf_exec* e = NULL;
+                aicf_exec_stats es;
+                const char* pn = pr ? "fp16" : "fp32";
+                char* t = NULL;
+                char ex[32768];
+                int si, k, want = 0, got = 0, prev_kernel = 0, layer = 0, n_gemv = 0, lines = 0;
+                memset(&pd, 0, sizeof pd);
+                pd.backend = AICF_BACKEND_CUDA;
+                pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+                pd.policy.no_pdl = no_pdl;
+                if (aicf_plan_create(g, &pd, &p) != AICF_SUCCESS) {
+                    CHECK(0, "pdl %s no_pdl=%d cc %s: plan: %s", pn, no_pdl, dev ? "8.6" : "10.0", aicf_last_error(ctx));
+                    continue;
+                }
+                for (si = 0; si < p->n_steps; si++) {
+                    aicf__cuo_prog* prg = (aicf__cuo_prog*)p->steps[si].backend;
+                    aicf_step_info inf;
+                    int step_pdl = 0, step_want = 0;
+                    if (!prg) continue;
+                    for (k = 0; k < prg->n_ops; k++) {
+                        const aicf__cuo_op* op = &aicf__cuo_prog_ops(prg)[k];
+                        int is_kernel = op->kind == AICF__CUO_KERNEL, w = 0;
+                        if (is_kernel && strncmp(aicf__cuo_kname(op->kernel_index), "aicf_gemv_", 10) == 0) {
+                            aicf__k_gemv a;
+                            memcpy(&a, op->args, sizeof a);
+                            n_gemv++;
+                            CHECK(layer < 5 && ((a.flags & AICF__GEMV_B_CONST) != 0) == CONST_B[layer] && a.K == NI[layer],
+                                  "pdl %s: GEMV %d (K %lld) flags %d", pn, layer + 1, (long long)a.K, a.flags);
+                            w = layer < 5 && CONST_B[layer] && prev_kernel && !no_pdl && !dev;
+                            layer++;
+                        }
+                        CHECK(op->pdl == w, "pdl %s no_pdl=%d cc %s: step %d (%s) op %d pdl %d, expected %d", pn, no_pdl, dev ? "8.6" : "10.0",
+                              si, p->steps[si].kernel, k, op->pdl, w);
+                        step_want += w, want += w, got += op->pdl;
+                        prev_kernel = is_kernel;
+                    }
+                    step_pdl = aicf_plan_step_info(p, si, &inf) == AICF_SUCCESS ? inf.pdl_launches : -1;
+                    CHECK(step_pdl == step_want, "pdl %s: step %d: aicf_step_info.pdl_launches %d, expected %d", pn, si, step_pdl, step_want);
+                }
+                CHECK(n_gemv == 5 && want == (no_pdl || dev ? 0 : pr ? 3 : 2), "pdl %s no_pdl=%d cc %s: %d GEMV launches, %d programmatic",
+                      pn, no_pdl, dev ? "8.6" : "10.0", n_gemv, want);
+                t = plan_text(p);
+                {
+                    const char* c = t;
+                    int n = 0;
+                    while (c && (c = strstr(c, " pdl=1 patch=")) != NULL) n++, c++;
+                    CHECK(t && n == want && strstr(t, no_pdl ? "policy no_pdl = 1\n" : "policy no_pdl = 0\n"),
+                          "pdl %s no_pdl=%d: %d op lines with pdl=1 in the plan file, expected %d", pn, no_pdl, n, want);
+                }
+                if (aicf_plan_explain(p, ex, sizeof ex, NULL) == AICF_SUCCESS) {
+                    const char* c = ex;
+                    while ((c = strstr(c, "  launch: programmatic (PDL) after step ")) != NULL) lines++, c++;
+                    CHECK(lines == want && (strstr(ex, ", no programmatic launches\n") != NULL) == no_pdl,
+                          "pdl %s no_pdl=%d: %d explain lines, expected %d:\n%s", pn, no_pdl, lines, want, ex);
+                } else
+                    CHECK(0, "pdl: explain: %s", aicf_last_error(ctx));
+                if (!dev) {
+                    CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS && aicf_exec_stats_get(e, &es) == AICF_SUCCESS &&
+                              es.programmatic_edges == want,
+                          "pdl %s no_pdl=%d: exec: %d programmatic edges, expected %d (%s)", pn, no_pdl, e ? es.programmatic_edges : -1, want,
+                          aicf_last_error(ctx));
+                    aicf_exec_destroy(e);
+                }
+                if (t && aicf_plan_load_memory(g, t, strlen(t), &q) == AICF_SUCCESS) {
+                    char* t2 = plan_text(q);
+                    CHECK(t2 && strcmp(t, t2) == 0, "pdl %s no_pdl=%d: the loaded plan serialises as the file", pn, no_pdl);
+                    free(t2);
+                } else
+                    CHECK(0, "pdl %s no_pdl=%d: load: %s", pn, no_pdl, aicf_last_error(ctx));
+                aicf_plan_destroy(q);
+                q = NULL;
+                if (t && want) { /* the decision is checked: a file with one pdl=1 taken out is refused */
+                    char* bad = (char*)malloc(strlen(t) + 1);
+                    char* at;
+                    strcpy(bad, t);
+                    at = strstr(bad, " pdl=1 patch=");
+                    if (at) memmove(at, at + 6, strlen(at + 6) + 1);
+                    CHECK(at && aicf_plan_load_memory(g, bad, strlen(bad), &q) == AICF_ERROR_PLAN_MISMATCH && strstr(aicf_last_error(ctx), "differs"),
+                          "pdl %s: a plan file without one pdl=1: %s", pn, aicf_last_error(ctx));
+                    aicf_plan_destroy(q);
+                    free(bad);
+                }
+                free(t);
+                aicf_plan_destroy(p);
+            }
+        }
+        if (dev) fd.set_device(1, 10, 0);
+        if (dev || !g) break;
+        { /* the policy text keeps the key */
+            aicf_policy pol, back;
+            char txt[4096];
+            memset(&pol, 0, sizeof pol);
+            pol.no_pdl = 1;
+            CHECK(aicf_policy_format(&pol, txt, sizeof txt, NULL) == AICF_SUCCESS && strstr(txt, "\nno_pdl = 1\n") &&
+                      aicf_policy_parse(ctx, txt, strlen(txt), &back) == AICF_SUCCESS && back.no_pdl == 1,
+                  "pdl: policy text round trip of no_pdl = 1:\n%s", txt);
+        }
+        aicf_graph_destroy(g);
+        aicf_context_destroy(ctx);
+        g = NULL, ctx = NULL;
+    }
+    aicf_graph_destroy(g);
+    aicf_context_destroy(ctx);
+    fake_exec_close(&fd);
+}
+
 static void test_autotune_gemm(const char* path) {
     fake_exec_dev fd;
     fake_timing ft;
@@ -3611,6 +3804,7 @@ int main(int argc, char** argv) {
     test_exec_scratch(path);
     test_autotune(path);
     test_autotune_rule(path);
+    test_gemv_pdl(path);
     test_autotune_gemm(path);
     test_exec_concat_view_matmul(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);

@@ -394,7 +394,9 @@ typedef struct tplan {
     float* wdata;
     int mode; /* what test_emit emits: 0 kernel + copy, 1 nothing, 2 the bad kernel, 3 a matmul,
                  4 bad launch dims, 5 oversized args, 6 null copy, 7 bad kernel index,
-                 8 kernel into the step's arena scratch (aicf__cuda_scratch_ptr) + copy from it */
+                 8 kernel into the step's arena scratch (aicf__cuda_scratch_ptr) + copy from it,
+                 9 two kernels + copy */
+    int pdl;  /* the kernels' launches are programmatic by the plan (aicf__cuo_op.pdl) */
 } tplan;
 
 static size_t al256(size_t b) { return (b + 255u) & ~(size_t)255u; }
@@ -513,10 +515,10 @@ static aicf_result test_emit(aicf__cuda_emitter* em, aicf_plan* p, int si) {
     if (tp->mode == 4) block[0] = 2048;
     if (tp->mode == 6) return aicf__cuda_emit_copy(em, 0, a.x, 16);
     if (tp->mode == 7) k = 57;
-    r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, tp->mode == 5 ? (size_t)8192 : sizeof a);
+    r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, tp->mode == 5 ? (size_t)8192 : sizeof a, tp->pdl);
     if (r != AICF_SUCCESS) return r;
-    if (tp->mode == 9) { /* the same kernel again right after: a kernel -> kernel edge */
-        r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, sizeof a);
+    if (tp->mode == 9) { /* the same kernel again right after: a kernel -> kernel edge (the plan's pdl: programmatic) */
+        r = aicf__cuda_emit_kernel(em, k, grid, block, 0, &a, sizeof a, tp->pdl);
         if (r != AICF_SUCCESS) return r;
     }
     return aicf__cuda_emit_copy(em, aicf__cuda_tensor_ptr(em, TZ), a.out, (size_t)tp->n * 4);
@@ -1224,16 +1226,21 @@ static void test_fake_scratch(void) {
 /* Programmatic dependent launch: consecutive generated kernels are joined by a programmatic
    edge from the programmatic port (fired by each block's griddepcontrol.launch_dependents after
    its wait; the launch-order port let waiting kernels pile up) on compute capability >= 9.0
-   when the driver has the 12.3 edge API and the exec asks for it (AICF_EXEC_PDL);
+   when the driver has the 12.3 edge API and the exec asks for it (AICF_EXEC_PDL) or the plan
+   made the launch programmatic (its pdl);
    not after a copy node, not by default, not on 8.x, not without the entry point;
    a failing edge call fails the exec cleanly. The outputs are the same in every case. */
 static void test_fake_pdl(void) {
-    static const struct { int major, minor; uint32_t flags; int missing, fail, want; const char* what; } C[] = {
-        {9, 0, AICF_EXEC_PDL, 0, 0, 1, "sm_90, AICF_EXEC_PDL: kernel -> kernel edge is programmatic"},
-        {9, 0, 0, 0, 0, 0, "sm_90 by default: full dependencies"},
-        {8, 6, AICF_EXEC_PDL, 0, 0, 0, "sm_86: no griddepcontrol in the images, full dependencies"},
-        {9, 0, AICF_EXEC_PDL, 1, 0, 0, "driver without cuGraphAddDependencies 12.3: full dependencies"},
-        {9, 0, AICF_EXEC_PDL, 0, 1, -1, "cuGraphAddDependencies fails: the exec is not created"},
+    static const struct { int major, minor; uint32_t flags; int pdl, missing, fail, want; const char* what; } C[] = {
+        {9, 0, AICF_EXEC_PDL, 0, 0, 0, 1, "sm_90, AICF_EXEC_PDL: kernel -> kernel edge is programmatic"},
+        {9, 0, 0, 0, 0, 0, 0, "sm_90 by default: full dependencies"},
+        {9, 0, 0, 1, 0, 0, 1, "sm_90, the plan's pdl on the launches: the kernel -> kernel edge is programmatic"},
+        {8, 6, AICF_EXEC_PDL, 0, 0, 0, 0, "sm_86: no griddepcontrol in the images, full dependencies"},
+        {8, 6, 0, 1, 0, 0, 0, "sm_86, the plan's pdl: full dependencies"},
+        {9, 0, AICF_EXEC_PDL, 0, 1, 0, 0, "driver without cuGraphAddDependencies 12.3: full dependencies"},
+        {9, 0, 0, 1, 1, 0, 0, "the plan's pdl, driver without cuGraphAddDependencies 12.3: full dependencies"},
+        {9, 0, AICF_EXEC_PDL, 0, 0, 1, -1, "cuGraphAddDependencies fails: the exec is not created"},
+        {9, 0, 0, 1, 0, 1, -1, "the plan's pdl, cuGraphAddDependencies fails: the exec is not created"},
     };
     size_t c;
     for (c = 0; c < sizeof C / sizeof C[0]; c++) {
@@ -1254,6 +1261,7 @@ static void test_fake_pdl(void) {
             continue;
         }
         tp.mode = 9;
+        tp.pdl = C[c].pdl;
         if (C[c].fail) FK.fail("cuGraphAddDependencies", 999, 0);
         exec_init(&e, &tp, C[c].flags);
         r = aicf__cuda_exec_create_with(&e, test_emit);

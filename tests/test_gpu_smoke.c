@@ -150,7 +150,7 @@ static aicf_result sp_emit(aicf__cuda_emitter* em, aicf_plan* p, int si) {
         a.n = (uint64_t)sp->n;
         a.alpha = sp->alpha;
         grid[0] = (unsigned)((sp->n + 255) / 256);
-        r = aicf__cuda_emit_kernel(em, sp->axpy_kernel, grid, block, 0, &a, sizeof a);
+        r = aicf__cuda_emit_kernel(em, sp->axpy_kernel, grid, block, 0, &a, sizeof a, 0);
         if (r != AICF_SUCCESS) return r;
     }
     if (sp->copy_dst >= 0) {
