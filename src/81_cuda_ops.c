@@ -144,7 +144,9 @@ typedef struct aicf__k_reduce {
 typedef struct aicf__k_norm {
     uint64_t x, scale, bias, y, mean, inv;
     int64_t rows, cols, G, div, s_row, s_col, b_row, b_col, rms;
-    float epsilon, pad_;
+    float epsilon;
+    int32_t flags; /* rowreg f16, bit 0: y stored as float32, each value rounded through float16
+                      (the boundary Cast folded in: aicf__cuo_fold_ew_cast) */
 } aicf__k_norm;
 
 typedef struct aicf__k_resize {
@@ -3998,12 +4000,13 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
 
 /* A float16 step that ends in an elementwise chain launch (aicf_ewchain_f16*, e.g. a cuBLASLt
    GEMM's activation, or the tensor-core GEMM aicf_gemm_tc_f16*, whose arguments begin with the
-   chain's struct and which stores float32 pairs under the same flag) writing tensor T whole,
-   followed by the boundary Cast T -> D (float32), T
-   read by nothing else: the chain writes D itself (ewchain flags bit 0: float32, rounded through
-   float16 as the Cast did) and the Cast step launches nothing. D must not overlap what the chain
-   reads (the memory plan placed D apart from T; the chain's other sources are checked). Returns
-   the Casts absorbed. */
+   chain's struct and which stores float32 pairs under the same flag) or in a row-register
+   LayerNormalization / RMSNormalization launch (aicf_norm_rowreg*_f16: a post-LN transformer's
+   last step) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
+   read by nothing else: the kernel writes D itself (flags bit 0: float32, rounded through
+   float16 as the Cast did, so the output is the unfused plan's bit for bit) and the Cast step
+   launches nothing. D must not overlap what the kernel reads (the memory plan placed D apart
+   from T; the kernel's other sources are checked). Returns the Casts absorbed. */
 static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
     int s, k, n = 0;
     for (s = 0; s + 1 < p->n_steps; s++) {
@@ -4012,38 +4015,61 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         aicf__cuo_op *ops, *ew;
         const aicf__cuo_op* cast = aicf__cuo_sole(p, s + 1, "aicf_cast_f16_f32");
         aicf__k_ewchain e;
+        aicf__k_norm nm;
         aicf__k_cast ca;
         uint64_t add_x = 0, add_y = 0, add_t = 0;
-        int x, d, t, ok = 1;
+        int x, d, t, ok = 1, norm;
+        int64_t n_out, flags;
+        size_t y_field;
+        const char* kn;
         if (!pr || !cast || pr->n_ops < 1) continue;
         ops = aicf__cuo_prog_ops(pr);
         ew = &ops[pr->n_ops - 1];
-        /* a chain kernel, or the tensor-core GEMM (its argument struct starts with the chain's) */
-        if (ew->kind != AICF__CUO_KERNEL || (strncmp(aicf__cuo_kname(ew->kernel_index), "aicf_ewchain_f16", 16) != 0 &&
-                                             strncmp(aicf__cuo_kname(ew->kernel_index), "aicf_gemm_tc_f16", 16) != 0))
-            continue;
-        memcpy(&e, ew->args, sizeof e);
+        if (ew->kind != AICF__CUO_KERNEL) continue;
+        /* a chain kernel, the tensor-core GEMM (its argument struct starts with the chain's), or
+           the row-register normalization */
+        kn = aicf__cuo_kname(ew->kernel_index);
+        norm = strncmp(kn, "aicf_norm_rowreg", 16) == 0 && strstr(kn, "_f16") != NULL;
+        if (!norm && strncmp(kn, "aicf_ewchain_f16", 16) != 0 && strncmp(kn, "aicf_gemm_tc_f16", 16) != 0) continue;
+        if (norm) {
+            memcpy(&nm, ew->args, sizeof nm);
+            n_out = nm.rows * nm.cols, flags = nm.flags, y_field = offsetof(aicf__k_norm, y);
+        } else {
+            memcpy(&e, ew->args, sizeof e);
+            n_out = e.n, flags = e.flags, y_field = offsetof(aicf__k_ewchain, y);
+        }
         memcpy(&ca, cast->args, sizeof ca);
         x = aicf__cuo_patched(cast, offsetof(aicf__k_cast, x), &add_x);
         d = aicf__cuo_patched(cast, offsetof(aicf__k_cast, y), &add_y);
-        t = aicf__cuo_patched(ew, offsetof(aicf__k_ewchain, y), &add_t);
-        if (x < 0 || d < 0 || t != x || add_x || add_y || add_t || e.n != ca.n || e.n != aicf__shape_numel(&p->g->tensors[x].shape) ||
-            e.flags || aicf__cuo_reads(p, x) != 1)
+        t = aicf__cuo_patched(ew, y_field, &add_t);
+        if (x < 0 || d < 0 || t != x || add_x || add_y || add_t || n_out != ca.n || n_out != aicf__shape_numel(&p->g->tensors[x].shape) ||
+            flags || aicf__cuo_reads(p, x) != 1)
             continue;
-        for (k = 0; k < ew->n_patch && ok; k++) /* the chain's sources and D apart */
-            if (ew->patch[k].field != offsetof(aicf__k_ewchain, y)) ok = aicf__cuo_disjoint(p, d, ew->patch[k].tensor);
+        if (norm) { /* float4 stores: D 16-byte aligned (views start alias_add bytes into their root) */
+            uint64_t off = 0;
+            int r = d, guard = 0;
+            while (p->loc[r].alias_of >= 0 && guard++ < 64) off += p->loc[r].alias_add, r = p->loc[r].alias_of;
+            if ((p->loc[r].offset + off) % 16 != 0) continue;
+        }
+        for (k = 0; k < ew->n_patch && ok; k++) /* the kernel's sources (and its statistics outputs) and D apart */
+            if (ew->patch[k].field != y_field) ok = aicf__cuo_disjoint(p, d, ew->patch[k].tensor);
         if (!ok) continue;
         for (k = 0; k < ew->n_patch; k++)
-            if (ew->patch[k].field == offsetof(aicf__k_ewchain, y)) ew->patch[k].tensor = d;
-        e.flags |= 1;
-        memcpy(ew->args, &e, sizeof e);
+            if (ew->patch[k].field == y_field) ew->patch[k].tensor = d;
+        if (norm) {
+            nm.flags |= 1;
+            memcpy(ew->args, &nm, sizeof nm);
+        } else {
+            e.flags |= 1;
+            memcpy(ew->args, &e, sizeof e);
+        }
         {
             aicf__step* cs = &p->steps[s + 1];
             char extra[48], why[sizeof st->reason];
             int keep;
             aicf__cuo_mark_absorbed(p, s + 1, "absorbed");
-            snprintf(cs->reason, sizeof cs->reason,
-                     "Cast absorbed into step %d's elementwise chain, which writes the float32 output: its float16 tensor is not written", s);
+            snprintf(cs->reason, sizeof cs->reason, "Cast absorbed into step %d's %s, which writes the float32 output: its float16 tensor is not written",
+                     s, norm ? "normalization kernel" : "elementwise chain");
             snprintf(extra, sizeof extra, "; Cast to f32 folded in");
             keep = (int)(sizeof why - 1 - strlen(extra));
             if ((int)strlen(st->reason) < keep) { /* else the Cast step's own reason says it */

@@ -616,6 +616,19 @@ static void c_layernorm_chain(fb* b) {
     fb_output(b, "y");
 }
 
+/* LayerNormalization as the graph's last node (a post-LN encoder's end): at float16 on CUDA the
+   row-register kernel writes the float32 output itself, the boundary Cast folded in */
+static void c_layernorm_out(fb* b) {
+    static const int64_t x[3] = {2, 5, 96}, f[1] = {96};
+    aicf_attr a[1];
+    a[0] = attr_i("axis", -1);
+    fb_input(b, "x", 3, x, -3, 3);
+    fb_const(b, "gamma", 1, f, 0.5f, 1.5f);
+    fb_const(b, "beta", 1, f, -0.5f, 0.5f);
+    fb_node(b, "ln", "LayerNormalization", "x,gamma,beta", "y", a, 1);
+    fb_output(b, "y");
+}
+
 /* Pow with a constant exponent, Max/Min against inputs, Div with the operand on the left */
 static void c_pow_max_min(fb* b) {
     static const int64_t x[2] = {6, 10}, col[2] = {6, 1};
@@ -962,6 +975,7 @@ static const fcase CASES[] = {
     {"double_use", c_double_use, 2, 2, 0, 0, 0, 0},
     {"softmax_chain", c_softmax_chain, 3, 1, 0, 0, 0, 0},
     {"layernorm_chain", c_layernorm_chain, 3, 1, 0, 0, 0, 0},
+    {"layernorm_out", c_layernorm_out, 1, 1, 0, 0, 0, 0},
     {"pow_max_min", c_pow_max_min, 5, 1, 0, 0, 0, 0},
     {"expanding_broadcast", c_expanding_broadcast, 2, 2, 0, 0, 0, 0},
     {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY, 0, 0, 0, 0},
@@ -1093,6 +1107,12 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
             if (backend == AICF_BACKEND_CUDA) {
                 CHECK(c->fused == c->unfused || kf < ku || (c->same_launches && prec != AICF_PRECISION_FP16 && kf == ku),
                       "%s %s: fused plan launches fewer kernels (%d vs %d)", c->name, pname, kf, ku);
+                /* the normalization kernel writing the float32 output: one launch fewer at fp16,
+                   each value rounded through float16 as the Cast did, so bit for bit the same */
+                if (!strcmp(c->name, "layernorm_out") && prec == AICF_PRECISION_FP16)
+                    CHECK(kf == ku - 1 && bytes_u[0] == bytes_f[0] && memcmp(out_u[0], out_f[0], bytes_u[0]) == 0,
+                          "%s %s: the output Cast folded into the normalization: %d launches (unfused %d), outputs %s", c->name, pname, kf,
+                          ku, bytes_u[0] == bytes_f[0] && memcmp(out_u[0], out_f[0], bytes_u[0]) == 0 ? "equal" : "differ");
                 /* and against the CPU reference */
                 if (plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &sr, &kr, out_ref, bytes_ref)) {
                     double tol = prec == AICF_PRECISION_FP16 ? 1e-2 : 1e-5;
@@ -1716,6 +1736,40 @@ static void test_fake_cuda_plans(void) {
                     CHECK((strstr(text, "B transposed (Transpose absorbed)") != NULL) == (strcmp(CASES[i].name, "attention_kt_output") != 0),
                           "fake CUDA %s: the Transpose %s absorbed into the MatMul:\n%s", CASES[i].name,
                           strcmp(CASES[i].name, "attention_kt_output") ? "is" : "(also a graph output) is not", text);
+                /* LayerNormalization last: at fp16 the row-register kernel writes the float32 output
+                   (flag 1 in its arguments, the Cast step absorbed, both reasons say so); not at
+                   fp32, and not without fusion */
+                if (!strcmp(CASES[i].name, "layernorm_out")) {
+                    int k, folded = 0, absorbed = 0;
+                    for (k = 0; k < plan->n_steps; k++) {
+                        const aicf__step* st = &plan->steps[k];
+                        aicf__cuo_prog* prg = (aicf__cuo_prog*)st->backend;
+                        absorbed += strcmp(st->kernel, "absorbed") == 0;
+                        if (prg && prg->n_ops == 1 && !strncmp(st->kernel, "aicf_norm_rowreg2_", 18)) {
+                            const aicf__cuo_op* op = aicf__cuo_prog_ops(prg);
+                            aicf__k_norm na;
+                            int q, y = -1;
+                            memcpy(&na, op->args, sizeof na);
+                            for (q = 0; q < op->n_patch; q++) /* y is the Cast's float32 output */
+                                if (op->patch[q].field == offsetof(aicf__k_norm, y)) y = op->patch[q].tensor;
+                            folded += na.flags == 1 && y >= 0 && k + 1 < plan->n_steps && y == plan->steps[k + 1].out[0] && plan->loc[y].sdtype == AICF_DTYPE_FLOAT32;
+                        }
+                    }
+                    CHECK(pr ? folded == 1 && absorbed == 1 && strstr(text, "Cast to f32 folded in") != NULL &&
+                                   strstr(text, "Cast absorbed into step 1's normalization kernel, which writes the float32 output") != NULL
+                             : folded == 0 && absorbed == 0,
+                          "fake CUDA %s %s: %d normalization kernels writing float32, %d steps absorbed:\n%s", CASES[i].name,
+                          pr ? "fp16" : "fp32", folded, absorbed, text);
+                    if (pr) {
+                        aicf_plan* up = NULL;
+                        pd.policy.no_fusion = 1;
+                        CHECK(aicf_plan_create(b.g, &pd, &up) == AICF_SUCCESS, "fake CUDA %s: unfused plan", CASES[i].name);
+                        pd.policy.no_fusion = 0;
+                        for (k = 0; up && k < up->n_steps; k++)
+                            CHECK(strcmp(up->steps[k].kernel, "absorbed") != 0, "fake CUDA %s: no_fusion plan absorbs step %d", CASES[i].name, k);
+                        aicf_plan_destroy(up);
+                    }
+                }
                 /* the chain kernel's 4-wide variant: broadcast_chain (24 elements; INNER, MIDDLE, GENERAL
                    and SCALAR operands) takes it, long_chain (99 elements) cannot */
                 if (!strcmp(CASES[i].name, "broadcast_chain") || !strcmp(CASES[i].name, "long_chain"))
