@@ -629,6 +629,21 @@ static void c_layernorm_out(fb* b) {
     fb_output(b, "y");
 }
 
+/* the same with LayerNormalization's Mean and InvStdDev outputs also graph outputs: only Y's Cast
+   is folded (the statistics stay float16 tensors with their own Casts) */
+static void c_layernorm_out_stats(fb* b) {
+    static const int64_t x[2] = {7, 64}, f[1] = {64};
+    aicf_attr a[1];
+    a[0] = attr_i("axis", -1);
+    fb_input(b, "x", 2, x, -2, 2);
+    fb_const(b, "gamma", 1, f, 0.5f, 1.5f);
+    fb_const(b, "beta", 1, f, -0.5f, 0.5f);
+    fb_node(b, "ln", "LayerNormalization", "x,gamma,beta", "y,mean,istd", a, 1);
+    fb_output(b, "y");
+    fb_output(b, "mean");
+    fb_output(b, "istd");
+}
+
 /* Pow with a constant exponent, Max/Min against inputs, Div with the operand on the left */
 static void c_pow_max_min(fb* b) {
     static const int64_t x[2] = {6, 10}, col[2] = {6, 1};
@@ -976,6 +991,7 @@ static const fcase CASES[] = {
     {"softmax_chain", c_softmax_chain, 3, 1, 0, 0, 0, 0},
     {"layernorm_chain", c_layernorm_chain, 3, 1, 0, 0, 0, 0},
     {"layernorm_out", c_layernorm_out, 1, 1, 0, 0, 0, 0},
+    {"layernorm_out_stats", c_layernorm_out_stats, 1, 1, 0, 0, 0, 0},
     {"pow_max_min", c_pow_max_min, 5, 1, 0, 0, 0, 0},
     {"expanding_broadcast", c_expanding_broadcast, 2, 2, 0, 0, 0, 0},
     {"every_unary", c_every_unary, 2 * N_UNARY, N_UNARY, 0, 0, 0, 0},
@@ -1739,6 +1755,12 @@ static void test_fake_cuda_plans(void) {
                 /* LayerNormalization last: at fp16 the row-register kernel writes the float32 output
                    (flag 1 in its arguments, the Cast step absorbed, both reasons say so); not at
                    fp32, and not without fusion */
+                if (!strcmp(CASES[i].name, "layernorm_out_stats")) {
+                    int k, absorbed = 0;
+                    for (k = 0; k < plan->n_steps; k++) absorbed += strcmp(plan->steps[k].kernel, "absorbed") == 0;
+                    CHECK(absorbed == (pr ? 1 : 0) && (!pr || strstr(text, "Cast to f32 folded in") != NULL),
+                          "fake CUDA %s %s: %d Casts absorbed (Y's only at fp16):\n%s", CASES[i].name, pr ? "fp16" : "fp32", absorbed, text);
+                }
                 if (!strcmp(CASES[i].name, "layernorm_out")) {
                     int k, folded = 0, absorbed = 0;
                     for (k = 0; k < plan->n_steps; k++) {
