@@ -4,6 +4,8 @@
 #   bench/run.sh [--iters N] [--no-compile] [--only WORKLOAD...] [--skip-peers] [--skip-models] [--skip-gemm]
 #                [--skip-plan]
 #
+#   (A against B: bench/ab.sh, two builds alternated on the same models)
+#
 #   1. peers   ../shared/bench/peers.py --aicf build/aicf: the six reference workloads, PyTorch
 #              eager / CUDA graph / torch.compile and aicf (fp16) side by side, all timed with
 #              CUDA events                                               -> peers.jsonl, peers.log

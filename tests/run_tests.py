@@ -355,6 +355,47 @@ def bench_table_tests():
         record(name, "passed")
 
 
+def bench_ab_tests():
+    """bench/ab.sh (A against B, rounds alternated) on the CPU backend: the same binary twice on
+    mnist and mlp_policy gives a time for each side and round and identical outputs; a model that
+    cannot be planned is a FAIL with exit status 1 and aicf's message; bad arguments exit 2."""
+    import shutil
+    import tempfile
+    name = "bench ab.sh"
+    if args.filter and args.filter not in name:
+        return
+    aicf = os.path.join(B, "aicf")
+    mnist = os.path.join(MODELS, "mnist", "model.onnx")
+    mlp = os.path.join(MODELS, "mlp_policy", "model.onnx")
+    if not (os.path.exists(mnist) and os.path.exists(mlp)):
+        record(name, "skipped", "mnist / mlp_policy not found")
+        return
+    problems = []
+    with tempfile.TemporaryDirectory() as td:
+        copy = os.path.join(td, "aicf_b")
+        shutil.copy(aicf, copy)
+        common = ["bash", "bench/ab.sh", "--rounds", "2", "--iters", "5", "--backend", "cpu", "--precision", "fp32"]
+        rc, out, _ = run(common + ["--out", os.path.join(td, "o1"), aicf, copy, mnist, mlp + ":batch=3"], 300)
+        rounds = re.findall(r"^round (\d) +(\S+) +A +([0-9.]+) us +B +([0-9.]+) us$", out, re.M)
+        if rc != 0 or len(rounds) != 4:
+            problems.append(f"exit {rc}, {len(rounds)} of 4 round lines")
+        summary = [l for l in out.splitlines() if l.startswith(mnist) or l.startswith(mlp + ":batch=3")]
+        if len(summary) != 2 or any(not l.rstrip().endswith("identical") for l in summary):
+            problems.append(f"summary lines {summary}")
+        rc2, out2, _ = run(common + ["--out", os.path.join(td, "o2"), aicf, copy, mlp], 300)
+        if rc2 != 1 or "FAIL" not in out2 or "not bound" not in out2:
+            problems.append(f"unbound model: exit {rc2} (want 1), FAIL and aicf's message expected: {out2[-300:]}")
+        rc3, out3, _ = run(["bash", "bench/ab.sh", "--rounds", "0", aicf, copy, mnist], 60)
+        rc4, out4, _ = run(["bash", "bench/ab.sh", aicf, os.path.join(td, "missing"), mnist], 60)
+        if rc3 != 2 or rc4 != 2:
+            problems.append(f"bad arguments: exit {rc3}, {rc4} (want 2)")
+    if problems:
+        record(name, "failed", "; ".join(problems) + " " + out[-300:])
+    else:
+        record(name, "passed")
+        print(f"  ok      {name}: 4 alternated runs, outputs identical; failures and bad arguments reported", flush=True)
+
+
 def node_tests(backend, extra=()):
     tar = os.path.join(DATA, "onnx-node-1.23.1.tar.gz")
     dest = os.path.join(B, "onnx-node")
@@ -424,6 +465,7 @@ if args.suite == "cpu":
     model_tests("cpu", ["fp32"])
     memory_tests()
     bench_table_tests()
+    bench_ab_tests()
     cli_tests("cpu")
     node_tests("cpu")
     hardening()
