@@ -467,8 +467,8 @@ aicf_result aicf__cuda_select_step(aicf_plan* p, int si);
    their regions in the exec's sync region (aicf__cuda_sync_ptr: epoch words, hand-off buffers). */
 aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes);
 /* After every other CUDA pass: marks the launches that go programmatically after the previous
-   kernel (aicf__cuo_op.pdl; the plan's `pdl=1`), noting it in their steps' reasons. Returns how
-   many. Nothing with policy.no_pdl or before compute capability 9.0. */
+   kernel (aicf__cuo_op.pdl; the plan's `pdl=1`, a "launch: programmatic" line per step in
+   explain). Returns how many. Nothing with policy.no_pdl or before compute capability 9.0. */
 int aicf__cuda_pdl(aicf_plan* p, int cc_major);
 
 /* Called by aicf_plan_create for every step BEFORE the memory plan (CUDA backend; tensor

@@ -409,20 +409,22 @@ static aicf_result aicf__cuo_floats(aicf__cuo* c, int n_in) {
     return AICF_SUCCESS;
 }
 
-/* Alignment in bytes (a power of two, at most 256) of tensor t's device address + add. */
-static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) {
+/* Alignment in bytes (a power of two, at most 256) of tensor t's device address + add in plan p
+   (after the memory plan). */
+static uint64_t aicf__plan_align(const aicf_plan* p, int t, uint64_t add) {
     int guard = 0;
     uint64_t a;
-    while (c->p->loc[t].alias_of >= 0 && guard++ < 64) { /* views start alias_add bytes into their root */
-        add += c->p->loc[t].alias_add;
-        t = c->p->loc[t].alias_of;
+    while (p->loc[t].alias_of >= 0 && guard++ < 64) { /* views start alias_add bytes into their root */
+        add += p->loc[t].alias_add;
+        t = p->loc[t].alias_of;
     }
-    if (c->p->loc[t].space == AICF__SPACE_NONE) return 1;
-    a = (uint64_t)c->p->loc[t].offset + add;
+    if (p->loc[t].space == AICF__SPACE_NONE) return 1;
+    a = (uint64_t)p->loc[t].offset + add;
     if (a == 0) return 256;
     a &= ~a + 1;
     return a > 256 ? 256 : a;
 }
+static uint64_t aicf__cuo_align(const aicf__cuo* c, int t, uint64_t add) { return aicf__plan_align(c->p, t, add); }
 
 /* ---- building the op list ---- */
 
@@ -4045,12 +4047,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         if (x < 0 || d < 0 || t != x || add_x || add_y || add_t || n_out != ca.n || n_out != aicf__shape_numel(&p->g->tensors[x].shape) ||
             flags || aicf__cuo_reads(p, x) != 1)
             continue;
-        if (norm) { /* float4 stores: D 16-byte aligned (views start alias_add bytes into their root) */
-            uint64_t off = 0;
-            int r = d, guard = 0;
-            while (p->loc[r].alias_of >= 0 && guard++ < 64) off += p->loc[r].alias_add, r = p->loc[r].alias_of;
-            if ((p->loc[r].offset + off) % 16 != 0) continue;
-        }
+        if (norm && aicf__plan_align(p, d, 0) < 16) continue; /* the norm's float4 stores */
         for (k = 0; k < ew->n_patch && ok; k++) /* the kernel's sources (and its statistics outputs) and D apart */
             if (ew->patch[k].field != y_field) ok = aicf__cuo_disjoint(p, d, ew->patch[k].tensor);
         if (!ok) continue;
