@@ -105,6 +105,9 @@ typedef char aicf__k_check_conv2d_tcp[sizeof(aicf__k_conv2d_tcp) == 256 ? 1 : -1
 #ifndef AICF__CUC_TC_MIN_KTILES
 #  define AICF__CUC_TC_MIN_KTILES 4 /* K tiles per split at least */
 #endif
+#ifndef AICF__CUC_TC_FEW_TILES
+#  define AICF__CUC_TC_FEW_TILES 16 /* at most this many output tiles: K <= 256 splits one K tile a split */
+#endif
 #ifndef AICF__CUC_TC_REDUCE4_SPLITS
 #  define AICF__CUC_TC_REDUCE4_SPLITS 4 /* the 4-column split-K reduction up to this many splits */
 #endif
@@ -269,7 +272,8 @@ static int aicf__cuc_have_lt(const aicf__cuo* c) {
    the SM count into ceil(SMs / T) (autotuned resnet18 at batch 32, H100: layer4's 100 and 128
    tiles 2 splits 57.8 / 70.3 us against 3 splits 58.0 / 80.0); from T = SMs on, none (layer3's
    256 tiles: 60.4 us against 71.1 with 2 splits). At most 32 splits, each at least 4 K-tiles of
-   32 (the patch kernels: ~128 of K); the float32 partial sums take
+   32 where K has more than 8 or the output more than 16 tiles (else 1: the small-K 1x1 convs of
+   few tiles; the patch kernels: ~128 of K); the float32 partial sums take
    splits * M * N*OH*OW * 4 bytes of scratch (at most 1 GiB, else no split). The SM count is the
    context's device's (aicf_device_info.sm_count); a plan is made for one device. */
 static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, int64_t M, aicf__cuc_choice* ch) {
@@ -393,6 +397,12 @@ static const char* aicf__cuc_tc_fit(const aicf__cuo* c, const aicf__cuo_win* w, 
         } else {
             tiles = ((M + bm - 1) / bm) * ((NP + AICF__CUC_TC_BN - 1) / AICF__CUC_TC_BN);
             ktiles = (K + AICF__CUC_TC_BK - 1) / AICF__CUC_TC_BK;
+            /* K <= 256 over at most 16 output tiles (resnet18's 1x1 downsample convs at batch 1):
+               one K tile per split (autotuned, H100: K = 64, 128, 256 over 13, 8, 4 tiles in 2,
+               4, 8 splits 5.8, 6.5, 7.7 us against 7.3, 9.9, 10.1 with at least 4 K tiles a
+               split). Not over more tiles: one-tile splits of light_resnet50's 1x1 convs (49
+               tiles) cost it 137 us at batch 1 (docs/benchmarks.md) */
+            if (ktiles <= 2 * AICF__CUC_TC_MIN_KTILES && tiles <= AICF__CUC_TC_FEW_TILES) min_kt = 1;
         }
         int64_t waves = 2 * tiles <= sm ? AICF__CUC_TC_WAVES : 1;
         if (tiles < waves * sm && ktiles >= 2 * min_kt) {

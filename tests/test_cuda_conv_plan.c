@@ -1215,11 +1215,13 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
               "%s: reason \"%s\" does not name the rule", tag, st->reason);
         CHECK(st->epi_native == c->relu, "%s: %d epilogue ops inside the kernel, expected %d", tag, st->epi_native, c->relu);
         /* split-K as documented: ceil(2 x 132 SMs / tiles) when tiles <= 132 / 2, ceil(132 / tiles)
-           when tiles < 132, none from 132 tiles on, when K has >= 8 tiles of 32; at most K-tiles / 4
-           and 32, then no empty split */
-        if (tiles < (2 * tiles <= 132 ? 264 : 132) && kt >= 8) {
+           when tiles < 132, none from 132 tiles on, when K has >= 2 tiles of 32 per split's
+           minimum (4 tiles, or 1 where K has at most 8 tiles and the output at most 16); at most
+           K-tiles / minimum and 32, then no empty split */
+        int64_t min_kt = kt <= 8 && tiles <= 16 ? 1 : 4;
+        if (tiles < (2 * tiles <= 132 ? 264 : 132) && kt >= 2 * min_kt) {
             want_splits = ((2 * tiles <= 132 ? 264 : 132) + tiles - 1) / tiles;
-            if (want_splits > kt / 4) want_splits = kt / 4;
+            if (want_splits > kt / min_kt) want_splits = kt / min_kt;
             if (want_splits > 32) want_splits = 32;
             if (want_splits > 1) want_splits = (kt + (kt + want_splits - 1) / want_splits - 1) / ((kt + want_splits - 1) / want_splits);
         }
@@ -2037,8 +2039,10 @@ static void test_autotune(const char* path) {
         aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
         const char* pn = prec_name(prec);
         /* C = 9: K = 81 (3 K tiles of 32), not a multiple of 8 channels: the gathering
-           tensor-core kernel, whose K splits this test pins (the patch kernel splits by chunks) */
-        ccase c = mk("tune", 4, 1, 9, 10, 10, 32, 3, 3, 1, 1, 1, 1);
+           tensor-core kernel, whose K splits this test pins (the patch kernel splits by chunks);
+           34 x 34 outputs: 19 tiles of 64 columns, more than the rule's 16 for one-tile splits,
+           so the rule does not split K (over fewer tiles it would, one K tile a split) */
+        ccase c = mk("tune", 4, 1, 9, 34, 34, 32, 3, 3, 1, 1, 1, 1);
         aicf_context* ctx = fake_lt_ctx(path);
         aicf_plan *p = NULL, *q = NULL, *pin = NULL, *pin0 = NULL;
         aicf_exec* e = NULL;
