@@ -489,13 +489,15 @@ typedef struct aicf_policy {
                                (aicf_plan_explain, plan files). A saved plan loads with those
                                decisions without timing again. Ignored on the CPU backend */
     int no_pdl;             /* CUDA, 1: no launch of the plan is programmatic. 0 (the default): on
-                               compute capability 9.0+, a GEMV step whose weights are constants
-                               is launched by a programmatic edge right after the previous
-                               kernel (it prefetches its weights before waiting for that kernel;
-                               the plan's `pdl=1`, aicf_step_info.pdl_launches). Same results;
-                               on an H100 the reference MLP at batch 1 took 10.9-11.0 us
-                               against 14.1-14.3 (docs/benchmarks.md). AICF_EXEC_PDL makes every
-                               kernel edge programmatic regardless */
+                               compute capability 9.0+, every kernel launch right after another
+                               kernel launch goes by a programmatic edge (the plan's `pdl=1`,
+                               aicf_step_info.pdl_launches): it is launched as the previous
+                               kernel's blocks exit (right after their start for a GEMV, whose
+                               dependent may prefetch constant weights) and waits for it before
+                               touching memory. Same results; measured (docs/benchmarks.md) the
+                               reference MLP at batch 1 10.9-11.0 us against 14.1-14.3 (H100),
+                               ResNet-18 at batch 1 180 against 190 (H200). cuBLASLt's launches
+                               take full edges */
     aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
 
@@ -538,12 +540,12 @@ typedef struct aicf_plan_stats {
 #define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch everywhere. On devices of
                                     compute capability >= 9.0 with a driver of CUDA >= 12.3, all
                                     consecutive generated kernels are joined by programmatic
-                                    edges: the next one is launched while the previous one runs
-                                    and waits for it before touching memory (same results, less
-                                    launch latency). Off by default: measured on the H100
-                                    (docs/benchmarks.md) it costs 22 us on ResNet-18 at batch 1.
-                                    Without it only the launches the plan made programmatic
-                                    (aicf_policy.no_pdl) are; every other node waits for its
+                                    edges, whatever the plan decided (aicf_policy.no_pdl): the
+                                    next one may be launched before the previous one finishes
+                                    and waits for it before touching memory (same results). The
+                                    plan's default makes the same edges; this flag is for
+                                    plans made with no_pdl = 1. Without it only the launches the
+                                    plan made programmatic are; every other node waits for its
                                     predecessor to finish before it launches */
 
 typedef struct aicf_exec_desc {
@@ -1441,6 +1443,8 @@ typedef struct aicf__cuda_op_view {
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
     int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */
+    int prefetch;                /* kernel: 1 reads constants before its griddepcontrol.wait (the
+                                    GEMV's weights, AICF__GEMV_B_CONST) */
 } aicf__cuda_op_view;
 /* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
    the number of cuBLASLt algorithm records. */
@@ -14977,8 +14981,13 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 for (j = i - 1; j > 0 && aicf__cuda_step_ops(p, j, NULL) == 0; j--) {}
                 aicf__sbuf_printf(&b, "  launch: programmatic (PDL) after step %d's kernel", j);
             }
-            aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight reads "
-                              "overlap that kernel (policy no_pdl = 1 turns it off)\n");
+            if (v.prefetch) {
+                aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight "
+                                  "reads overlap that kernel (policy no_pdl = 1 turns it off)\n");
+                continue;
+            }
+            aicf__sbuf_printf(&b, ": it waits (griddepcontrol.wait) before it touches memory, so its launch overlaps that kernel's tail "
+                              "and memory flush (policy no_pdl = 1 turns it off)\n");
         }
         if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,
@@ -16784,10 +16793,11 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
     kp.extra = NULL;
     /* After another generated kernel, where the plan made this launch programmatic (pdl) or the
        exec asked for it everywhere (AICF_EXEC_PDL): a programmatic edge from its programmatic port. This node
-       may then be launched once every block of the previous kernel has passed its own wait and
-       issued griddepcontrol.launch_dependents (templates/pdl.inc.j2); its kernel waits for the
-       previous grid to complete before it touches memory a kernel may write, so what overlaps is
-       the launch latency and what comes before the wait (the GEMV's weight prefetch).
+       may then be launched once every block of the previous kernel has issued
+       griddepcontrol.launch_dependents (the GEMV, right after its wait) or exited (every other
+       kernel: templates/pdl.inc.j2); its kernel waits for the previous grid to complete before it
+       touches memory a kernel may write, so what overlaps is the launch latency, the memory flush
+       and what comes before the wait (the GEMV's weight prefetch).
        (The launch-order port, which fires as soon as the blocks have begun, let chains of
        waiting kernels pile up: resnet18 batch 1 went from 254 to 346 us on the H100.)
        Otherwise a full dependency. */
@@ -22275,18 +22285,22 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes)
 }
 
 /* Programmatic dependent launch as a plan decision. A kernel node joined to the previous kernel
-   by a programmatic edge (CUDA 12.3 graph edge data, sm_90+) is launched while that kernel runs;
-   every generated kernel executes griddepcontrol.wait before it touches memory an earlier launch
-   may have written (templates/pdl.inc.j2), so the results are those of serialised launches. What
-   the edge buys depends on what the kernel can do before its wait: the GEMV whose B is a constant
-   (AICF__GEMV_B_CONST) prefetches its weight row into L1 there, so its launch and its weight
-   reads overlap the previous kernel. On an H100 (docs/benchmarks.md, session 25), mlp_b1 (four
-   GEMVs): 14.1-14.3 us without programmatic edges, 13.5-13.6 with edges into its GEMVs but
-   without the prefetch, 10.9-11.0 with both; resnet18_b1 200-202 us either way (one GEMV);
-   programmatic edges between all kernels (AICF_EXEC_PDL) cost resnet18_b1 ~22 us, edges only
-   between grids of at most one or two blocks per SM ~11-14 us. So the rule: a GEMV launch with
-   constant weights, right after another kernel launch of the plan, is programmatic; nothing
-   else is. */
+   by a programmatic edge (CUDA 12.3 graph edge data, sm_90+) may be launched before that kernel
+   has finished; every generated kernel executes griddepcontrol.wait before it touches memory an
+   earlier launch may have written (templates/pdl.inc.j2), so the results are those of serialised
+   launches. When it is launched is the previous kernel's: the GEMV triggers its dependents right
+   after its own wait (they become resident while it runs: the next GEMV, whose B is a constant
+   (AICF__GEMV_B_CONST), prefetches its weight row into L1 before its wait); every other kernel
+   lets them launch as its blocks exit, which overlaps the launch with its tail and the memory
+   flush. Measured (docs/benchmarks.md): on an H100, session 25, mlp_b1 (four GEMVs) 14.1-14.3 us
+   without programmatic edges, 10.9-11.0 with them and the prefetch; when every kernel triggered
+   early, edges between all kernels cost resnet18_b1 ~22 us (the waiting dependents' blocks take
+   the SMs' room), so only GEMV launches were programmatic. On an H200, session 27, with the early
+   trigger left to the GEMV, edges between all kernels: resnet18_b1 190.1 -> 180.0 us,
+   light_resnet50 594.5 -> 573.0, light_inception_v1 634.7 -> 604.6, mlp_b1 and enc_b1 unchanged.
+   So the rule: every kernel launch right after another kernel launch of the plan is
+   programmatic. (cuBLASLt's captured launches are child graph nodes: no programmatic edge goes
+   into or out of them; the nvjet kernels cuBLASLt 13.1 runs on sm_90 do not wait.) */
 int aicf__cuda_pdl(aicf_plan* p, int cc_major) {
     int si, k, n = 0, prev_kernel = 0;
     if (p->policy.no_pdl || cc_major < 9) return 0;
@@ -22298,12 +22312,8 @@ int aicf__cuda_pdl(aicf_plan* p, int cc_major) {
         for (k = 0; k < pr->n_ops; k++) {
             aicf__cuo_op* op = &ops[k];
             int is_kernel = op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0;
-            op->pdl = 0;
-            if (is_kernel && prev_kernel && strncmp(aicf__cuo_kname(op->kernel_index), "aicf_gemv_", 10) == 0) {
-                aicf__k_gemv g;
-                memcpy(&g, op->args, sizeof g);
-                if (g.flags & AICF__GEMV_B_CONST) op->pdl = 1, n++;
-            }
+            op->pdl = is_kernel && prev_kernel;
+            n += op->pdl;
             prev_kernel = is_kernel;
         }
     }
@@ -22520,6 +22530,12 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     memcpy(v->block, op->block, sizeof v->block);
     v->shared_bytes = op->shared_bytes;
     v->pdl = op->kind == AICF__CUO_KERNEL && op->pdl;
+    v->prefetch = 0;
+    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 && strncmp(v->kernel_name, "aicf_gemv_", 10) == 0) {
+        aicf__k_gemv g;
+        memcpy(&g, op->args, sizeof g);
+        v->prefetch = (g.flags & AICF__GEMV_B_CONST) != 0;
+    }
     v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
     v->args = (const unsigned char*)op->args;
     v->n_patch = op->n_patch;

@@ -300,13 +300,15 @@ typedef struct aicf_policy {
                                (aicf_plan_explain, plan files). A saved plan loads with those
                                decisions without timing again. Ignored on the CPU backend */
     int no_pdl;             /* CUDA, 1: no launch of the plan is programmatic. 0 (the default): on
-                               compute capability 9.0+, a GEMV step whose weights are constants
-                               is launched by a programmatic edge right after the previous
-                               kernel (it prefetches its weights before waiting for that kernel;
-                               the plan's `pdl=1`, aicf_step_info.pdl_launches). Same results;
-                               on an H100 the reference MLP at batch 1 took 10.9-11.0 us
-                               against 14.1-14.3 (docs/benchmarks.md). AICF_EXEC_PDL makes every
-                               kernel edge programmatic regardless */
+                               compute capability 9.0+, every kernel launch right after another
+                               kernel launch goes by a programmatic edge (the plan's `pdl=1`,
+                               aicf_step_info.pdl_launches): it is launched as the previous
+                               kernel's blocks exit (right after their start for a GEMV, whose
+                               dependent may prefetch constant weights) and waits for it before
+                               touching memory. Same results; measured (docs/benchmarks.md) the
+                               reference MLP at batch 1 10.9-11.0 us against 14.1-14.3 (H100),
+                               ResNet-18 at batch 1 180 against 190 (H200). cuBLASLt's launches
+                               take full edges */
     aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
 
@@ -349,12 +351,12 @@ typedef struct aicf_plan_stats {
 #define AICF_EXEC_PDL 0x4u       /* CUDA: programmatic dependent launch everywhere. On devices of
                                     compute capability >= 9.0 with a driver of CUDA >= 12.3, all
                                     consecutive generated kernels are joined by programmatic
-                                    edges: the next one is launched while the previous one runs
-                                    and waits for it before touching memory (same results, less
-                                    launch latency). Off by default: measured on the H100
-                                    (docs/benchmarks.md) it costs 22 us on ResNet-18 at batch 1.
-                                    Without it only the launches the plan made programmatic
-                                    (aicf_policy.no_pdl) are; every other node waits for its
+                                    edges, whatever the plan decided (aicf_policy.no_pdl): the
+                                    next one may be launched before the previous one finishes
+                                    and waits for it before touching memory (same results). The
+                                    plan's default makes the same edges; this flag is for
+                                    plans made with no_pdl = 1. Without it only the launches the
+                                    plan made programmatic are; every other node waits for its
                                     predecessor to finish before it launches */
 
 typedef struct aicf_exec_desc {

@@ -1650,8 +1650,13 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 for (j = i - 1; j > 0 && aicf__cuda_step_ops(p, j, NULL) == 0; j--) {}
                 aicf__sbuf_printf(&b, "  launch: programmatic (PDL) after step %d's kernel", j);
             }
-            aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight reads "
-                              "overlap that kernel (policy no_pdl = 1 turns it off)\n");
+            if (v.prefetch) {
+                aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight "
+                                  "reads overlap that kernel (policy no_pdl = 1 turns it off)\n");
+                continue;
+            }
+            aicf__sbuf_printf(&b, ": it waits (griddepcontrol.wait) before it touches memory, so its launch overlaps that kernel's tail "
+                              "and memory flush (policy no_pdl = 1 turns it off)\n");
         }
         if (st->choice != AICF_CHOICE_RULE || st->choice_src == AICF__CHOICE_FROM_TUNE) {
             aicf__sbuf_printf(&b, "  choice: %s%s%.0d (%s)", aicf__choice_name(st->choice), st->choice_lt ? "/" : "", st->choice_lt,

@@ -1650,10 +1650,11 @@ aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, con
     kp.extra = NULL;
     /* After another generated kernel, where the plan made this launch programmatic (pdl) or the
        exec asked for it everywhere (AICF_EXEC_PDL): a programmatic edge from its programmatic port. This node
-       may then be launched once every block of the previous kernel has passed its own wait and
-       issued griddepcontrol.launch_dependents (templates/pdl.inc.j2); its kernel waits for the
-       previous grid to complete before it touches memory a kernel may write, so what overlaps is
-       the launch latency and what comes before the wait (the GEMV's weight prefetch).
+       may then be launched once every block of the previous kernel has issued
+       griddepcontrol.launch_dependents (the GEMV, right after its wait) or exited (every other
+       kernel: templates/pdl.inc.j2); its kernel waits for the previous grid to complete before it
+       touches memory a kernel may write, so what overlaps is the launch latency, the memory flush
+       and what comes before the wait (the GEMV's weight prefetch).
        (The launch-order port, which fires as soon as the blocks have begun, let chains of
        waiting kernels pile up: resnet18 batch 1 went from 254 to 346 us on the H100.)
        Otherwise a full dependency. */

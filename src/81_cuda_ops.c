@@ -4208,18 +4208,22 @@ aicf_result aicf__cuda_persist(aicf_plan* p, int* n_kernels, size_t* sync_bytes)
 }
 
 /* Programmatic dependent launch as a plan decision. A kernel node joined to the previous kernel
-   by a programmatic edge (CUDA 12.3 graph edge data, sm_90+) is launched while that kernel runs;
-   every generated kernel executes griddepcontrol.wait before it touches memory an earlier launch
-   may have written (templates/pdl.inc.j2), so the results are those of serialised launches. What
-   the edge buys depends on what the kernel can do before its wait: the GEMV whose B is a constant
-   (AICF__GEMV_B_CONST) prefetches its weight row into L1 there, so its launch and its weight
-   reads overlap the previous kernel. On an H100 (docs/benchmarks.md, session 25), mlp_b1 (four
-   GEMVs): 14.1-14.3 us without programmatic edges, 13.5-13.6 with edges into its GEMVs but
-   without the prefetch, 10.9-11.0 with both; resnet18_b1 200-202 us either way (one GEMV);
-   programmatic edges between all kernels (AICF_EXEC_PDL) cost resnet18_b1 ~22 us, edges only
-   between grids of at most one or two blocks per SM ~11-14 us. So the rule: a GEMV launch with
-   constant weights, right after another kernel launch of the plan, is programmatic; nothing
-   else is. */
+   by a programmatic edge (CUDA 12.3 graph edge data, sm_90+) may be launched before that kernel
+   has finished; every generated kernel executes griddepcontrol.wait before it touches memory an
+   earlier launch may have written (templates/pdl.inc.j2), so the results are those of serialised
+   launches. When it is launched is the previous kernel's: the GEMV triggers its dependents right
+   after its own wait (they become resident while it runs: the next GEMV, whose B is a constant
+   (AICF__GEMV_B_CONST), prefetches its weight row into L1 before its wait); every other kernel
+   lets them launch as its blocks exit, which overlaps the launch with its tail and the memory
+   flush. Measured (docs/benchmarks.md): on an H100, session 25, mlp_b1 (four GEMVs) 14.1-14.3 us
+   without programmatic edges, 10.9-11.0 with them and the prefetch; when every kernel triggered
+   early, edges between all kernels cost resnet18_b1 ~22 us (the waiting dependents' blocks take
+   the SMs' room), so only GEMV launches were programmatic. On an H200, session 27, with the early
+   trigger left to the GEMV, edges between all kernels: resnet18_b1 190.1 -> 180.0 us,
+   light_resnet50 594.5 -> 573.0, light_inception_v1 634.7 -> 604.6, mlp_b1 and enc_b1 unchanged.
+   So the rule: every kernel launch right after another kernel launch of the plan is
+   programmatic. (cuBLASLt's captured launches are child graph nodes: no programmatic edge goes
+   into or out of them; the nvjet kernels cuBLASLt 13.1 runs on sm_90 do not wait.) */
 int aicf__cuda_pdl(aicf_plan* p, int cc_major) {
     int si, k, n = 0, prev_kernel = 0;
     if (p->policy.no_pdl || cc_major < 9) return 0;
@@ -4231,12 +4235,8 @@ int aicf__cuda_pdl(aicf_plan* p, int cc_major) {
         for (k = 0; k < pr->n_ops; k++) {
             aicf__cuo_op* op = &ops[k];
             int is_kernel = op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0;
-            op->pdl = 0;
-            if (is_kernel && prev_kernel && strncmp(aicf__cuo_kname(op->kernel_index), "aicf_gemv_", 10) == 0) {
-                aicf__k_gemv g;
-                memcpy(&g, op->args, sizeof g);
-                if (g.flags & AICF__GEMV_B_CONST) op->pdl = 1, n++;
-            }
+            op->pdl = is_kernel && prev_kernel;
+            n += op->pdl;
             prev_kernel = is_kernel;
         }
     }
@@ -4453,6 +4453,12 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     memcpy(v->block, op->block, sizeof v->block);
     v->shared_bytes = op->shared_bytes;
     v->pdl = op->kind == AICF__CUO_KERNEL && op->pdl;
+    v->prefetch = 0;
+    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 && strncmp(v->kernel_name, "aicf_gemv_", 10) == 0) {
+        aicf__k_gemv g;
+        memcpy(&g, op->args, sizeof g);
+        v->prefetch = (g.flags & AICF__GEMV_B_CONST) != 0;
+    }
     v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
     v->args = (const unsigned char*)op->args;
     v->n_patch = op->n_patch;

@@ -2399,9 +2399,10 @@ out:
 /* Programmatic launches as a plan decision (aicf__cuda_pdl): five Gemm (transB) steps at batch 1
    on the GEMV kernels: L1 [256 -> 512] Relu, L2 [512 -> 37] Relu, L3 [37 -> 64] (K = 37: element
    loads), L4 with B a graph input [16, 64], L5 [16 -> 8] Tanh. The weight-constant 16-byte GEMVs
-   (L1, L2, L5) carry AICF__GEMV_B_CONST; those right after another launch of the plan are
-   programmatic (L2, L5; L1 too where a launch precedes it, e.g. fp16's Cast of the B input), and
-   nothing else: checked in the ops, aicf_plan_step_info, the plan file (`pdl=1`), explain, the exec
+   (L1, L2, L5) carry AICF__GEMV_B_CONST; every kernel launch right after another kernel launch of
+   the plan is programmatic (L2-L5 and the activations' launches; L1 too where a launch precedes
+   it, e.g. fp16's Cast of the B input), and explain says which prefetch their weights (the
+   constant-B GEMVs): checked in the ops, aicf_plan_step_info, the plan file (`pdl=1`), explain, the exec
    (programmatic edges on the fake driver's cc 10.0), a plan file reloaded, a file with one `pdl=1`
    removed refused; policy no_pdl = 1 and a cc 8.6 device: none, and the policy text keeps no_pdl. */
 static const int64_t PDL_NI[5] = {256, 512, 37, 64, 16}, PDL_NO[5] = {512, 37, 64, 16, 8};
@@ -2488,7 +2489,7 @@ static void test_gemv_pdl(const char* path) {
                 const char* pn = pr ? "fp16" : "fp32";
                 char* t = NULL;
                 char ex[32768];
-                int si, k, want = 0, got = 0, prev_kernel = 0, layer = 0, n_gemv = 0, lines = 0;
+                int si, k, want = 0, got = 0, prev_kernel = 0, layer = 0, n_gemv = 0, lines = 0, want_pre = 0, pre_lines = 0;
                 memset(&pd, 0, sizeof pd);
                 pd.backend = AICF_BACKEND_CUDA;
                 pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
@@ -2511,9 +2512,10 @@ static void test_gemv_pdl(const char* path) {
                             n_gemv++;
                             CHECK(layer < 5 && ((a.flags & AICF__GEMV_B_CONST) != 0) == CONST_B[layer] && a.K == NI[layer],
                                   "pdl %s: GEMV %d (K %lld) flags %d", pn, layer + 1, (long long)a.K, a.flags);
-                            w = layer < 5 && CONST_B[layer] && prev_kernel && !no_pdl && !dev;
+                            want_pre += layer < 5 && CONST_B[layer] && prev_kernel && !no_pdl && !dev;
                             layer++;
                         }
+                        w = is_kernel && prev_kernel && !no_pdl && !dev;
                         CHECK(op->pdl == w, "pdl %s no_pdl=%d cc %s: step %d (%s) op %d pdl %d, expected %d", pn, no_pdl, dev ? "8.6" : "10.0",
                               si, p->steps[si].kernel, k, op->pdl, w);
                         step_want += w, want += w, got += op->pdl;
@@ -2522,8 +2524,9 @@ static void test_gemv_pdl(const char* path) {
                     step_pdl = aicf_plan_step_info(p, si, &inf) == AICF_SUCCESS ? inf.pdl_launches : -1;
                     CHECK(step_pdl == step_want, "pdl %s: step %d: aicf_step_info.pdl_launches %d, expected %d", pn, si, step_pdl, step_want);
                 }
-                CHECK(n_gemv == 5 && want == (no_pdl || dev ? 0 : pr ? 3 : 2), "pdl %s no_pdl=%d cc %s: %d GEMV launches, %d programmatic",
-                      pn, no_pdl, dev ? "8.6" : "10.0", n_gemv, want);
+                CHECK(n_gemv == 5 && (no_pdl || dev ? want == 0 : want >= 4) && want_pre == (no_pdl || dev ? 0 : pr ? 3 : 2),
+                      "pdl %s no_pdl=%d cc %s: %d GEMV launches, %d programmatic, %d of them constant-B GEMVs", pn, no_pdl,
+                      dev ? "8.6" : "10.0", n_gemv, want, want_pre);
                 t = plan_text(p);
                 {
                     const char* c = t;
@@ -2534,9 +2537,11 @@ static void test_gemv_pdl(const char* path) {
                 }
                 if (aicf_plan_explain(p, ex, sizeof ex, NULL) == AICF_SUCCESS) {
                     const char* c = ex;
-                    while ((c = strstr(c, "  launch: programmatic (PDL) after step ")) != NULL) lines++, c++;
-                    CHECK(lines == want && (strstr(ex, ", no programmatic launches\n") != NULL) == no_pdl,
-                          "pdl %s no_pdl=%d: %d explain lines, expected %d:\n%s", pn, no_pdl, lines, want, ex);
+                    while ((c = strstr(c, ": programmatic (PDL) after ")) != NULL) lines++, c++;
+                    for (c = ex; (c = strstr(c, ": the GEMV prefetches its constant weights before griddepcontrol.wait")) != NULL; c++) pre_lines++;
+                    CHECK(lines == want && pre_lines == want_pre && (strstr(ex, ", no programmatic launches\n") != NULL) == no_pdl,
+                          "pdl %s no_pdl=%d: %d explain lines (%d prefetching), expected %d (%d):\n%s", pn, no_pdl, lines, pre_lines, want,
+                          want_pre, ex);
                 } else
                     CHECK(0, "pdl: explain: %s", aicf_last_error(ctx));
                 if (!dev) {

@@ -1314,13 +1314,18 @@ static void test_gpu_persistent_replays(aicf_context* ctx) {
                 if (!b.ok || aicf_plan_create(b.g, &pd, &sp) != AICF_SUCCESS || aicf_exec_create(sp, NULL, &sep) != AICF_SUCCESS) sep = NULL;
                 pd.policy.no_pdl = 0;
             }
-            if (ex) { /* on sm_90+ the three GEMVs after the first go by programmatic edges (src/81_cuda_ops.c aicf__cuda_pdl) */
+            if (ex) { /* on sm_90+ every launch after the first (all kernels) goes by a programmatic edge
+                         (src/81_cuda_ops.c aicf__cuda_pdl): the three GEMVs after the first at least */
                 aicf_device_info di;
                 aicf_exec_stats es;
-                int want = per ? 0 : (aicf_context_device_info(ctx, &di) == AICF_SUCCESS && di.cc_major >= 9 ? 3 : 0);
-                CHECK(aicf_exec_stats_get(ex, &es) == AICF_SUCCESS && es.programmatic_edges == want,
-                      "persistent replays M=%lld %s persistent=%d: %d programmatic edges, expected %d", (long long)M, pname, per,
-                      es.programmatic_edges, want);
+                aicf_step_info si;
+                int k, planned = 0, sm90 = aicf_context_device_info(ctx, &di) == AICF_SUCCESS && di.cc_major >= 9;
+                for (k = 0; k < aicf_plan_num_steps(plan); k++)
+                    if (aicf_plan_step_info(plan, k, &si) == AICF_SUCCESS) planned += si.pdl_launches;
+                CHECK(aicf_exec_stats_get(ex, &es) == AICF_SUCCESS && es.programmatic_edges == planned &&
+                          (per ? planned == 0 : sm90 ? planned >= 3 && planned == es.kernel_nodes - 1 : planned == 0),
+                      "persistent replays M=%lld %s persistent=%d: %d programmatic edges, %d planned, %d kernel nodes", (long long)M, pname,
+                      per, es.programmatic_edges, planned, es.kernel_nodes);
             }
             pd.backend = AICF_BACKEND_CPU;
             pd.policy.precision = AICF_PRECISION_FP32;
