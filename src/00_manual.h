@@ -121,15 +121,16 @@
    the total. AICF_EXEC_DEVICE_IO leaves inputs and outputs in device memory and skips the
    host staging copies, as a caller that produces them on the GPU would.
    `build/aicf profile MODEL.onnx [--top N]` prints the table.
-   Programmatic dependent launch (sm_90+, CUDA 12.3+ driver) is a plan decision: a GEMV step
-   (batch-1 Linear layer) whose weights are constants, right after another kernel, is joined to
-   it by a programmatic edge: it is launched while its predecessor runs, prefetches its weights,
-   and waits for the predecessor before touching anything else (explain: "launch: programmatic";
-   plan files: `pdl=1`; policy `no_pdl = 1` turns it off). Same results; the reference MLP at
-   batch 1 took 10.9-11.0 us against 14.1-14.3 without it on an H100 (docs/benchmarks.md).
-   AICF_EXEC_PDL makes every kernel-to-kernel edge programmatic: ~0.3 us per edge on chains of
-   small kernels, a loss on convolution-heavy graphs, hence opt-in.
-   aicf_exec_stats.programmatic_edges counts the edges the exec made.
+   Programmatic dependent launch (sm_90+, CUDA 12.3+ driver) is a plan decision: every kernel
+   launch right after another kernel launch is joined to it by a programmatic edge: it is
+   launched as its predecessor's blocks exit (a GEMV lets its successor launch as soon as its
+   own blocks have started, so that a GEMV with constant weights prefetches them while its
+   predecessor runs), and waits for the predecessor before touching memory (explain: "launch:
+   programmatic"; plan files: `pdl=1`; policy `no_pdl = 1` turns it off). Same results; the
+   reference MLP at batch 1 took 10.9-11.0 us against 14.1-14.3 without it on an H100, ResNet-18
+   at batch 1 179 against 190 on an H200 (docs/benchmarks.md). cuBLASLt's launches (child
+   graphs) take full edges. AICF_EXEC_PDL makes every kernel-to-kernel edge programmatic even
+   under no_pdl. aicf_exec_stats.programmatic_edges counts the edges the exec made.
    Batch-1 Linear layers (Gemm, transB, M <= 8) run on generated GEMV kernels; the float32 <->
    float16 boundary Casts beside one are done by the GEMV itself (no launch of their own). The
    policy key `persistent = 1` joins a chain of such layers into one launch (aicf_gemvp_*: the
