@@ -2489,7 +2489,7 @@ static void test_gemv_pdl(const char* path) {
                 const char* pn = pr ? "fp16" : "fp32";
                 char* t = NULL;
                 char ex[32768];
-                int si, k, want = 0, got = 0, prev_kernel = 0, layer = 0, n_gemv = 0, lines = 0, want_pre = 0, pre_lines = 0;
+                int si, k, want = 0, got = 0, prev_kernel = 0, layer = 0, n_gemv = 0, lines = 0, want_pre = 0, pre_lines = 0, wait_lines = 0;
                 memset(&pd, 0, sizeof pd);
                 pd.backend = AICF_BACKEND_CUDA;
                 pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
@@ -2539,9 +2539,12 @@ static void test_gemv_pdl(const char* path) {
                     const char* c = ex;
                     while ((c = strstr(c, ": programmatic (PDL) after ")) != NULL) lines++, c++;
                     for (c = ex; (c = strstr(c, ": the GEMV prefetches its constant weights before griddepcontrol.wait")) != NULL; c++) pre_lines++;
-                    CHECK(lines == want && pre_lines == want_pre && (strstr(ex, ", no programmatic launches\n") != NULL) == no_pdl,
-                          "pdl %s no_pdl=%d: %d explain lines (%d prefetching), expected %d (%d):\n%s", pn, no_pdl, lines, pre_lines, want,
-                          want_pre, ex);
+                    for (c = ex; (c = strstr(c, ": it waits (griddepcontrol.wait) before it touches memory, so its launch overlaps")) != NULL; c++)
+                        wait_lines++;
+                    CHECK(lines == want && pre_lines == want_pre && wait_lines == want - want_pre &&
+                              (strstr(ex, ", no programmatic launches\n") != NULL) == no_pdl,
+                          "pdl %s no_pdl=%d: %d explain lines (%d prefetching, %d waiting), expected %d (%d):\n%s", pn, no_pdl, lines, pre_lines,
+                          wait_lines, want, want_pre, ex);
                 } else
                     CHECK(0, "pdl: explain: %s", aicf_last_error(ctx));
                 if (!dev) {
