@@ -37,7 +37,8 @@
    timed; --io host stages them through pinned host memory with copy nodes inside the graph
    (what aicf_exec_set_input / get_output users pay per replay).
    bench and profile --pdl create the exec with AICF_EXEC_PDL: programmatic dependent launch
-   between consecutive generated kernels (sm_90+; off by default, see docs/benchmarks.md).
+   between consecutive generated kernels (sm_90+) even where the plan made none (policy
+   no_pdl = 1); the plan's default already makes those edges (see docs/benchmarks.md).
    profile times every step of the plan (aicf_exec_profile: CUDA events between steps) and prints
    them in plan order with their share, then the --top N (default 10) steps by time.
    --check DIR compares with an ONNX test_data_set folder (input_K.pb, output_K.pb) and prints
