@@ -134,6 +134,83 @@ __global__ void __launch_bounds__(THREADS, 1) k_mlp_cluster(Net net) {
     cluster_layer<1024, 64>(net, 3, buf[1], nullptr, rank, csize);
 }
 
+// The same with the weights streamed into shared memory by the TMA (cp.async.bulk): each CTA's rows
+// of every layer in chunks of up to WARPS rows (a row per warp), NB chunk buffers in a ring, the
+// copies issued up to NB chunks ahead (across layer boundaries: the weights are constants) by
+// thread 0, one mbarrier per buffer (expect_tx, then the copy completes the phase).
+enum { NB = 6, CHUNK_ROWS = WARPS };
+__global__ void __launch_bounds__(THREADS, 1) k_mlp_cluster_bulk(Net net) {
+    extern __shared__ __align__(128) unsigned char dsm[];           /* [NB][CHUNK_ROWS * KMAX halves] */
+    __shared__ __align__(16) __half buf[2][KMAX];
+    __shared__ __align__(8) unsigned long long mbar[NB];
+    const unsigned rank = cluster_rank(), csize = cluster_size();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    /* chunk c: its layer, first row (of the layer) and rows, counted through the layers */
+    auto chunk = [&](int c, int& l, int& r0, int& n) {
+        for (l = 0; l < NL; ++l) {
+            const int per = (l == NL - 1 ? 64 : 1024) / (int)csize, nc = (per + CHUNK_ROWS - 1) / CHUNK_ROWS;
+            if (c < nc) {
+                r0 = (int)rank * per + c * CHUNK_ROWS;
+                n = min(CHUNK_ROWS, per - c * CHUNK_ROWS);
+                return;
+            }
+            c -= nc;
+        }
+        l = -1, r0 = n = 0;
+    };
+    int nch = 0;
+    for (int l = 0; l < NL; ++l) nch += ((l == NL - 1 ? 64 : 1024) / (int)csize + CHUNK_ROWS - 1) / CHUNK_ROWS;
+    auto issue = [&](int c) { /* thread 0 */
+        int l, r0, nr;
+        chunk(c, l, r0, nr);
+        const int K = l == 0 ? 256 : 1024;
+        const unsigned bytes = (unsigned)(nr * K * 2), mb = (unsigned)__cvta_generic_to_shared(&mbar[c % NB]);
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb), "r"(bytes) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                         (unsigned)__cvta_generic_to_shared(dsm + (size_t)(c % NB) * CHUNK_ROWS * KMAX * 2)),
+                     "l"(net.w[l] + (size_t)r0 * K), "r"(bytes), "r"(mb)
+                     : "memory");
+    };
+    if (threadIdx.x == 0) {
+        for (int b = 0; b < NB; ++b) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"((unsigned)__cvta_generic_to_shared(&mbar[b])) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int c = 0; c < NB && c < nch; ++c) issue(c);
+    }
+    for (int k = threadIdx.x; k < 256; k += THREADS) buf[0][k] = __float2half_rn(net.x[k]);
+    cluster_sync(); /* every CTA started, inputs and mbarriers ready */
+    int cur = 0, prev_l = 0;
+    for (int c = 0; c < nch; ++c) {
+        int l, r0, nr;
+        chunk(c, l, r0, nr);
+        if (l != prev_l) { /* a layer boundary: the outputs are in every CTA's copy */
+            cluster_sync();
+            cur ^= 1;
+            prev_l = l;
+        }
+        { /* chunk c landed */
+            const unsigned mb = (unsigned)__cvta_generic_to_shared(&mbar[c % NB]);
+            unsigned done = 0;
+            while (!done)
+                asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                             : "=r"(done) : "r"(mb), "r"((unsigned)((c / NB) & 1)) : "memory");
+        }
+        if (warp < nr) {
+            const __half* wrow = (const __half*)(dsm + (size_t)(c % NB) * CHUNK_ROWS * KMAX * 2) + (size_t)warp * (l == 0 ? 256 : 1024);
+            const float part = l == 0 ? dot_part<256>(wrow, buf[cur], lane) : dot_part<1024>(wrow, buf[cur], lane);
+            const int n = r0 + warp;
+            const float v = act_fn(l, warp_sum(part) + __half2float(net.b[l][n]));
+            if (l == NL - 1) {
+                if (lane == 0) net.y[n] = v;
+            } else if (lane < (int)csize) {
+                st_remote(buf[cur ^ 1], n, (unsigned)lane, __float2half_rn(v));
+            }
+        }
+        __syncthreads(); /* buffer c % NB read by every warp */
+        if (threadIdx.x == 0 && c + NB < nch) issue(c + NB);
+    }
+}
+
 // the separate-kernel chain: layer l as its own launch, programmatic edges between them
 template <int K, int N>
 __global__ void __launch_bounds__(256) k_layer(Net net, int l) {
@@ -209,11 +286,14 @@ int main(int argc, char** argv) {
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CK(cudaFuncSetAttribute(k_mlp_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    for (int variant = 0; variant < 2; ++variant) {
+    CK(cudaFuncSetAttribute(k_mlp_cluster_bulk, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    const int bulk_smem = NB * CHUNK_ROWS * KMAX * 2;
+    CK(cudaFuncSetAttribute(k_mlp_cluster_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem));
+    for (int variant = 0; variant < 3; ++variant) {
         cudaGraph_t g;
         cudaGraphExec_t ge;
         CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-        if (variant == 0) {
+        if (variant == 0 || variant == 2) {
             cudaLaunchConfig_t cfg;
             cudaLaunchAttribute at[1];
             memset(&cfg, 0, sizeof cfg);
@@ -223,7 +303,11 @@ int main(int argc, char** argv) {
             at[0].id = cudaLaunchAttributeClusterDimension;
             at[0].val.clusterDim.x = csize, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
             cfg.attrs = at, cfg.numAttrs = 1;
-            CK(cudaLaunchKernelEx(&cfg, k_mlp_cluster, net));
+            if (variant == 0) CK(cudaLaunchKernelEx(&cfg, k_mlp_cluster, net));
+            else {
+                cfg.dynamicSmemBytes = bulk_smem;
+                CK(cudaLaunchKernelEx(&cfg, k_mlp_cluster_bulk, net));
+            }
         } else {
             for (int l = 0; l < NL; ++l) {
                 cudaLaunchConfig_t cfg;
@@ -261,9 +345,10 @@ int main(int argc, char** argv) {
         double err = 0, big = 0;
         for (int n = 0; n < DIMS[NL]; ++n) err = std::max(err, (double)fabsf(got[n] - ref[n])), big = std::max(big, (double)fabsf(ref[n]));
         printf("%-44s median %.2f us, p10 %.2f, p90 %.2f (%d replays); max |y - ref| %.2e (largest |ref| %.2f)%s\n",
-               variant == 0 ? "one cluster launch" : "four launches, programmatic edges", t[t.size() / 2], t[t.size() / 10],
+               variant == 0 ? "one cluster launch, weights from L2" : variant == 1 ? "four launches, programmatic edges" : "one cluster launch, weights by bulk copies",
+               t[t.size() / 2], t[t.size() / 10],
                t[t.size() * 9 / 10], replays, err, big, err <= 1e-2 * std::max(big, 1.0) ? "" : "  WRONG");
-        if (variant == 0) printf("  (cluster of %d CTAs x %d threads)\n", csize, THREADS);
+        if (variant != 1) printf("  (cluster of %d CTAs x %d threads%s)\n", csize, THREADS, variant == 2 ? ", 6 chunk buffers of 16 rows" : "");
         CK(cudaEventDestroy(e0));
         CK(cudaEventDestroy(e1));
         CK(cudaGraphExecDestroy(ge));
