@@ -1,4 +1,4 @@
-// mlp_b1 as one launch of a thread-block cluster (docs/benchmarks.md, session 28, next predictions):
+// mlp_b1 as one launch of a thread-block cluster (docs/benchmarks.md, session 28's section, row 6):
 // the policy MLP 256 -> 1024 -> 1024 -> 1024 -> 64 (ReLU, ReLU, ReLU, Tanh; float16 weights and
 // activations, float32 sums) at batch 1 by a cluster of C CTAs. CTA r computes output columns
 // [r*N/C, (r+1)*N/C) of every layer, a warp per column at a time (its lanes read the weight row in
@@ -6,7 +6,9 @@
 // the CTA's own shared memory), then stores its columns into every CTA's copy of the next layer's
 // input (distributed shared memory, st.shared::cluster) and the cluster barrier
 // (barrier.cluster.arrive.release / wait.acquire) hands the layer over. One launch, no grid-wide
-// completion between layers. Timed as a one-node CUDA graph (CUDA events, median of the replays),
+// completion between layers. A second cluster kernel (k_mlp_cluster_bulk) streams each CTA's weight
+// rows into shared memory instead, by cp.async.bulk in chunks of 16 rows, NB chunk buffers ahead,
+// one mbarrier each. Each is timed as a one-node CUDA graph (CUDA events, median of the replays),
 // beside the same MLP as four kernels joined by programmatic edges (griddepcontrol.wait, weights
 // prefetched into L1 before it: what aicf's plan does), and checked against a host reference (the
 // same float16 roundings; float32 sums in another order, so within 1e-2 of the largest output).

@@ -1,5 +1,5 @@
 // What the wait between two dependent batch-1 layers costs, and what a tagged hand-off would save
-// (docs/benchmarks.md, session 28, next predictions). A chain of L GEMV layers shaped like mlp_b1's
+// (docs/benchmarks.md, session 28's section, row 5). A chain of L GEMV layers shaped like mlp_b1's
 // middle layers (D[n] = relu(sum_k A[k] W[n,k] + b[n]), N = K = 1024, float16 storage, float32
 // sums, a warp per output column, 8 warps a block, so 128 blocks a layer), captured into a CUDA
 // graph five ways:
