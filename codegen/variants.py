@@ -137,7 +137,13 @@ def _gemm_tc():
     return [_k("aicf_gemm_tc_f16_m%dn%d%s" % (bm, bn, "_tb" if tb else ""), "gemm_tc", "f16",
                {"bm": bm, "bn": bn, "wm": wm, "wn": wn, "kw": kw, "st": st, "tb": tb, "tile": "%dx%dx32" % (bm, bn)},
                block=(bm // wm) * (bn // wn) * kw * 32)
-            for bm, bn, wm, wn, kw, st in ((128, 128, 64, 32, 1, 4), (64, 64, 32, 32, 2, 4)) for tb in (0, 1)]
+            for bm, bn, wm, wn, kw, st in ((128, 128, 64, 32, 1, 4), (64, 64, 32, 32, 2, 4)) for tb in (0, 1)] + [
+        # the small-M kernels: NK groups of NN warps over K slices of the whole K, each warp a
+        # BN / NN column strip of the block's BM x BN tile (src/81_cuda_ops.c
+        # aicf__cuo_lower_gemm_tcs picks the tile)
+        _k("aicf_gemm_tc_f16_s%dx%d%s" % (bm, bn, "_tb" if tb else ""), "gemm_tc", "f16",
+           {"bm": bm, "bn": bn, "nk": nk, "nn": nn, "tb": tb, "small": 1, "tile": "%dx%dxK" % (bm, bn)}, block=nk * nn * 32)
+        for bm, bn, nk, nn in ((16, 32, 8, 2), (16, 64, 4, 4), (32, 32, 8, 2), (32, 64, 4, 4)) for tb in (0, 1)]
 
 
 def _pool():

@@ -238,7 +238,8 @@ typedef enum aicf_conv_algo {
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
    with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded or has
    no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue
-   inside), else the generated tiled GEMM. */
+   inside: the small-M kernel where its tiles fit one wave, else the pipelined one), else the
+   generated tiled GEMM. */
 typedef enum aicf_matmul_algo {
     AICF_MATMUL_AUTO = 0,
     AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt for every GEMM (heuristic algorithm, recorded in the plan) */

@@ -1651,7 +1651,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                 aicf__sbuf_printf(&b, "  launch: programmatic (PDL) after step %d's kernel", j);
             }
             if (v.prefetch) {
-                aicf__sbuf_printf(&b, ": the GEMV prefetches its constant weights before griddepcontrol.wait, so its launch and weight "
+                aicf__sbuf_printf(&b, ": the kernel fetches its constant weights before griddepcontrol.wait, so its launch and weight "
                                   "reads overlap that kernel (policy no_pdl = 1 turns it off)\n");
                 continue;
             }

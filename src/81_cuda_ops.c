@@ -1275,6 +1275,8 @@ static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, in
 static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                            const char* lt_why);
+static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
+                                            const char* lt_why);
 
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
@@ -3416,6 +3418,21 @@ static aicf_result aicf__cuo_gemm_args(aicf__cuo* c, const aicf__matmul_desc* md
     return AICF_SUCCESS;
 }
 
+/* Adds the launch of a GEMV or tensor-core GEMM kernel (the aicf__k_gemv argument struct g,
+   from aicf__cuo_gemm_args) with its patches (A, B, D and the chain's operands) and marks the
+   step's whole epilogue as done inside it. */
+static aicf_result aicf__cuo_gemm_launch(aicf__cuo* c, const char* name, const aicf__k_gemv* g, const unsigned* grid,
+                                         const unsigned* block, unsigned smem, int A, int B, int Y, const aicf__cuo_ewop* ops) {
+    aicf__cuo_op* op = NULL;
+    aicf_result r;
+    if ((r = aicf__cuo_kernel(c, name, g, sizeof *g, grid, block, smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g->e.n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
+    c->st->epi_native = c->st->n_epi;
+    return AICF_SUCCESS;
+}
+
 /* Gemm at small M (the batch-1 Linear layer): Y [M, N] = epilogue(alpha A B^T + C) on the
    generated GEMV kernels (templates/ewchain.cu.j2 aicf_gemv_*), with C (beta = 1) and every
    fused epilogue op of the step applied in the kernel. Applies when A is not transposed, B is
@@ -3427,7 +3444,6 @@ static aicf_result aicf__cuo_gemm_args(aicf__cuo* c, const aicf__matmul_desc* md
 static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y) {
     aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
     aicf__k_gemv g;
-    aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3];
     char name[96], modes[64];
     int n_in, vec, mt, e = (int)(16 / c->es);
@@ -3445,16 +3461,87 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
     grid[0] = (unsigned)((md->N + 3) / 4);
     grid[1] = grid[2] = 1;
     if (vec && c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS) g.flags |= AICF__GEMV_B_CONST; /* prefetched before the wait */
-    if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, 0, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g.e.n_ops); /* e.x is not read */
-    aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
-    c->st->epi_native = c->st->n_epi;
+    if ((r = aicf__cuo_gemm_launch(c, name, &g, grid, block, 0, A, B, Y, ops)) != AICF_SUCCESS) return r;
     aicf__cuo_reason(c, "small-M GEMM M=%lld N=%lld K=%lld (transB, M <= %d): GEMV, a warp per column%s; "
                         "epilogue inside: %s%d fused ops (%s)",
                      (long long)md->M, (long long)md->N, (long long)md->K, AICF__CUO_GEMV_MAX_M,
                      vec ? ", 16-byte loads" : ", element loads (K, ld or address not 16-byte aligned)",
                      C >= 0 ? "C, " : "", c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
+/* Shared memory of the small-M tensor-core GEMM (templates/gemm_tc.cu.j2 aicf_gemm_tcs_body)
+   with nk K groups: the larger of the groups' operand slices and their partial tiles, in bytes. */
+static size_t aicf__cuo_tcs_smem(int64_t bm, int64_t bn, int64_t nk, int64_t K, int tb) {
+    const int64_t ks = ((K + nk - 1) / nk + 15) / 16 * 16;
+    const int64_t ops = nk * (bm * (ks + 8) + (tb ? bn * (ks + 8) : ks * (bn + 8))) * 2, part = nk * bm * (bn + 2) * 4;
+    return (size_t)(ops > part ? ops : part);
+}
+
+/* GEMM at small M on float16 tensor cores with the whole K resident (templates/gemm_tc.cu.j2
+   aicf_gemm_tcs_body, kernels aicf_gemm_tc_f16_sBMxBN[_tb]): Y [M, N] = chain(alpha A B + C)
+   as aicf__cuo_lower_gemm_tc computes it (same conditions: float16, A not transposed, one GEMM,
+   K, N, lda, ldb multiples of 8, A, B, Y 16-byte aligned, the epilogue one chain), for the
+   grids of a few blocks where the pipelined kernel waits on a memory round trip per few K steps:
+   a block's 16 warps form K groups (8 of 2 warps for 32-column tiles, 4 of 4 for 64), each group
+   copies one K slice of A and B (K / groups, rounded up to 16) in one go and multiplies it into
+   the tile, a column strip a warp; the groups' partial tiles are added in group order. B's
+   copies are issued before griddepcontrol.wait when B is a plan constant (weights), so under a
+   programmatic edge they overlap the previous kernel. The tile: of 16 x 32, 16 x 64, 32 x 32 and
+   32 x 64, the one with the most blocks within one wave (at most one block per SM: the most SMs
+   at work), the smaller tile on a tie, whose shared memory fits the device's opt-in limit less 8
+   KiB (H100 when no device is known). Not the AUTO rule's choice: cuBLASLt measured faster at
+   every shape tried (H200: enc_b1 140.9 against 174.8 us, mlp_b256 21.5 against 37.4;
+   docs/benchmarks.md, session 29); taken where generated kernels are asked for (matmul_algo
+   generated, a pin, autotuning) or cuBLASLt has no algorithm, in place of the pipelined kernel
+   (enc_b1 with every GEMM generated: 293.5 -> 175.0 us). Returns AICF_ERROR_UNSUPPORTED
+   (nothing added) when no tile fits or the kernel does not apply. */
+static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
+                                            const char* lt_why) {
+    static const int tiles[4][3] = {{16, 32, 8}, {16, 64, 4}, {32, 32, 8}, {32, 64, 4}}; /* BM, BN, K groups (codegen/variants.py) */
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemv g;
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, t, best = -1, pre;
+    int64_t sm = 132, smax = 232448 - 8192, blocks = 0, best_blocks = 0;
+    size_t smem = 0;
+    aicf_result r;
+    if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
+    if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
+    if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
+#if !defined(AICF_NO_CUDA)
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->max_smem_optin > 0)
+        smax = c->p->ctx->cuda->max_smem_optin - 8192;
+#endif
+    for (t = 0; t < 4; t++) {
+        int64_t bm = tiles[t][0], bn = tiles[t][1], nb = ((md->M + bm - 1) / bm) * ((md->N + bn - 1) / bn);
+        if (nb > sm || nb <= best_blocks || aicf__cuo_tcs_smem(bm, bn, tiles[t][2], md->K, md->trans_b) > (size_t)smax) continue;
+        best = t;
+        best_blocks = nb;
+    }
+    if (best < 0) return AICF_ERROR_UNSUPPORTED;
+    if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
+    snprintf(name, sizeof name, "aicf_gemm_tc_f16_s%dx%d%s", tiles[best][0], tiles[best][1], md->trans_b ? "_tb" : "");
+    if (aicf__cuda_kernel_find(name) < 0) return AICF_ERROR_UNSUPPORTED;
+    if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    pre = c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS;
+    if (pre) g.flags |= AICF__GEMV_B_CONST; /* copied before the wait */
+    block[0] = 512u; /* 16 warps: K groups x column strips */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)((md->N + tiles[best][1] - 1) / tiles[best][1]);
+    grid[1] = (unsigned)((md->M + tiles[best][0] - 1) / tiles[best][0]);
+    grid[2] = 1;
+    blocks = best_blocks;
+    smem = aicf__cuo_tcs_smem(tiles[best][0], tiles[best][1], tiles[best][2], md->K, md->trans_b);
+    if ((r = aicf__cuo_gemm_launch(c, name, &g, grid, block, (unsigned)smem, A, B, Y, ops)) != AICF_SUCCESS) return r;
+    aicf__cuo_reason(c, "small-M tensor-core GEMM M=%lld N=%lld K=%lld%s: %dx%d tiles, %lld blocks, %dx%d warps, "
+                        "K slices %lld%s; epilogue inside: %s%d ops (%s)%s%.40s%s",
+                     (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", tiles[best][0],
+                     tiles[best][1], (long long)blocks, tiles[best][2], 16 / tiles[best][2],
+                     (long long)(((md->K + tiles[best][2] - 1) / tiles[best][2] + 15) / 16 * 16), pre ? ", W before the wait" : "",
+                     C >= 0 ? "C, " : "", c->st->n_epi, modes, lt_why ? " (cuBLASLt: " : "", lt_why ? lt_why : "", lt_why ? ")" : "");
     return AICF_SUCCESS;
 }
 
@@ -3465,13 +3552,13 @@ static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* m
    (batch 1), K, N, lda, ldb are multiples of 8 and A, B, Y 16-byte aligned, and the epilogue
    fits one chain whose operands are stored like Y. Tiles: 128 x 128 (8 warps, 4 stages) when
    that gives at least one block per SM, else 64 x 64 (8 warps: a 2 x 2 grid of 32 x 32 warp
-   tiles in two K slices, 4 stages: the batch-1 sequence lengths, where warps are few). Returns
-   AICF_ERROR_UNSUPPORTED (nothing added) when it does not apply. */
+   tiles in two K slices, 4 stages: the batch-1 sequence lengths, where warps are few); but first
+   the small-M kernel (aicf__cuo_lower_gemm_tcs) where one of its tiles fits one wave. Returns
+   AICF_ERROR_UNSUPPORTED (nothing added) when neither applies. */
 static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                            const char* lt_why) {
     aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
     aicf__k_gemv g;
-    aicf__cuo_op* op = NULL;
     unsigned grid[3], block[3], smem;
     char name[64], modes[64];
     int n_in, big;
@@ -3481,6 +3568,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
     if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
     if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
     if ((md->M + 63) / 64 > 65535 || (md->N + 63) / 64 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
+    if ((r = aicf__cuo_lower_gemm_tcs(c, md, A, B, C, beta, Y, lt_why)) != AICF_ERROR_UNSUPPORTED) return r;
     if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
 #if !defined(AICF_NO_CUDA)
     if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
@@ -3500,11 +3588,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
     smem = big ? 4u * (128u * 40u + (md->trans_b ? 128u * 40u : 32u * 136u)) * 2u
                : 4u * (64u * 40u + (md->trans_b ? 64u * 40u : 32u * 72u)) * 2u;
     if (smem < (big ? 128u * 130u * 4u : 64u * 66u * 4u)) smem = big ? 128u * 130u * 4u : 64u * 66u * 4u;
-    if ((r = aicf__cuo_kernel(c, name, &g, sizeof g, grid, block, smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemv, e), Y, -1, ops, g.e.n_ops); /* e.x is not read */
-    aicf__cuo_patch(op, offsetof(aicf__k_gemv, a), A, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemv, b), B, 0);
-    c->st->epi_native = c->st->n_epi;
+    if ((r = aicf__cuo_gemm_launch(c, name, &g, grid, block, smem, A, B, Y, ops)) != AICF_SUCCESS) return r;
     aicf__cuo_reason(c, "GEMM on float16 tensor cores M=%lld N=%lld K=%lld%s, %s tiles (%lld of 128 x 128 %s %lld SMs); "
                         "epilogue inside: %s%d fused ops (%s)%s%.80s%s",
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? ", B [N, K]" : ", B [K, N]",
@@ -4454,7 +4538,8 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     v->shared_bytes = op->shared_bytes;
     v->pdl = op->kind == AICF__CUO_KERNEL && op->pdl;
     v->prefetch = 0;
-    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 && strncmp(v->kernel_name, "aicf_gemv_", 10) == 0) {
+    if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 &&
+        (strncmp(v->kernel_name, "aicf_gemv_", 10) == 0 || strncmp(v->kernel_name, "aicf_gemm_tc_f16_s", 18) == 0)) {
         aicf__k_gemv g;
         memcpy(&g, op->args, sizeof g);
         v->prefetch = (g.flags & AICF__GEMV_B_CONST) != 0;

@@ -2538,7 +2538,7 @@ static void test_gemv_pdl(const char* path) {
                 if (aicf_plan_explain(p, ex, sizeof ex, NULL) == AICF_SUCCESS) {
                     const char* c = ex;
                     while ((c = strstr(c, ": programmatic (PDL) after ")) != NULL) lines++, c++;
-                    for (c = ex; (c = strstr(c, ": the GEMV prefetches its constant weights before griddepcontrol.wait")) != NULL; c++) pre_lines++;
+                    for (c = ex; (c = strstr(c, ": the kernel fetches its constant weights before griddepcontrol.wait")) != NULL; c++) pre_lines++;
                     for (c = ex; (c = strstr(c, ": it waits (griddepcontrol.wait) before it touches memory, so its launch overlaps")) != NULL; c++)
                         wait_lines++;
                     CHECK(lines == want && pre_lines == want_pre && wait_lines == want - want_pre &&
@@ -3010,9 +3010,11 @@ static void test_gemv(aicf_context* ctx) {
 
 /* The tensor-core GEMM (aicf_gemm_tc_f16_*, aicf__cuo_lower_gemm_tc) at float16: chosen under
    matmul_algo GENERATED (ctx, the fake cuBLASLt loaded) and, under AUTO, where cuBLASLt is not
-   loaded (ctx_nolt); never where it does not apply (K % 8, float32). Checked: the variant (64 x
-   64 or 128 x 128 by the tile count against the device's SMs, _tb for B [N, K]), one launch, the
-   grid, 256 threads, the shared memory of the template's formula, the arguments, the patches
+   loaded (ctx_nolt); never where it does not apply (K % 8, float32). Checked: the variant (the
+   small-M kernel sBMxBN where one of its tiles fits one wave and its shared memory (tcs_pick),
+   else 64 x 64 or 128 x 128 by the tile count against the device's SMs; _tb for B [N, K]), one
+   launch, the grid, 512 or 256 threads, the shared memory of the template's formula, the
+   arguments (flags 4 on the small-M kernel: its constant B copied before the wait), the patches
    (A, B, D and each chain operand), and the argument struct run on the host: D = chain(alpha
    A B) from the float16-rounded inputs, the chain decoded from its op codes and broadcast
    descriptors, against the CPU reference of the float32 graph (<= 2e-3 relative: the float16
@@ -3020,13 +3022,40 @@ static void test_gemv(aicf_context* ctx) {
    transB with C [N] and alpha, then Sigmoid. */
 static float h16(float v) { return aicf__f16_to_f32(aicf__f32_to_f16(v)); }
 
+/* The small-M kernel's tile as src/81_cuda_ops.c aicf__cuo_lower_gemm_tcs documents it: of
+   16 x 32 (8 K groups), 16 x 64 (4), 32 x 32 (8), 32 x 64 (4), the most blocks within `sm`, the
+   smaller tile on a tie, the groups' slices (rows padded by 8 halves) or partial tiles within
+   smax bytes. Returns the tile index, -1 for none; *smem its shared memory. */
+static int tcs_pick(int64_t M, int64_t N, int64_t K, int tb, int64_t sm, int64_t smax, unsigned* smem) {
+    static const int T[4][3] = {{16, 32, 8}, {16, 64, 4}, {32, 32, 8}, {32, 64, 4}};
+    int t, best = -1;
+    int64_t best_nb = 0;
+    for (t = 0; t < 4; t++) {
+        int64_t bm = T[t][0], bn = T[t][1], nk = T[t][2], ks = (K + nk - 1) / nk, nb = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
+        int64_t ops, part, need;
+        ks = (ks + 15) / 16 * 16;
+        ops = nk * (bm * (ks + 8) + (tb ? bn * (ks + 8) : ks * (bn + 8))) * 2;
+        part = nk * bm * (bn + 2) * 4;
+        need = ops > part ? ops : part;
+        if (nb <= sm && nb > best_nb && need <= smax) {
+            best = t, best_nb = nb;
+            *smem = (unsigned)need;
+        }
+    }
+    return best;
+}
+
 static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
     static const struct { int gemm; int64_t bt, S, K, N; float alpha; } TC[] = {
-        {0, 2, 40, 64, 96, 1.0f},   /* M = 80: one 64-row tile and a partial one */
-        {0, 1, 128, 384, 1536, 1.0f}, /* the encoder's f1 at batch 1 */
-        {1, 1, 100, 72, 88, 0.5f},  /* Gemm transB: partial tiles, K tail of 8 */
+        {0, 2, 40, 64, 96, 1.0f},     /* M = 80: small-M 16 x 32 (15 blocks), partial N tile */
+        {0, 1, 128, 384, 1536, 1.0f}, /* the encoder's f1 at batch 1: small-M 32 x 64 (96 blocks) */
+        {1, 1, 100, 72, 88, 0.5f},    /* Gemm transB: small-M 16 x 32, K = 72: K groups half full and empty */
         {0, 16, 128, 32, 1152, 1.0f}, /* M = 2048: 16 x 9 = 144 tiles of 128 x 128 */
-        {0, 1, 24, 36, 64, 1.0f},   /* K % 8 != 0: not the tensor-core GEMM */
+        {0, 1, 24, 36, 64, 1.0f},     /* K % 8 != 0: not the tensor-core GEMM */
+        {0, 1, 64, 96, 1200, 1.0f},   /* small-M 16 x 64 (tie with 32 x 32: the smaller tile first) */
+        {1, 1, 40, 384, 1536, 1.0f},  /* small-M 32 x 32 transB */
+        {0, 8, 128, 64, 512, 1.0f},   /* M = 1024: no small-M tile within 132 blocks: 64 x 64 */
+        {0, 1, 16, 8192, 64, 1.0f},   /* K = 8192: no small-M tile's slices fit shared memory: 64 x 64 */
     };
     int q, v;
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++)
@@ -3116,30 +3145,39 @@ static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
                 const aicf__cuo_op* op;
                 aicf__k_gemv a;
                 int64_t sm = p->ctx->cuda && p->ctx->cuda->sm_count > 0 ? p->ctx->cuda->sm_count : 132, m, n, kk;
-                int big = ((M + 127) / 128) * ((N + 127) / 128) >= sm, bm = big ? 128 : 64, k, e, bad = 0;
-                unsigned smem_want;
+                int64_t smax = (p->ctx->cuda && p->ctx->cuda->max_smem_optin > 0 ? p->ctx->cuda->max_smem_optin : 232448) - 8192;
+                int big = ((M + 127) / 128) * ((N + 127) / 128) >= sm, bm = big ? 128 : 64, bn = bm, k, e, bad = 0, tcs;
+                unsigned smem_want, threads = 256;
                 const float* src_of[AICF__EW_MAX_OPS];
                 char want[64];
                 int A_t = -1, B_t = -1, D_t = -1;
                 if (strncmp(st->kernel, "aicf_gemm_tc_f16_", 17) != 0) continue;
                 found++;
-                snprintf(want, sizeof want, "aicf_gemm_tc_f16_%s%s", big ? "m128n128" : "m64n64", TC[q].gemm ? "_tb" : "");
-                smem_want = big ? 4u * (128u * 40u + (TC[q].gemm ? 128u * 40u : 32u * 136u)) * 2u
-                                : 4u * (64u * 40u + (TC[q].gemm ? 64u * 40u : 32u * 72u)) * 2u;
-                if (smem_want < (unsigned)(bm * (bm + 2) * 4)) smem_want = (unsigned)(bm * (bm + 2) * 4);
+                tcs = tcs_pick(M, N, K, TC[q].gemm, sm, smax, &smem_want);
+                if (tcs >= 0) {
+                    static const int T[4][2] = {{16, 32}, {16, 64}, {32, 32}, {32, 64}};
+                    bm = T[tcs][0], bn = T[tcs][1], threads = 512;
+                    snprintf(want, sizeof want, "aicf_gemm_tc_f16_s%dx%d%s", bm, bn, TC[q].gemm ? "_tb" : "");
+                } else {
+                    snprintf(want, sizeof want, "aicf_gemm_tc_f16_%s%s", big ? "m128n128" : "m64n64", TC[q].gemm ? "_tb" : "");
+                    smem_want = big ? 4u * (128u * 40u + (TC[q].gemm ? 128u * 40u : 32u * 136u)) * 2u
+                                    : 4u * (64u * 40u + (TC[q].gemm ? 64u * 40u : 32u * 72u)) * 2u;
+                    if (smem_want < (unsigned)(bm * (bm + 2) * 4)) smem_want = (unsigned)(bm * (bm + 2) * 4);
+                }
                 CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want), "%s: one launch of %s, the epilogue inside (got %s, %d of %d)",
                       name, want, st->kernel, st->epi_native, st->n_epi);
                 if (!pr || pr->n_ops != 1) continue;
                 op = aicf__cuo_prog_ops(pr);
                 memcpy(&a, op->args, sizeof a);
-                CHECK(op->block[0] == 256 && op->block[1] == 1 && op->grid[0] == (unsigned)((N + bm - 1) / bm) &&
+                CHECK(op->block[0] == threads && op->block[1] == 1 && op->grid[0] == (unsigned)((N + bn - 1) / bn) &&
                           op->grid[1] == (unsigned)((M + bm - 1) / bm) && op->grid[2] == 1 && op->shared_bytes == smem_want,
                       "%s: launch grid %u,%u,%u block %u shared %u (want %u)", name, op->grid[0], op->grid[1], op->grid[2], op->block[0],
                       op->shared_bytes, smem_want);
                 CHECK(a.M == M && a.N == N && a.K == K && a.lda == K && a.ldb == (TC[q].gemm ? K : N) && a.alpha == TC[q].alpha &&
-                          a.e.n == M * N && a.e.n_ops == (TC[q].gemm ? 2 : 3) && a.flags == 0,
-                      "%s: arguments M %lld N %lld K %lld lda %lld ldb %lld alpha %g ops %d", name, (long long)a.M, (long long)a.N,
-                      (long long)a.K, (long long)a.lda, (long long)a.ldb, a.alpha, a.e.n_ops);
+                          a.e.n == M * N && a.e.n_ops == (TC[q].gemm ? 2 : 3) && a.flags == (tcs >= 0 ? AICF__GEMV_B_CONST : 0),
+                      "%s: arguments M %lld N %lld K %lld lda %lld ldb %lld alpha %g ops %d flags %d (the small-M kernel: 4, W a "
+                      "constant copied before the wait)", name, (long long)a.M, (long long)a.N,
+                      (long long)a.K, (long long)a.lda, (long long)a.ldb, a.alpha, a.e.n_ops, a.flags);
                 for (k = 0; k < AICF__EW_MAX_OPS; k++) src_of[k] = NULL;
                 for (k = 0; k < op->n_patch; k++) {
                     const aicf__cuo_fix* f = &op->patch[k];
@@ -3731,9 +3769,9 @@ static void test_ew_cast_fold(aicf_context* ctx) {
                 for (k = 0; k < ew->n_patch; k++)
                     if (ew->patch[k].field == offsetof(aicf__k_ewchain, y)) y = ew->patch[k].tensor;
                 folded++;
-                /* variant 4: one launch, the tensor-core GEMM with the bias C and the Tanh inside;
-                   variant 0: cuBLASLt then the chain */
-                shape_ok = variant == 4 ? pr->n_ops == 1 && !strncmp(st->kernel, "aicf_gemm_tc_f16_m64n64_tb", 26) && e.n_ops == 2
+                /* variant 4: one launch, the (small-M: 64 x 48, 8 blocks of 16 x 32) tensor-core
+                   GEMM with the bias C and the Tanh inside; variant 0: cuBLASLt then the chain */
+                shape_ok = variant == 4 ? pr->n_ops == 1 && !strcmp(st->kernel, "aicf_gemm_tc_f16_s16x32_tb") && e.n_ops == 2
                                         : pr->n_ops == 2 && ops[0].kind == AICF__CUO_MATMUL;
                 /* the chain writes the Cast's output (float32), flag set, the step says so */
                 flag_ok = shape_ok && e.flags == 1 && y == p->steps[s + 1].out[0] &&

@@ -929,16 +929,28 @@ static void cases_gemm(void) {
                 g_no_fusion = 0;
             }
         }
-        /* the tensor-core GEMM (float16; without cuBLASLt it takes every GEMM it applies to: K, N,
-           lda, ldb multiples of 8): partial tiles in M and N, K not a multiple of 32, B [K, N] and
-           [N, K], C [N] / [M, N] / none, the 64 x 64 tiles and (at least one 128 x 128 tile per
-           SM) the 128 x 128 ones */
+        /* the tensor-core GEMMs (float16; without cuBLASLt they take every GEMM they apply to: K,
+           N, lda, ldb multiples of 8): the small-M kernel where one of its tiles fits one wave
+           (src/81_cuda_ops.c aicf__cuo_lower_gemm_tcs: every tile, B [K, N] and [N, K]; K
+           groups full, half full (K % 16 == 8) and empty; partial tiles in M and N), else the
+           pipelined one: 64 x 64 tiles, and 128 x 128 with at least one such tile per SM; C [N] /
+           [M, N] / none, alpha. The tile choices assume the H100's and H200's 132 SMs; on
+           another device the plan may pick another variant, which the test reports. */
         if (pr == AICF_PRECISION_FP16) {
             static const struct { int64_t M, N, K; int tb, c; float alpha; const char* ex; } TC[] = {
-                {100, 88, 72, 1, 1, 1.0f, "aicf_gemm_tc_f16_m64n64_tb"},
-                {40, 1536, 384, 0, 0, 1.0f, "aicf_gemm_tc_f16_m64n64"},
-                {9, 16, 8, 0, 2, 0.75f, "aicf_gemm_tc_f16_m64n64"},
-                {130, 200, 1000, 1, 2, -0.5f, "aicf_gemm_tc_f16_m64n64_tb"},
+                {100, 88, 72, 1, 1, 1.0f, "aicf_gemm_tc_f16_s16x32_tb"},    /* 21 blocks; K groups 4 full, 1 half, 3 empty */
+                {9, 16, 8, 0, 2, 0.75f, "aicf_gemm_tc_f16_s16x32"},         /* one block, N inside one tile */
+                {130, 200, 1000, 1, 2, -0.5f, "aicf_gemm_tc_f16_s16x32_tb"}, /* 63 blocks, K slices of 128 */
+                {64, 1200, 200, 0, 1, 1.0f, "aicf_gemm_tc_f16_s16x64"},      /* 76 blocks (a tie with 32 x 32) */
+                {64, 1536, 96, 1, 1, 1.0f, "aicf_gemm_tc_f16_s16x64_tb"},    /* 96 blocks */
+                {40, 1536, 384, 0, 0, 1.0f, "aicf_gemm_tc_f16_s32x32"},      /* 96 blocks, M = 40: a partial row tile */
+                {40, 1536, 384, 1, 2, 1.0f, "aicf_gemm_tc_f16_s32x32_tb"},
+                {128, 1152, 384, 0, 1, 1.0f, "aicf_gemm_tc_f16_s32x64"},     /* the encoder's qkv at batch 1: 72 blocks */
+                {100, 2000, 64, 1, 0, 1.0f, "aicf_gemm_tc_f16_s32x64_tb"},   /* 128 blocks */
+                {256, 1024, 1024, 1, 1, 1.0f, "aicf_gemm_tc_f16_s32x64_tb"}, /* the MLP's hidden layer at batch 256: 215 KB shared */
+                {1024, 512, 64, 0, 1, 1.0f, "aicf_gemm_tc_f16_m64n64"},      /* no small-M tile within one wave */
+                {600, 1000, 200, 1, 2, -0.5f, "aicf_gemm_tc_f16_m64n64_tb"},
+                {16, 64, 8192, 0, 1, 1.0f, "aicf_gemm_tc_f16_m64n64"},       /* K too deep for the small-M slices */
                 {2048, 1152, 200, 0, 1, 1.0f, "aicf_gemm_tc_f16_m128n128"},
                 {1100, 2064, 40, 1, 0, 1.0f, "aicf_gemm_tc_f16_m128n128_tb"},
             };
@@ -964,7 +976,13 @@ static void cases_gemm(void) {
             tc_in(&tc, "a", 3, DIMS(3, I64(2), I64(40), I64(64)), 0, -1, 1);
             tc_in(&tc, "b", 2, DIMS(2, I64(64), I64(96)), 1, -1, 1);
             tc.expect = "cublasLt:matmul";
-            run_case_both(&tc, "aicf_gemm_tc_f16_m64n64");
+            run_case_both(&tc, "aicf_gemm_tc_f16_s16x32");
+            /* B computed (not a constant: copied after the wait), the small-M kernel */
+            tc_new(&tc, "MatMul", pr, "MatMul [48,200]x[200,96] B an input (tensor-core GEMM)");
+            tc_in(&tc, "a", 2, DIMS(2, I64(48), I64(200)), 0, -1, 1);
+            tc_in(&tc, "b", 2, DIMS(2, I64(200), I64(96)), 0, -1, 1);
+            tc.expect = "cublasLt:matmul";
+            run_case_both(&tc, "aicf_gemm_tc_f16_s16x32");
         }
         /* full C [M,N], beta 0.5, large enough for the 64x64 tiles (16 x 8 = 128 tiles) */
         tc_new(&tc, "Gemm", pr, "Gemm [1024,64]x[64,512]+0.5*C[1024,512]");
@@ -2296,8 +2314,8 @@ int main(int argc, char** argv) {
               aicf_last_error(g_ctx_nolt), i2.cublaslt_available);
     }
     /* every op kernel was written for 256 threads per block (81_cuda_ops.c launches that), but the
-       tensor-core convs (gathering and patch), written for 2 x their rows per block (82_cuda_conv.c launches that), and
-       the GEMV kernels (128) */
+       tensor-core convs (gathering and patch), written for 2 x their rows per block (82_cuda_conv.c launches that),
+       the GEMV kernels (128) and the small-M tensor-core GEMMs (512) */
     for (i = 0; i < AICF__KT_NUM_KERNELS; i++)
         if (strcmp(aicf__kt_kernels[i].op, "axpy") != 0) {
             const char* nm = aicf__kt_kernels[i].name;
@@ -2305,6 +2323,7 @@ int main(int argc, char** argv) {
                             : !strncmp(nm, "aicf_conv2d_tcp_f16_m", 21) ? 2u * (unsigned)atoi(nm + 21)
                             : !strncmp(nm, "aicf_gemv_", 10)         ? 128u /* aicf__cuo_lower_gemv: 4 warps */
                             : !strncmp(nm, "aicf_attention_", 15)    ? 128u /* aicf__cuo_lower_attention: 4 warps */
+                            : !strncmp(nm, "aicf_gemm_tc_f16_s", 18) ? 512u /* aicf__cuo_lower_gemm_tcs: 16 warps */
                                                                      : AICF__CUO_BLOCK;
             CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
                   aicf__kt_kernels[i].block, want);
