@@ -1446,7 +1446,8 @@ typedef struct aicf__cuda_op_view {
     int algo;                    /* matmul: index of its algorithm record in the step */
     int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */
     int prefetch;                /* kernel: 1 reads constants before its griddepcontrol.wait (the
-                                    GEMV's weights, AICF__GEMV_B_CONST) */
+                                    weights of the GEMV and the small-M tensor-core GEMM,
+                                    AICF__GEMV_B_CONST) */
 } aicf__cuda_op_view;
 /* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
    the number of cuBLASLt algorithm records. */
@@ -18289,7 +18290,8 @@ typedef struct aicf__k_gemv {
     int64_t M, N, K, lda, ldb;
     float alpha;
     int32_t flags;     /* float16: AICF__GEMVP_A_F32 (A stored float32), AICF__GEMVP_D_F32 (D float32); AICF__GEMV_B_CONST
-                          (16-byte loads, B a constant: its first pieces prefetched before griddepcontrol.wait) */
+                          (B a constant: the GEMV (16-byte loads) prefetches its first pieces, the small-M
+                          tensor-core GEMM copies all of it, before griddepcontrol.wait) */
 } aicf__k_gemv;
 typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
@@ -21559,8 +21561,8 @@ static size_t aicf__cuo_tcs_smem(int64_t bm, int64_t bn, int64_t nk, int64_t K, 
 
 /* GEMM at small M on float16 tensor cores with the whole K resident (templates/gemm_tc.cu.j2
    aicf_gemm_tcs_body, kernels aicf_gemm_tc_f16_sBMxBN[_tb]): Y [M, N] = chain(alpha A B + C)
-   as aicf__cuo_lower_gemm_tc computes it (same conditions: float16, A not transposed, one GEMM,
-   K, N, lda, ldb multiples of 8, A, B, Y 16-byte aligned, the epilogue one chain), for the
+   as aicf__cuo_lower_gemm_tc computes it, called by it once its conditions hold (float16, A not
+   transposed, one GEMM, K, N, lda, ldb multiples of 8, A, B, Y 16-byte aligned), for the
    grids of a few blocks where the pipelined kernel waits on a memory round trip per few K steps:
    a block's 16 warps form K groups (8 of 2 warps for 32-column tiles, 4 of 4 for 64), each group
    copies one K slice of A and B (K / groups, rounded up to 16) in one go and multiplies it into
@@ -21583,12 +21585,9 @@ static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_des
     unsigned grid[3], block[3];
     char name[64], modes[64];
     int n_in, t, best = -1, pre;
-    int64_t sm = 132, smax = 232448 - 8192, blocks = 0, best_blocks = 0;
+    int64_t sm = 132, smax = 232448 - 8192, best_blocks = 0;
     size_t smem = 0;
     aicf_result r;
-    if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
-    if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
-    if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
 #if !defined(AICF_NO_CUDA)
     if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
     if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->max_smem_optin > 0)
@@ -21612,13 +21611,12 @@ static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_des
     grid[0] = (unsigned)((md->N + tiles[best][1] - 1) / tiles[best][1]);
     grid[1] = (unsigned)((md->M + tiles[best][0] - 1) / tiles[best][0]);
     grid[2] = 1;
-    blocks = best_blocks;
     smem = aicf__cuo_tcs_smem(tiles[best][0], tiles[best][1], tiles[best][2], md->K, md->trans_b);
     if ((r = aicf__cuo_gemm_launch(c, name, &g, grid, block, (unsigned)smem, A, B, Y, ops)) != AICF_SUCCESS) return r;
     aicf__cuo_reason(c, "small-M tensor-core GEMM M=%lld N=%lld K=%lld%s: %dx%d tiles, %lld blocks, %dx%d warps, "
                         "K slices %lld%s; epilogue inside: %s%d ops (%s)%s%.40s%s",
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", tiles[best][0],
-                     tiles[best][1], (long long)blocks, tiles[best][2], 16 / tiles[best][2],
+                     tiles[best][1], (long long)best_blocks, tiles[best][2], 16 / tiles[best][2],
                      (long long)(((md->K + tiles[best][2] - 1) / tiles[best][2] + 15) / 16 * 16), pre ? ", W before the wait" : "",
                      C >= 0 ? "C, " : "", c->st->n_epi, modes, lt_why ? " (cuBLASLt: " : "", lt_why ? lt_why : "", lt_why ? ")" : "");
     return AICF_SUCCESS;

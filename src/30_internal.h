@@ -646,7 +646,8 @@ typedef struct aicf__cuda_op_view {
     int algo;                    /* matmul: index of its algorithm record in the step */
     int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */
     int prefetch;                /* kernel: 1 reads constants before its griddepcontrol.wait (the
-                                    GEMV's weights, AICF__GEMV_B_CONST) */
+                                    weights of the GEMV and the small-M tensor-core GEMM,
+                                    AICF__GEMV_B_CONST) */
 } aicf__cuda_op_view;
 /* Number of ops of step si's program (0: none, e.g. an alias or a CPU plan); *n_algo receives
    the number of cuBLASLt algorithm records. */
