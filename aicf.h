@@ -426,15 +426,18 @@ typedef enum aicf_conv_algo {
 
 /* Kernel preference for Gemm and MatMul (CUDA backend). AUTO: a Gemm with transB = 1 and
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
-   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded or has
-   no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue
-   inside: the small-M kernel where its tiles fit one wave, else the pipelined one), else the
-   generated tiled GEMM. */
+   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded, on a
+   compute capability 9.0 device (H100, H200) the Hopper GEMM (wgmma + TMA, float16, epilogue
+   inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles; else, or where cuBLASLt has
+   no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue inside:
+   the small-M kernel where its tiles fit one wave, else the pipelined one), else the generated
+   tiled GEMM. */
 typedef enum aicf_matmul_algo {
     AICF_MATMUL_AUTO = 0,
     AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt for every GEMM (heuristic algorithm, recorded in the plan) */
     AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tensor-core
-                                 GEMM (float16, K and N multiples of 8, aligned), else the tiled GEMM */
+                                 GEMM (float16, K and N multiples of 8, aligned), else the tiled GEMM
+                                 (the portable kernels of every target, sm_80 on) */
 } aicf_matmul_algo;
 
 /* A step's kernel family, as a pin in the policy or a decision of autotuning names it (CUDA
@@ -1234,7 +1237,9 @@ typedef struct aicf__kt_module {
 typedef struct aicf__kt_image {
     int module;              /* index into aicf__kt_modules */
     int sm;                  /* 80, 86, 89, 90...: cubin for sm_XX, or PTX for compute_XX */
-    int is_ptx;              /* 1: PTX text (NUL-terminated, size includes the NUL) */
+    int is_ptx;              /* 1: PTX text (NUL-terminated, size includes the NUL); 2: an
+                                architecture-specific cubin (sm_XYa: wgmma, TMA), loaded on
+                                compute capability X.Y only; 0: a cubin for sm_XY */
     const unsigned char* data;
     size_t size;
 } aicf__kt_image;
@@ -1300,6 +1305,26 @@ uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
                                    const unsigned block[3], unsigned shared_bytes,
                                    const void* args, size_t args_size, int pdl);
+/* A TMA tensor map (CUtensorMap, 128 bytes) to encode at exec creation, once the tensor's
+   address is known: the plan keeps this request in the kernel's argument bytes where the map
+   goes, and aicf__cuda_emit_step replaces it by the map (cuTensorMapEncodeTiled: 2-D float16,
+   no interleave, L2 promotion 128 bytes, out-of-bounds elements read as zero). */
+#define AICF__TMAP_MAGIC 0x50414d54u /* "TMAP" */
+typedef struct aicf__tmap_req {
+    uint32_t magic;   /* AICF__TMAP_MAGIC */
+    uint32_t swizzle; /* CUtensorMapSwizzle: 1 32-byte, 2 64-byte, 3 128-byte */
+    uint32_t box[2];  /* elements copied per instruction along dims[0] and dims[1] */
+    uint64_t dims[2]; /* elements; dims[0] contiguous */
+    uint64_t stride1; /* bytes from one dims[1] index to the next (a multiple of 16) */
+} aicf__tmap_req;
+/* Encodes request rq for the tensor at device address addr into out (128 bytes). Errors: the
+   driver lacks cuTensorMapEncodeTiled (before CUDA 12.0), or refuses the request (the message
+   names the step, its kernel and the request). */
+aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req* rq, uint64_t addr, void* out);
+/* 1 when the device the context plans for can run the Hopper GEMM (templates/gemm_tc.cu.j2
+   aicf_gemm_wg_*): compute capability 9.0 (its sm_90a image), a driver with
+   cuTensorMapEncodeTiled, and table kernel k with an image for the device. */
+int aicf__cuda_wg_ok(aicf_context* ctx, int k);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -1442,6 +1467,9 @@ typedef struct aicf__cuda_op_view {
     uint32_t patch_field[AICF__CUDA_VIEW_MAX_PATCH]; /* byte offset in args (copies: 0 = destination, then source) */
     int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's sync region */
     uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
+    int patch_tmap[AICF__CUDA_VIEW_MAX_PATCH];       /* 1: a TMA tensor map of that address (128
+                                                        bytes, encoded from the aicf__tmap_req
+                                                        in args), 0: the address (8 bytes) */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
     int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */
@@ -14075,7 +14103,7 @@ static void aicf__io_patches(aicf__sbuf* b, const aicf__cuda_op_view* v) {
         else if (v->patch_tensor[k] == -3)
             aicf__sbuf_printf(b, "%s%u:sync+%llu", k ? "," : "", v->patch_field[k], (unsigned long long)v->patch_add[k]);
         else
-            aicf__sbuf_printf(b, "%s%u:%d+%llu", k ? "," : "", v->patch_field[k], v->patch_tensor[k],
+            aicf__sbuf_printf(b, "%s%u:%s%d+%llu", k ? "," : "", v->patch_field[k], v->patch_tmap[k] ? "tmap:" : "", v->patch_tensor[k],
                               (unsigned long long)v->patch_add[k]);
     }
 }
@@ -15416,6 +15444,13 @@ typedef struct aicf__CUgraphEdgeData {
 typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGraphAddDependencies_v12030)(aicf__CUgraph, const aicf__CUgraphNode*,
                                                                                const aicf__CUgraphNode*,
                                                                                const aicf__CUgraphEdgeData*, size_t);
+/* cuTensorMapEncodeTiled (cuda.h 12.0+; enums as int, cuuint32_t/cuuint64_t as uint32_t/uint64_t),
+   resolved when the driver has it: the TMA tensor maps of the Hopper GEMM. */
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuTensorMapEncodeTiled_v12000)(void*, int, uint32_t, void*, const uint64_t*,
+                                                                              const uint64_t*, const uint32_t*, const uint32_t*,
+                                                                              int, int, int, int);
+#define AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 6
+#define AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B 2
 
 typedef struct aicf__cuda_api {
 #define AICF__CUDA_API_FIELD(name, version, params) aicf__CUresult(AICF__CUDAAPI* name) params;
@@ -15534,6 +15569,7 @@ struct aicf__cuda {
     /* programmatic dependent launch: the driver's cuGraphAddDependencies with edge data (NULL
        before CUDA 12.3) and a device whose images carry griddepcontrol.wait (cc >= 9.0) */
     aicf__PFN_cuGraphAddDependencies_v12030 add_deps_v12030;
+    aicf__PFN_cuTensorMapEncodeTiled_v12000 tmap_encode; /* NULL before CUDA 12.0 */
     int pdl;
     char name[256];
     size_t total_memory;
@@ -15673,8 +15709,9 @@ static void aicf__cuda_leave(struct aicf__cuda* cu, int pushed) {
 
 /* Returns the index in images[0..n_images) of the image to load for `module` on a device of
    compute capability cc_major.cc_minor, or -1 if none fits:
-     1. the cubin of exactly sm_XY;
-     2. else the cubin of the same major with the highest minor below the device's;
+     1. the cubin of exactly sm_XY (or sm_XYa, an architecture-specific one: wgmma, TMA);
+     2. else the cubin of the same major with the highest minor below the device's (never an
+        sm_XYa cubin: it runs on X.Y alone);
      3. else the PTX of the highest compute_XY not above the device's (driver JIT).
    allow_cubin = 0 skips 1 and 2 (used when the driver refused the chosen cubin). */
 static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_image* images, int n_images,
@@ -15683,7 +15720,7 @@ static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_im
     int i, best = -1;
     if (allow_cubin) {
         for (i = 0; i < n_images; ++i)
-            if (images[i].module == module && !images[i].is_ptx && images[i].sm == dev) return i;
+            if (images[i].module == module && images[i].is_ptx != 1 && images[i].sm == dev) return i;
         for (i = 0; i < n_images; ++i) {
             const aicf__kt_image* im = &images[i];
             if (im->module != module || im->is_ptx) continue;
@@ -15693,7 +15730,7 @@ static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_im
     }
     for (i = 0; i < n_images; ++i) {
         const aicf__kt_image* im = &images[i];
-        if (im->module != module || !im->is_ptx) continue;
+        if (im->module != module || im->is_ptx != 1) continue;
         if (im->sm <= dev && (best < 0 || im->sm > images[best].sm)) best = i;
     }
     return best;
@@ -15708,7 +15745,8 @@ static const char* aicf__cuda_targets_str(const aicf__kt_image* images, int n_im
     for (i = 0; i < n_images; ++i) {
         int w;
         if (images[i].module != module) continue;
-        w = snprintf(buf + len, cap - len, "%s%s_%d", len ? " " : "", images[i].is_ptx ? "compute" : "sm", images[i].sm);
+        w = snprintf(buf + len, cap - len, "%s%s_%d%s", len ? " " : "", images[i].is_ptx == 1 ? "compute" : "sm", images[i].sm,
+                     images[i].is_ptx == 2 ? "a" : "");
         if (w < 0 || (size_t)w >= cap - len) break;
         len += (size_t)w;
     }
@@ -15866,6 +15904,17 @@ static void aicf__cuda_release(aicf_context* ctx, struct aicf__cuda* cu) {
     cu->ready = 0;
 }
 
+/* An optional driver entry point of ABI `version` through cuGetProcAddress(_v2); NULL if the
+   driver lacks it. */
+static void* aicf__cuda_optional_proc(aicf__PFN_cuGetProcAddress_v2 gpa2, aicf__PFN_cuGetProcAddress gpa1, const char* name,
+                                      int version) {
+    void* p = NULL;
+    aicf__CUdriverProcAddressQueryResult q = 0;
+    aicf__CUresult r = gpa2 ? gpa2(name, &p, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q)
+                            : gpa1(name, &p, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT);
+    return r == AICF__CUDA_SUCCESS ? p : NULL;
+}
+
 static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
     const char* path = ctx->driver_path[0] ? ctx->driver_path : "libcuda.so.1";
     char err[512];
@@ -15903,13 +15952,11 @@ static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
     }
     AICF__CUDA_API(AICF__CUDA_RESOLVE)
 #undef AICF__CUDA_RESOLVE
-    { /* optional: edges with data (programmatic dependent launch) */
-        void* p_ = NULL;
-        aicf__CUdriverProcAddressQueryResult q_ = 0;
-        r = gpa2 ? gpa2("cuGraphAddDependencies", &p_, 12030, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q_)
-                 : gpa1("cuGraphAddDependencies", &p_, 12030, AICF__CU_GET_PROC_ADDRESS_DEFAULT);
-        if (r == AICF__CUDA_SUCCESS && p_) memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
-        else cu->add_deps_v12030 = NULL;
+    { /* optional entry points: NULL when the driver lacks them */
+        void* p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuGraphAddDependencies", 12030); /* edges with data (PDL) */
+        memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
+        p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuTensorMapEncodeTiled", 12000); /* TMA tensor maps (the Hopper GEMM) */
+        memcpy(&cu->tmap_encode, &p_, sizeof p_);
     }
     r = cu->api.cuInit(0);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
@@ -16733,6 +16780,42 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
     }
     *out = x->functions[k];
     return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req* rq, uint64_t addr, void* out) {
+    uint64_t dims[2], strides[1];
+    uint32_t box[2], es[2] = {1u, 1u};
+    uint64_t buf[24]; /* the map is written 64-byte aligned (CUtensorMap's alignment), then copied */
+    void* map = (void*)(((uintptr_t)buf + 63u) & ~(uintptr_t)63u);
+    aicf__CUresult r;
+    char where[400], what[700];
+    if (rq->magic != AICF__TMAP_MAGIC)
+        return aicf__err(em->ctx, AICF_ERROR_STATE, "aicf_exec_create: %s: a tensor map request is damaged (magic 0x%08x)",
+                         aicf__em_where(em, where, sizeof where), (unsigned)rq->magic);
+    aicf__cu_fmt(what, sizeof what, "%s: 2-D float16 tensor map at 0x%llx, dims %llu x %llu, row stride %llu bytes, box %u x %u, swizzle %u",
+                 aicf__em_where(em, where, sizeof where), (unsigned long long)addr, (unsigned long long)rq->dims[0],
+                 (unsigned long long)rq->dims[1], (unsigned long long)rq->stride1, rq->box[0], rq->box[1], rq->swizzle);
+    if (!em->cu->tmap_encode)
+        return aicf__err(em->ctx, AICF_ERROR_NO_DEVICE, "aicf_exec_create: %s: the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12.0+)",
+                         what);
+    dims[0] = rq->dims[0];
+    dims[1] = rq->dims[1];
+    strides[0] = rq->stride1;
+    box[0] = rq->box[0];
+    box[1] = rq->box[1];
+    memset(map, 0, 128);
+    r = em->cu->tmap_encode(map, AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2u, (void*)(uintptr_t)addr, dims, strides, box, es, 0,
+                            (int)rq->swizzle, AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B, 0);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuTensorMapEncodeTiled", what);
+    memcpy(out, map, 128);
+    return AICF_SUCCESS;
+}
+
+int aicf__cuda_wg_ok(aicf_context* ctx, int k) {
+    struct aicf__cuda* cu = ctx ? ctx->cuda : NULL;
+    if (!cu || !cu->ready || cu->cc_major != 9 || cu->cc_minor != 0 || !cu->tmap_encode) return 0;
+    if (k < 0 || k >= AICF__KT_NUM_KERNELS) return 0;
+    return aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, aicf__kt_kernels[k].module, 1) >= 0;
 }
 
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
@@ -17968,6 +18051,11 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     return AICF_ERROR_NO_DEVICE;
 }
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
+aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req* rq, uint64_t addr, void* out) {
+    AICF__UNUSED(em); AICF__UNUSED(rq); AICF__UNUSED(addr); AICF__UNUSED(out);
+    return AICF_ERROR_NO_DEVICE;
+}
+int aicf__cuda_wg_ok(aicf_context* ctx, int k) { AICF__UNUSED(ctx); AICF__UNUSED(k); return 0; }
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
@@ -18294,6 +18382,15 @@ typedef struct aicf__k_gemv {
                           tensor-core GEMM copies all of it, before griddepcontrol.wait) */
 } aicf__k_gemv;
 typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
+/* The Hopper GEMM's arguments (templates/gemm_tc.cu.j2 aicf_gemm_wg_args, 64-byte aligned):
+   the TMA tensor maps of A and B (aicf__cuo_patch_tmap), then the tensor-core GEMM's struct,
+   whose flags also carry the stages (bits 8-15). */
+typedef struct aicf__k_gemm_wg {
+    uint64_t ta[16], tb[16];
+    aicf__k_gemv g;
+    unsigned char pad[1216 - 256 - 904];
+} aicf__k_gemm_wg;
+typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(aicf__k_gemm_wg, g) == 256 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 #define AICF__CUO_GEMV_MAX_M 8 /* rows of A up to which Gemm goes to the GEMV kernels */
 /* templates/ewchain.cu.j2: consecutive GEMV steps as one persistent kernel (aicf__cuo_persist) */
@@ -18327,9 +18424,12 @@ typedef char aicf__k_check_gemvp_fit[sizeof(aicf__k_gemvp) <= AICF__CUO_ARGS_WOR
 enum { AICF__CUO_KERNEL = 1, AICF__CUO_COPY = 2, AICF__CUO_MATMUL = 3 };
 
 typedef struct aicf__cuo_fix {
-    uint32_t field; /* byte offset of a uint64_t device address inside args */
+    uint32_t field; /* byte offset of a uint64_t device address inside args (tmap: of a 128-byte
+                       TMA tensor map, holding an aicf__tmap_req until exec creation) */
     int tensor;     /* tensor whose address goes there, or AICF__CUO_SCRATCH */
     uint64_t add;   /* bytes added to that address */
+    int tmap;       /* 1: the tensor map of that address is encoded there (aicf__cuda_encode_tmap) */
+    int reserved;
 } aicf__cuo_fix;
 
 /* aicf__cuo_fix.tensor naming the step's arena scratch (aicf__step.scratch_offset) */
@@ -18529,6 +18629,16 @@ static void aicf__cuo_patch(aicf__cuo_op* op, size_t field, int tensor, uint64_t
     pt->field = (uint32_t)field;
     pt->tensor = tensor;
     pt->add = add;
+    pt->tmap = pt->reserved = 0;
+}
+
+/* A TMA tensor map of tensor (+ add) at args offset `field` (64-byte aligned in the kernel's
+   argument struct), encoded at exec creation from request rq, which the plan keeps there. */
+static void aicf__cuo_patch_tmap(aicf__cuo_op* op, size_t field, int tensor, uint64_t add, const aicf__tmap_req* rq) {
+    AICF_ASSERT(field % 64 == 0 && field + 128 <= op->args_size);
+    memcpy((unsigned char*)op->args + field, rq, sizeof *rq);
+    aicf__cuo_patch(op, field, tensor, add);
+    op->patch[op->n_patch - 1].tmap = 1;
 }
 
 /* 1-D launch over `work` items (grid-stride kernels). */
@@ -19358,6 +19468,16 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
                                            const char* lt_why);
 static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                             const char* lt_why);
+static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+/* 1 when the context loaded cuBLASLt */
+static int aicf__cuo_lt_loaded(const aicf__cuo* c) {
+#if !defined(AICF_NO_CUDA)
+    return c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->lt_handle != NULL;
+#else
+    (void)c;
+    return 0;
+#endif
+}
 
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
@@ -19399,6 +19519,10 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     }
     if (aicf__cuo_matmul_algo(c) != AICF_MATMUL_CUBLASLT) {
         r = aicf__cuo_lower_gemv(c, &md, A, B, has_c ? C : -1, beta, Y);
+        if (r != AICF_ERROR_UNSUPPORTED) return r;
+    }
+    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) { /* without cuBLASLt: the Hopper GEMM */
+        r = aicf__cuo_lower_gemm_wg(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
     {
@@ -19575,6 +19699,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         if (nrep == 1 && algo != AICF_MATMUL_GENERATED) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
+        }
+        if (nrep == 1 && algo == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) { /* the Hopper GEMM: as in aicf__cuo_lower_gemm */
+            r = aicf__cuo_lower_gemm_wg(c, &plain, A, B, -1, 0.0f, Y);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
         /* the tensor-core GEMM: as in aicf__cuo_lower_gemm (one GEMM: B without batch) */
         if (nrep == 1 && algo == AICF_MATMUL_GENERATED) {
@@ -21622,6 +21750,116 @@ static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_des
     return AICF_SUCCESS;
 }
 
+/* GEMM on Hopper (templates/gemm_tc.cu.j2 aicf_gemm_wg_body, kernels aicf_gemm_wg_f16_64xBN[_tb]
+   [_k4], sm_90a only), the AUTO rule's choice where cuBLASLt is not loaded: Y [M, N] =
+   chain(alpha A B + C) as aicf__cuo_lower_gemm_tc computes it, one warpgroup a 64 x BN tile with
+   wgmma, K in slabs of 64 copied by TMA (tensor maps encoded at exec creation:
+   aicf__cuo_patch_tmap), every slab issued at once when the stages hold them (the ring's refill
+   otherwise), B's copies before griddepcontrol.wait when B is a plan constant, the chain applied
+   to the accumulators in registers (its first two row or full operands loaded while the copies
+   are in flight). Applies at float16 storage when A is not transposed, there is one GEMM (batch
+   1), K, N, lda, ldb are multiples of 8, A, B, Y are 16-byte aligned, the epilogue fits one
+   chain, the device can run it (aicf__cuda_wg_ok: compute capability 9.0, a driver with
+   cuTensorMapEncodeTiled), 128 <= M <= 256 and there are at most 2 x SMs tiles of 64 x 32.
+   Measured (docs/benchmarks.md, session 30): alone, in a graph of 20 launches, faster than
+   cuBLASLt at every such shape (bench/gemm_wgmma.cu, H100: 2.5-4.7 against 3.1-4.8 us); in the
+   reference models still slower than cuBLASLt's kernels (H200: enc_b1 145.2 against 140.1 us,
+   mlp_b256 23.0 against 21.7), so with cuBLASLt loaded AUTO keeps cuBLASLt; without it this
+   replaces the portable kernels (aicf__cuo_lower_gemm_tc), which matmul_algo GENERATED and its
+   pin still choose. The tile: 64 x 32 when tiles of 32 columns (times KS) give at least half
+   the SMs work, else 64 x 16; KS = 4 (a cluster of 4 CTAs along z splitting the slabs, partial
+   tiles added in rank order) when K has at least 16 slabs and the 64 x 32 tiles would keep
+   fewer than half the SMs busy (the encoder's K = 1536 projection: 5.5 -> 3.9 us alone).
+   Returns AICF_ERROR_UNSUPPORTED (nothing added) when it does not apply. */
+static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemm_wg w;
+    aicf__tmap_req ra, rb;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, k, bn, ks, pre;
+    int64_t sm = 132, smax = 232448 - 1024, t32, nslab, per, slot, red, stages;
+    size_t smem;
+    aicf_result r;
+    if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
+    if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
+    if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
+    if (md->M > 0x7fffffff - 64 || md->N > 0x7fffffff - 64 || md->K > 0x7fffffff - 64) return AICF_ERROR_UNSUPPORTED; /* TMA coordinates: int32 */
+#if !defined(AICF_NO_CUDA)
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->max_smem_optin > 0)
+        smax = c->p->ctx->cuda->max_smem_optin - 1024; /* the kernel's static shared memory (the chain's ops) */
+#endif
+    t32 = ((md->M + 63) / 64) * ((md->N + 31) / 32);
+    if (md->M < 128 || md->M > 256 || t32 > 2 * sm) return AICF_ERROR_UNSUPPORTED;
+    if ((md->M + 63) / 64 > 65535 || (md->N + 15) / 16 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
+    nslab = (md->K + 63) / 64;
+    ks = nslab >= 16 && 2 * t32 < sm ? 4 : 1;
+    bn = 2 * t32 * ks >= sm ? 32 : 16;
+    snprintf(name, sizeof name, "aicf_gemm_wg_f16_64x%d%s%s", bn, md->trans_b ? "_tb" : "", ks == 4 ? "_k4" : "");
+    if ((k = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(c->p->ctx, k)) return AICF_ERROR_UNSUPPORTED;
+    if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
+    /* shared memory: 1024 (alignment) + stages x (slab of A + slab of B) + an mbarrier a stage (+ 8)
+       + the partial tiles of cluster ranks 1..KS-1, [BN / 2][128] float32 each (templates/gemm_tc.cu.j2) */
+    per = (nslab + ks - 1) / ks;
+    slot = (64 + bn) * 128;
+    red = (int64_t)(ks - 1) * (bn / 2) * 128 * 4;
+    stages = (smax - 1024 - 8 - red) / (slot + 8);
+    if (stages > per) stages = per;
+    if (stages > 255) stages = 255;
+    if (stages < 1) return AICF_ERROR_UNSUPPORTED;
+    smem = (size_t)(1024 + stages * (slot + 8) + 8 + red);
+    if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    pre = c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS;
+    if (pre) w.g.flags |= AICF__GEMV_B_CONST; /* copied before the wait */
+    w.g.flags |= (int32_t)(stages << 8);
+    memset(w.ta, 0, sizeof w.ta);
+    memset(w.tb, 0, sizeof w.tb);
+    memset(w.pad, 0, sizeof w.pad);
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    ra.magic = rb.magic = AICF__TMAP_MAGIC;
+    ra.swizzle = 3; /* A [M, K]: rows of 64 k (128 bytes), 128-byte swizzle */
+    ra.box[0] = 64;
+    ra.box[1] = 64;
+    ra.dims[0] = (uint64_t)md->K;
+    ra.dims[1] = (uint64_t)md->M;
+    ra.stride1 = (uint64_t)md->lda * 2;
+    if (md->trans_b) { /* B [N, K]: as A, BN rows */
+        rb.swizzle = 3;
+        rb.box[0] = 64;
+        rb.box[1] = (uint32_t)bn;
+        rb.dims[0] = (uint64_t)md->K;
+        rb.dims[1] = (uint64_t)md->N;
+    } else { /* B [K, N]: rows of BN columns (64 or 32 bytes), that width's swizzle */
+        rb.swizzle = bn == 32 ? 2 : 1;
+        rb.box[0] = (uint32_t)bn;
+        rb.box[1] = 64;
+        rb.dims[0] = (uint64_t)md->N;
+        rb.dims[1] = (uint64_t)md->K;
+    }
+    rb.stride1 = (uint64_t)md->ldb * 2;
+    block[0] = 128u; /* one warpgroup */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)((md->N + bn - 1) / bn);
+    grid[1] = (unsigned)((md->M + 63) / 64);
+    grid[2] = (unsigned)ks; /* the cluster's CTAs (__cluster_dims__(1, 1, KS)) */
+    if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), A, 0, &ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), B, 0, &rb);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), B, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "Hopper GEMM M=%lld N=%lld K=%lld%s: wgmma + TMA, 64x%d tiles%s, %lld CTAs, %lld of %lld slabs resident%s; "
+                        "epilogue inside: %s%d ops (%s); the rule without cuBLASLt at 128 <= M <= 256",
+                     (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", bn,
+                     ks > 1 ? ", K split over a cluster of 4" : "", (long long)grid[0] * grid[1] * grid[2], (long long)stages,
+                     (long long)per, pre ? ", W before the wait" : "", C >= 0 ? "C, " : "", c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
 /* GEMM on float16 tensor cores with the step's whole epilogue inside (templates/gemm_tc.cu.j2):
    Y [M, N] = chain(alpha A B + C), A [M, K] row-major, B [K, N] (md->trans_b = 0) or [N, K]
    (trans_b = 1), C (Gemm's input 2, beta = 1) and every fused epilogue op of the step applied to
@@ -22566,7 +22804,16 @@ aicf_result aicf__cuda_emit_step(aicf__cuda_emitter* em, aicf_plan* p, int si) {
             r = aicf__cuda_emit_copy(em, addr[0], addr[1], (size_t)op->copy_bytes);
         } else {
             memcpy(args, op->args, sizeof args);
-            for (k = 0; k < op->n_patch; k++) memcpy((unsigned char*)args + op->patch[k].field, &addr[k], sizeof(uint64_t));
+            for (k = 0; k < op->n_patch; k++) {
+                unsigned char* at = (unsigned char*)args + op->patch[k].field;
+                if (op->patch[k].tmap) { /* the request there becomes the tensor map */
+                    aicf__tmap_req rq;
+                    memcpy(&rq, at, sizeof rq);
+                    if ((r = aicf__cuda_encode_tmap(em, &rq, addr[k], at)) != AICF_SUCCESS) return r;
+                } else {
+                    memcpy(at, &addr[k], sizeof(uint64_t));
+                }
+            }
             if (op->kind == AICF__CUO_KERNEL)
                 r = aicf__cuda_emit_kernel(em, op->kernel_index, op->grid, op->block, op->shared_bytes, args, op->args_size, op->pdl);
             else
@@ -22616,9 +22863,10 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
     v->pdl = op->kind == AICF__CUO_KERNEL && op->pdl;
     v->prefetch = 0;
     if (op->kind == AICF__CUO_KERNEL && op->kernel_index >= 0 &&
-        (strncmp(v->kernel_name, "aicf_gemv_", 10) == 0 || strncmp(v->kernel_name, "aicf_gemm_tc_f16_s", 18) == 0)) {
+        (strncmp(v->kernel_name, "aicf_gemv_", 10) == 0 || strncmp(v->kernel_name, "aicf_gemm_tc_f16_s", 18) == 0 ||
+         strncmp(v->kernel_name, "aicf_gemm_wg_", 13) == 0)) {
         aicf__k_gemv g;
-        memcpy(&g, op->args, sizeof g);
+        memcpy(&g, (const unsigned char*)op->args + (v->kernel_name[10] == 'w' ? offsetof(aicf__k_gemm_wg, g) : 0), sizeof g);
         v->prefetch = (g.flags & AICF__GEMV_B_CONST) != 0;
     }
     v->args_size = op->kind == AICF__CUO_COPY ? 0 : op->args_size;
@@ -22628,6 +22876,7 @@ void aicf__cuda_step_op(const aicf_plan* p, int si, int k, aicf__cuda_op_view* v
         v->patch_field[i] = op->patch[i].field;
         v->patch_tensor[i] = op->patch[i].tensor;
         v->patch_add[i] = op->patch[i].add;
+        v->patch_tmap[i] = op->patch[i].tmap;
     }
     v->copy_bytes = op->copy_bytes;
     v->algo = op->kind == AICF__CUO_MATMUL ? op->algo : -1;

@@ -58,6 +58,7 @@ COMMON_OPTIONS = [
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PARAM_VALUE = re.compile(r"^[A-Za-z0-9_.+\-]*$")
 MODULE_KEYS = ("context", "kernels", "name", "template")
+MODULE_OPTIONAL_KEYS = ("targets",)  # architecture-specific cubin targets ("sm_90a"): module_targets
 KERNEL_KEYS = ("block", "dtype", "name", "op", "params")
 RESERVED_CONTEXT = ("aicf_kernels", "aicf_module")
 
@@ -106,11 +107,15 @@ def load_variants(path, templates_dir):
             raise GenError("%s: must be a dict" % where)
         if isinstance(m.get("name"), str):
             where += " '%s'" % m["name"]
-        extra = sorted(set(m) - set(MODULE_KEYS))
+        extra = sorted(set(m) - set(MODULE_KEYS) - set(MODULE_OPTIONAL_KEYS))
         missing = sorted(set(MODULE_KEYS) - set(m))
         if extra or missing:
-            raise GenError("%s: keys must be exactly %s (missing %s, unknown %s)"
-                           % (where, list(MODULE_KEYS), missing, extra))
+            raise GenError("%s: keys must be exactly %s, optionally %s (missing %s, unknown %s)"
+                           % (where, list(MODULE_KEYS), list(MODULE_OPTIONAL_KEYS), missing, extra))
+        if "targets" in m and (not isinstance(m["targets"], (list, tuple)) or not m["targets"] or
+                               not all(isinstance(t, str) and re.match(r"^sm_\d{2,3}a$", t) for t in m["targets"])):
+            raise GenError("%s: targets must be a non-empty list of architecture-specific cubin targets (\"sm_90a\"), not %r"
+                           % (where, m["targets"]))
         name = m["name"]
         if not isinstance(name, str) or not IDENT.match(name):
             raise GenError("%s: name %r must be a C identifier" % (where, name))
@@ -172,7 +177,10 @@ def load_variants(path, templates_dir):
                 raise GenError("%s: block %r must be an int in 1..1024 (threads per block)" % (kwhere, block))
             norm.append({"name": kname, "op": k["op"], "dtype": k["dtype"], "params": dict(params),
                          "params_str": pack_params(params), "block": block})
-        out.append({"name": name, "template": tmpl, "context": ctx, "kernels": norm})
+        nm = {"name": name, "template": tmpl, "context": ctx, "kernels": norm}
+        if "targets" in m:
+            nm["targets"] = list(m["targets"])
+        out.append(nm)
     out.sort(key=lambda m: m["name"])
     return out
 
@@ -239,6 +247,28 @@ def parse_sms(text, what):
 def targets_of(sms, ptx):
     """[("sm_80", "cubin", 80), ..., ("compute_90", "ptx", 90)] in table order."""
     return [("sm_%d" % s, "cubin", s) for s in sms] + [("compute_%d" % s, "ptx", s) for s in ptx]
+
+
+def module_targets(m, targets):
+    """The targets module m is compiled for: its own "targets" (architecture-specific cubins such
+    as "sm_90a", for kernels that use instructions of one architecture only: wgmma, TMA) or the
+    table's. An "sm_XYa" cubin loads on compute capability X.Y only (src/80_cuda.c
+    aicf__cuda_choose_image)."""
+    own = m.get("targets")
+    if not own:
+        return targets
+    out = []
+    for t in own:
+        mt = re.match(r"^sm_(\d{2,3})a$", t)
+        if not mt:
+            raise GenError("module '%s': target '%s' is not an architecture-specific cubin target (sm_XYa)" % (m["name"], t))
+        out.append((t, "cubin", int(mt.group(1))))
+    return out
+
+
+def image_kind_code(target, kind):
+    """aicf__kt_image.is_ptx: 0 cubin, 1 PTX, 2 architecture-specific cubin (sm_XYa)."""
+    return 1 if kind == "ptx" else (2 if target.endswith("a") else 0)
 
 
 def cache_key(source, options, build, target):
@@ -321,7 +351,7 @@ def compile_all(modules, targets, nv, build, cache_dir, jobs):
     cached = 0
     results = {}
     for m in modules:
-        for target, kind, sm in targets:
+        for target, kind, sm in module_targets(m, targets):
             opts = ["--gpu-architecture=" + target] + COMMON_OPTIONS
             key = cache_key(m["source"], opts, build, target)
             path = os.path.join(cache_dir, "%s.%s" % (key, kind))
@@ -377,7 +407,7 @@ def compile_all(modules, targets, nv, build, cache_dir, jobs):
     # compiler warnings, once per module and distinct log
     shown = set()
     for m in modules:
-        for target, _kind, _sm in targets:
+        for target, _kind, _sm in module_targets(m, targets):
             log = results[(m["name"], target)][1].strip()
             if log and (m["name"], log) not in shown:
                 shown.add((m["name"], log))
@@ -386,7 +416,7 @@ def compile_all(modules, targets, nv, build, cache_dir, jobs):
     errs = []
     for m in modules:
         m["images"] = []
-        for target, kind, sm in targets:
+        for target, kind, sm in module_targets(m, targets):
             data = results[(m["name"], target)][0]
             errs.extend(check_image(m, target, kind, data))
             m["images"].append({"target": target, "kind": kind, "sm": sm, "data": data,
@@ -512,7 +542,7 @@ def header_of(modules, targets, nv_version, nv_build, table_hash, note=None, pac
     w("static const aicf__kt_image aicf__kt_images[%d] = {\n" % max(1, len(images)))
     for ii, (mi, im) in enumerate(images):
         w("    { %d, %d, %d, %saicf__kt_bin_%d, %d }, /* %d: %s %s */\n"
-          % (mi, im["sm"], 1 if im["kind"] == "ptx" else 0, "(const unsigned char*)" if pack == "u64" else "",
+          % (mi, im["sm"], image_kind_code(im["target"], im["kind"]), "(const unsigned char*)" if pack == "u64" else "",
              ii, im["size"], ii, modules[mi]["name"], im["target"]))
     if not images:
         w("    { 0, 0, 0, 0, 0 } /* none */\n")

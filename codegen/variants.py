@@ -146,6 +146,14 @@ def _gemm_tc():
         for bm, bn, nk, nn in ((16, 32, 8, 2), (16, 64, 4, 4), (32, 32, 8, 2), (32, 64, 4, 4)) for tb in (0, 1)]
 
 
+def _gemm_wg():
+    # the Hopper GEMM (wgmma + TMA; sm_90a only): 64 x BN tiles of one warpgroup, K in 64-wide
+    # slabs by TMA, split over a cluster of KS CTAs (src/81_cuda_ops.c aicf__cuo_lower_gemm_wg)
+    return [_k("aicf_gemm_wg_f16_64x%d%s%s" % (bn, "_tb" if tb else "", "_k%d" % ks if ks > 1 else ""), "gemm_wg", "f16",
+               {"bm": 64, "bn": bn, "tb": tb, "ks": ks, "tile": "64x%dx64" % bn}, block=128)
+            for bn in (16, 32) for tb in (0, 1) for ks in (1, 4)]
+
+
 def _pool():
     ks = []
     for dt in DTYPES:
@@ -222,6 +230,9 @@ MODULES += [
     {"name": "im2col", "template": "im2col.cu.j2", "context": {}, "kernels": _im2col()},
     {"name": "conv_tc", "template": "conv_tc.cu.j2", "context": {}, "kernels": _conv_tc()},
     {"name": "gemm_tc", "template": "gemm_tc.cu.j2", "context": {}, "kernels": _gemm_tc()},
+    # the same template's Hopper body: wgmma and TMA exist on sm_90a only (an architecture-specific
+    # cubin, loaded on compute capability 9.0 alone; other devices keep gemm_tc and cuBLASLt)
+    {"name": "gemm_wg", "template": "gemm_tc.cu.j2", "context": {"wg": 1}, "targets": ["sm_90a"], "kernels": _gemm_wg()},
     {"name": "pool", "template": "pool.cu.j2", "context": {}, "kernels": _pool()},
     {"name": "softmax", "template": "softmax.cu.j2", "context": {}, "kernels": _softmax()},
     {"name": "attention", "template": "attention.cu.j2", "context": {}, "kernels": _attention()},

@@ -89,6 +89,7 @@ typedef struct opts {
     int n_pins;
     int conv_algo;           /* --conv-algo, -1 = not given */
     int matmul_algo;         /* --matmul-algo, -1 = not given */
+    int no_cublaslt;         /* --no-cublaslt: the context does not load cuBLASLt */
     const char* plan_file;   /* --plan: load instead of planning */
     const char* save_file;   /* plan --save */
     const char* dot_file;    /* plan --dot */
@@ -122,6 +123,7 @@ static int usage(void) {
             "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion] [--persistent] [--autotune]\n"
             "                [--no-pdl] [--pin \"CHOICE[/K] NODE\"]...\n"
             "                [--conv-algo auto|direct|im2col_gemm|implicit_gemm_tc] [--matmul-algo auto|cublaslt|generated]\n"
+            "  --no-cublaslt        do not load cuBLASLt (plans as a deployment without it: the generated GEMMs)\n"
             "  --plan FILE.plan     (run, plan, bench) load a saved plan instead of planning; refused, with the\n"
             "                       reason, when the model, bindings, kernel table, device or cuBLASLt differ\n"
             "  --bind NAME=FILE.pb  graph input NAME becomes a constant with the tensor in FILE.pb, fixed at plan\n"
@@ -267,6 +269,8 @@ static int parse(int argc, char** argv, opts* o) {
                 fprintf(stderr, "aicf: --conv-algo must be auto, direct, im2col_gemm or implicit_gemm_tc, not '%s'\n", v);
                 return 0;
             }
+        } else if (strcmp(a, "--no-cublaslt") == 0) {
+            o->no_cublaslt = 1;
         } else if (strcmp(a, "--matmul-algo") == 0) {
             NEED_VALUE
             if (strcmp(v, "auto") == 0) o->matmul_algo = AICF_MATMUL_AUTO;
@@ -1095,6 +1099,7 @@ int main(int argc, char** argv) {
     if (!parse(argc, argv, &o)) return usage();
     memset(&cd, 0, sizeof cd);
     if (o.backend == AICF_BACKEND_CPU || strcmp(o.cmd, "range") == 0) cd.flags |= AICF_CONTEXT_NO_CUDA;
+    if (o.no_cublaslt) cd.cublaslt_path = "/nonexistent/aicf --no-cublaslt/libcublasLt.so"; /* found nowhere: not loaded */
     if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
         fprintf(stderr, "aicf: cannot create a context\n");
         return 1;

@@ -236,15 +236,18 @@ typedef enum aicf_conv_algo {
 
 /* Kernel preference for Gemm and MatMul (CUDA backend). AUTO: a Gemm with transB = 1 and
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
-   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded or has
-   no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue
-   inside: the small-M kernel where its tiles fit one wave, else the pipelined one), else the
-   generated tiled GEMM. */
+   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded, on a
+   compute capability 9.0 device (H100, H200) the Hopper GEMM (wgmma + TMA, float16, epilogue
+   inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles; else, or where cuBLASLt has
+   no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue inside:
+   the small-M kernel where its tiles fit one wave, else the pipelined one), else the generated
+   tiled GEMM. */
 typedef enum aicf_matmul_algo {
     AICF_MATMUL_AUTO = 0,
     AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt for every GEMM (heuristic algorithm, recorded in the plan) */
     AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tensor-core
-                                 GEMM (float16, K and N multiples of 8, aligned), else the tiled GEMM */
+                                 GEMM (float16, K and N multiples of 8, aligned), else the tiled GEMM
+                                 (the portable kernels of every target, sm_80 on) */
 } aicf_matmul_algo;
 
 /* A step's kernel family, as a pin in the policy or a decision of autotuning names it (CUDA

@@ -434,7 +434,9 @@ typedef struct aicf__kt_module {
 typedef struct aicf__kt_image {
     int module;              /* index into aicf__kt_modules */
     int sm;                  /* 80, 86, 89, 90...: cubin for sm_XX, or PTX for compute_XX */
-    int is_ptx;              /* 1: PTX text (NUL-terminated, size includes the NUL) */
+    int is_ptx;              /* 1: PTX text (NUL-terminated, size includes the NUL); 2: an
+                                architecture-specific cubin (sm_XYa: wgmma, TMA), loaded on
+                                compute capability X.Y only; 0: a cubin for sm_XY */
     const unsigned char* data;
     size_t size;
 } aicf__kt_image;
@@ -500,6 +502,26 @@ uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em);
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3],
                                    const unsigned block[3], unsigned shared_bytes,
                                    const void* args, size_t args_size, int pdl);
+/* A TMA tensor map (CUtensorMap, 128 bytes) to encode at exec creation, once the tensor's
+   address is known: the plan keeps this request in the kernel's argument bytes where the map
+   goes, and aicf__cuda_emit_step replaces it by the map (cuTensorMapEncodeTiled: 2-D float16,
+   no interleave, L2 promotion 128 bytes, out-of-bounds elements read as zero). */
+#define AICF__TMAP_MAGIC 0x50414d54u /* "TMAP" */
+typedef struct aicf__tmap_req {
+    uint32_t magic;   /* AICF__TMAP_MAGIC */
+    uint32_t swizzle; /* CUtensorMapSwizzle: 1 32-byte, 2 64-byte, 3 128-byte */
+    uint32_t box[2];  /* elements copied per instruction along dims[0] and dims[1] */
+    uint64_t dims[2]; /* elements; dims[0] contiguous */
+    uint64_t stride1; /* bytes from one dims[1] index to the next (a multiple of 16) */
+} aicf__tmap_req;
+/* Encodes request rq for the tensor at device address addr into out (128 bytes). Errors: the
+   driver lacks cuTensorMapEncodeTiled (before CUDA 12.0), or refuses the request (the message
+   names the step, its kernel and the request). */
+aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req* rq, uint64_t addr, void* out);
+/* 1 when the device the context plans for can run the Hopper GEMM (templates/gemm_tc.cu.j2
+   aicf_gemm_wg_*): compute capability 9.0 (its sm_90a image), a driver with
+   cuTensorMapEncodeTiled, and table kernel k with an image for the device. */
+int aicf__cuda_wg_ok(aicf_context* ctx, int k);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -642,6 +664,9 @@ typedef struct aicf__cuda_op_view {
     uint32_t patch_field[AICF__CUDA_VIEW_MAX_PATCH]; /* byte offset in args (copies: 0 = destination, then source) */
     int patch_tensor[AICF__CUDA_VIEW_MAX_PATCH];     /* tensor, or -2: the step's arena scratch, -3: the exec's sync region */
     uint64_t patch_add[AICF__CUDA_VIEW_MAX_PATCH];   /* bytes added to the tensor's address */
+    int patch_tmap[AICF__CUDA_VIEW_MAX_PATCH];       /* 1: a TMA tensor map of that address (128
+                                                        bytes, encoded from the aicf__tmap_req
+                                                        in args), 0: the address (8 bytes) */
     uint64_t copy_bytes;         /* copy */
     int algo;                    /* matmul: index of its algorithm record in the step */
     int pdl;                     /* kernel: 1 launched programmatically after the previous kernel */

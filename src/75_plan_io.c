@@ -741,7 +741,7 @@ static void aicf__io_patches(aicf__sbuf* b, const aicf__cuda_op_view* v) {
         else if (v->patch_tensor[k] == -3)
             aicf__sbuf_printf(b, "%s%u:sync+%llu", k ? "," : "", v->patch_field[k], (unsigned long long)v->patch_add[k]);
         else
-            aicf__sbuf_printf(b, "%s%u:%d+%llu", k ? "," : "", v->patch_field[k], v->patch_tensor[k],
+            aicf__sbuf_printf(b, "%s%u:%s%d+%llu", k ? "," : "", v->patch_field[k], v->patch_tmap[k] ? "tmap:" : "", v->patch_tensor[k],
                               (unsigned long long)v->patch_add[k]);
     }
 }

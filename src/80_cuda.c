@@ -270,6 +270,13 @@ typedef struct aicf__CUgraphEdgeData {
 typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuGraphAddDependencies_v12030)(aicf__CUgraph, const aicf__CUgraphNode*,
                                                                                const aicf__CUgraphNode*,
                                                                                const aicf__CUgraphEdgeData*, size_t);
+/* cuTensorMapEncodeTiled (cuda.h 12.0+; enums as int, cuuint32_t/cuuint64_t as uint32_t/uint64_t),
+   resolved when the driver has it: the TMA tensor maps of the Hopper GEMM. */
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuTensorMapEncodeTiled_v12000)(void*, int, uint32_t, void*, const uint64_t*,
+                                                                              const uint64_t*, const uint32_t*, const uint32_t*,
+                                                                              int, int, int, int);
+#define AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 6
+#define AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B 2
 
 typedef struct aicf__cuda_api {
 #define AICF__CUDA_API_FIELD(name, version, params) aicf__CUresult(AICF__CUDAAPI* name) params;
@@ -388,6 +395,7 @@ struct aicf__cuda {
     /* programmatic dependent launch: the driver's cuGraphAddDependencies with edge data (NULL
        before CUDA 12.3) and a device whose images carry griddepcontrol.wait (cc >= 9.0) */
     aicf__PFN_cuGraphAddDependencies_v12030 add_deps_v12030;
+    aicf__PFN_cuTensorMapEncodeTiled_v12000 tmap_encode; /* NULL before CUDA 12.0 */
     int pdl;
     char name[256];
     size_t total_memory;
@@ -527,8 +535,9 @@ static void aicf__cuda_leave(struct aicf__cuda* cu, int pushed) {
 
 /* Returns the index in images[0..n_images) of the image to load for `module` on a device of
    compute capability cc_major.cc_minor, or -1 if none fits:
-     1. the cubin of exactly sm_XY;
-     2. else the cubin of the same major with the highest minor below the device's;
+     1. the cubin of exactly sm_XY (or sm_XYa, an architecture-specific one: wgmma, TMA);
+     2. else the cubin of the same major with the highest minor below the device's (never an
+        sm_XYa cubin: it runs on X.Y alone);
      3. else the PTX of the highest compute_XY not above the device's (driver JIT).
    allow_cubin = 0 skips 1 and 2 (used when the driver refused the chosen cubin). */
 static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_image* images, int n_images,
@@ -537,7 +546,7 @@ static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_im
     int i, best = -1;
     if (allow_cubin) {
         for (i = 0; i < n_images; ++i)
-            if (images[i].module == module && !images[i].is_ptx && images[i].sm == dev) return i;
+            if (images[i].module == module && images[i].is_ptx != 1 && images[i].sm == dev) return i;
         for (i = 0; i < n_images; ++i) {
             const aicf__kt_image* im = &images[i];
             if (im->module != module || im->is_ptx) continue;
@@ -547,7 +556,7 @@ static int aicf__cuda_choose_image(int cc_major, int cc_minor, const aicf__kt_im
     }
     for (i = 0; i < n_images; ++i) {
         const aicf__kt_image* im = &images[i];
-        if (im->module != module || !im->is_ptx) continue;
+        if (im->module != module || im->is_ptx != 1) continue;
         if (im->sm <= dev && (best < 0 || im->sm > images[best].sm)) best = i;
     }
     return best;
@@ -562,7 +571,8 @@ static const char* aicf__cuda_targets_str(const aicf__kt_image* images, int n_im
     for (i = 0; i < n_images; ++i) {
         int w;
         if (images[i].module != module) continue;
-        w = snprintf(buf + len, cap - len, "%s%s_%d", len ? " " : "", images[i].is_ptx ? "compute" : "sm", images[i].sm);
+        w = snprintf(buf + len, cap - len, "%s%s_%d%s", len ? " " : "", images[i].is_ptx == 1 ? "compute" : "sm", images[i].sm,
+                     images[i].is_ptx == 2 ? "a" : "");
         if (w < 0 || (size_t)w >= cap - len) break;
         len += (size_t)w;
     }
@@ -720,6 +730,17 @@ static void aicf__cuda_release(aicf_context* ctx, struct aicf__cuda* cu) {
     cu->ready = 0;
 }
 
+/* An optional driver entry point of ABI `version` through cuGetProcAddress(_v2); NULL if the
+   driver lacks it. */
+static void* aicf__cuda_optional_proc(aicf__PFN_cuGetProcAddress_v2 gpa2, aicf__PFN_cuGetProcAddress gpa1, const char* name,
+                                      int version) {
+    void* p = NULL;
+    aicf__CUdriverProcAddressQueryResult q = 0;
+    aicf__CUresult r = gpa2 ? gpa2(name, &p, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q)
+                            : gpa1(name, &p, version, AICF__CU_GET_PROC_ADDRESS_DEFAULT);
+    return r == AICF__CUDA_SUCCESS ? p : NULL;
+}
+
 static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
     const char* path = ctx->driver_path[0] ? ctx->driver_path : "libcuda.so.1";
     char err[512];
@@ -757,13 +778,11 @@ static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
     }
     AICF__CUDA_API(AICF__CUDA_RESOLVE)
 #undef AICF__CUDA_RESOLVE
-    { /* optional: edges with data (programmatic dependent launch) */
-        void* p_ = NULL;
-        aicf__CUdriverProcAddressQueryResult q_ = 0;
-        r = gpa2 ? gpa2("cuGraphAddDependencies", &p_, 12030, AICF__CU_GET_PROC_ADDRESS_DEFAULT, &q_)
-                 : gpa1("cuGraphAddDependencies", &p_, 12030, AICF__CU_GET_PROC_ADDRESS_DEFAULT);
-        if (r == AICF__CUDA_SUCCESS && p_) memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
-        else cu->add_deps_v12030 = NULL;
+    { /* optional entry points: NULL when the driver lacks them */
+        void* p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuGraphAddDependencies", 12030); /* edges with data (PDL) */
+        memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
+        p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuTensorMapEncodeTiled", 12000); /* TMA tensor maps (the Hopper GEMM) */
+        memcpy(&cu->tmap_encode, &p_, sizeof p_);
     }
     r = cu->api.cuInit(0);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
@@ -1587,6 +1606,42 @@ static aicf_result aicf__em_function(aicf__cuda_emitter* em, int k, aicf__CUfunc
     }
     *out = x->functions[k];
     return AICF_SUCCESS;
+}
+
+aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req* rq, uint64_t addr, void* out) {
+    uint64_t dims[2], strides[1];
+    uint32_t box[2], es[2] = {1u, 1u};
+    uint64_t buf[24]; /* the map is written 64-byte aligned (CUtensorMap's alignment), then copied */
+    void* map = (void*)(((uintptr_t)buf + 63u) & ~(uintptr_t)63u);
+    aicf__CUresult r;
+    char where[400], what[700];
+    if (rq->magic != AICF__TMAP_MAGIC)
+        return aicf__err(em->ctx, AICF_ERROR_STATE, "aicf_exec_create: %s: a tensor map request is damaged (magic 0x%08x)",
+                         aicf__em_where(em, where, sizeof where), (unsigned)rq->magic);
+    aicf__cu_fmt(what, sizeof what, "%s: 2-D float16 tensor map at 0x%llx, dims %llu x %llu, row stride %llu bytes, box %u x %u, swizzle %u",
+                 aicf__em_where(em, where, sizeof where), (unsigned long long)addr, (unsigned long long)rq->dims[0],
+                 (unsigned long long)rq->dims[1], (unsigned long long)rq->stride1, rq->box[0], rq->box[1], rq->swizzle);
+    if (!em->cu->tmap_encode)
+        return aicf__err(em->ctx, AICF_ERROR_NO_DEVICE, "aicf_exec_create: %s: the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12.0+)",
+                         what);
+    dims[0] = rq->dims[0];
+    dims[1] = rq->dims[1];
+    strides[0] = rq->stride1;
+    box[0] = rq->box[0];
+    box[1] = rq->box[1];
+    memset(map, 0, 128);
+    r = em->cu->tmap_encode(map, AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2u, (void*)(uintptr_t)addr, dims, strides, box, es, 0,
+                            (int)rq->swizzle, AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B, 0);
+    if (r != AICF__CUDA_SUCCESS) return aicf__cu_fail(em->ctx, em->cu, AICF_ERROR_CUDA, r, "cuTensorMapEncodeTiled", what);
+    memcpy(out, map, 128);
+    return AICF_SUCCESS;
+}
+
+int aicf__cuda_wg_ok(aicf_context* ctx, int k) {
+    struct aicf__cuda* cu = ctx ? ctx->cuda : NULL;
+    if (!cu || !cu->ready || cu->cc_major != 9 || cu->cc_minor != 0 || !cu->tmap_encode) return 0;
+    if (k < 0 || k >= AICF__KT_NUM_KERNELS) return 0;
+    return aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, aicf__kt_kernels[k].module, 1) >= 0;
 }
 
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
@@ -2822,6 +2877,11 @@ aicf_result aicf__cuda_exec_stats(const aicf_exec* e, aicf_exec_stats* out) {
     return AICF_ERROR_NO_DEVICE;
 }
 uint64_t aicf__cuda_tensor_ptr(aicf__cuda_emitter* em, int t) { AICF__UNUSED(em); AICF__UNUSED(t); return 0; }
+aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req* rq, uint64_t addr, void* out) {
+    AICF__UNUSED(em); AICF__UNUSED(rq); AICF__UNUSED(addr); AICF__UNUSED(out);
+    return AICF_ERROR_NO_DEVICE;
+}
+int aicf__cuda_wg_ok(aicf_context* ctx, int k) { AICF__UNUSED(ctx); AICF__UNUSED(k); return 0; }
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],

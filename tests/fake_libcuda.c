@@ -14,6 +14,12 @@
      fakecuda_fail(fn, code, nth)          call number nth (1-based) of fn returns code; nth 0:
                                            every call; fn NULL clears the rule
      fakecuda_missing(name)                cuGetProcAddress does not find `name`
+     fakecuda_keep_args(prefix, bytes)     keep the first `bytes` of the argument of the kernel nodes
+                                           whose name starts with prefix (the last one added);
+     fakecuda_kept_args(&n)                those bytes, n = such nodes added since keep_args
+     fakecuda_set_tmap(on)                 on: cuGetProcAddress finds cuTensorMapEncodeTiled (off by
+                                           default: without it aicf plans no Hopper GEMM, so the
+                                           tests of the other GEMM paths see a 9.0 device as before)
      fakecuda_set_device(count, major, minor)
      fakecuda_live()                       objects alive (allocations, streams, graphs, modules,
                                            execs, retained primary contexts)
@@ -105,12 +111,13 @@ static struct {
     long kernels_run;
     long pdl_edges;
     int pdl_port; /* from_port of the last programmatic edge */
+    int tmap;     /* cuGetProcAddress finds cuTensorMapEncodeTiled (fakecuda_set_tmap) */
     struct {
         char name[48];
         long calls;
     } fn[FK_MAX_FN];
     int n_fn;
-} F = {1, 9, 0, "", 0, 0, "", 0, 0, NULL, 0, 0, 0, {{"", 0}}, 0};
+} F = {1, 9, 0, "", 0, 0, "", 0, 0, NULL, 0, 0, 0, 0, {{"", 0}}, 0};
 
 static int fk(const char* name) {
     int i;
@@ -147,6 +154,7 @@ FK_EXPORT void fakecuda_fail(const char* fn, int code, int nth) {
     F.fail_nth = nth;
 }
 FK_EXPORT void fakecuda_missing(const char* name) { snprintf(F.missing, sizeof F.missing, "%s", name ? name : ""); }
+FK_EXPORT void fakecuda_set_tmap(int on) { F.tmap = on != 0; }
 FK_EXPORT void fakecuda_set_device(int count, int major, int minor) {
     F.count = count;
     F.major = major;
@@ -459,10 +467,23 @@ static CUresult cuModuleUnload(void* m) {
     F.live--;
     return 0;
 }
+/* 1 if `name` (with its NUL) is in the image: PTX text, or a 64-bit ELF cubin searched up to the
+   end of its section header table (an sm_XYa module has no PTX, so the 9.0 device loads cubins) */
+static int fk_image_has(const char* image, const char* name) {
+    const unsigned char* u = (const unsigned char*)image;
+    size_t n, len = strlen(name) + 1, i;
+    uint64_t shoff;
+    if (memcmp(u, "\177ELF", 4) != 0 || u[4] != 2) return strstr(image, name) != NULL;
+    memcpy(&shoff, u + 0x28, 8);
+    n = (size_t)shoff + (size_t)(u[0x3a] | u[0x3b] << 8) * (size_t)(u[0x3c] | u[0x3d] << 8);
+    for (i = 0; i + len <= n; i++)
+        if (u[i] == (unsigned char)name[0] && memcmp(u + i, name, len) == 0) return 1;
+    return 0;
+}
 static CUresult cuModuleGetFunction(void** f, void* m, const char* name) {
     fk_module* mod = (fk_module*)m;
     FK("cuModuleGetFunction");
-    if (!strstr(mod->image, name) || mod->n_fn >= 16) return 500;
+    if (!fk_image_has(mod->image, name) || mod->n_fn >= 16) return 500;
     snprintf(mod->fn_names[mod->n_fn], sizeof mod->fn_names[0], "%s", name);
     *f = mod->fn_names[mod->n_fn++];
     return 0;
@@ -604,6 +625,25 @@ static CUresult cuGraphDestroy(void* g) {
     fk_graph_free((fk_graph*)g);
     return 0;
 }
+/* fakecuda_keep_args(prefix, bytes): the first `bytes` (<= 4096) of the argument of each kernel
+   node added whose kernel name starts with prefix are kept (the last one; NULL prefix: none);
+   fakecuda_kept_args(&n) returns them and the number of such nodes since the call */
+static struct {
+    char prefix[64];
+    unsigned char args[4096];
+    size_t bytes;
+    int kept;
+} FA;
+FK_EXPORT void fakecuda_keep_args(const char* prefix, size_t bytes) {
+    snprintf(FA.prefix, sizeof FA.prefix, "%s", prefix ? prefix : "");
+    FA.bytes = bytes < sizeof FA.args ? bytes : sizeof FA.args;
+    FA.kept = 0;
+    memset(FA.args, 0, sizeof FA.args);
+}
+FK_EXPORT const unsigned char* fakecuda_kept_args(int* n) {
+    if (n) *n = FA.kept;
+    return FA.args;
+}
 static CUresult cuGraphAddKernelNode(void** out, void* g, void* const* deps, size_t n, const fk_kparams* p) {
     fk_node* node;
     CUresult r;
@@ -613,6 +653,10 @@ static CUresult cuGraphAddKernelNode(void** out, void* g, void* const* deps, siz
     node->type = 0;
     node->kname = (const char*)p->func;
     if (strcmp(node->kname, "aicf_test_axpy") == 0) memcpy(node->args, p->kernelParams[0], 40);
+    if (FA.prefix[0] && strncmp(node->kname, FA.prefix, strlen(FA.prefix)) == 0) { /* fakecuda_keep_args */
+        memcpy(FA.args, p->kernelParams[0], FA.bytes);
+        FA.kept++;
+    }
     r = fk_add((fk_node**)out, (fk_graph*)g, deps, n, node);
     if (r) free(node);
     return r;
@@ -667,6 +711,35 @@ static CUresult cuGraphAddEventRecordNode(void** out, void* g, void* const* deps
     if (r) free(node);
     return r;
 }
+/* cuTensorMapEncodeTiled (ABI 12000): checks what the real driver documents for aicf's use (2-D
+   float16, no interleave, 16-byte aligned address, row stride a multiple of 16, box dims 1..256,
+   the box's contiguous bytes a multiple of 16 and within the swizzle span, element strides 1)
+   and writes a readable map: u64 words 0 address, 1-2 dims, 3 row stride, 4 box (low, high),
+   5 swizzle | dtype << 8 | l2 promotion << 16 | oob fill << 24, 6 "FKTM", the rest zero. */
+static CUresult cuTensorMapEncodeTiled(void* map, int dtype, uint32_t rank, void* addr, const uint64_t* dims, const uint64_t* strides,
+                                       const uint32_t* box, const uint32_t* estr, int interleave, int swizzle, int l2, int oob) {
+    uint64_t w[16];
+    uint32_t span;
+    FK("cuTensorMapEncodeTiled");
+    if (!map || rank != 2 || dtype != 6 || !dims || !strides || !box || !estr || interleave != 0) return 1;
+    if (((uintptr_t)addr & 15u) || ((uintptr_t)map & 63u)) return 1;
+    if (dims[0] < 1 || dims[1] < 1 || dims[0] > 0xffffffffull || dims[1] > 0xffffffffull) return 1;
+    if (strides[0] % 16 || strides[0] < dims[0] * 2 || strides[0] >= (1ull << 40)) return 1;
+    if (box[0] < 1 || box[0] > 256 || box[1] < 1 || box[1] > 256 || (box[0] * 2) % 16 || estr[0] != 1 || estr[1] != 1) return 1;
+    span = swizzle == 1 ? 32u : swizzle == 2 ? 64u : swizzle == 3 ? 128u : 0u;
+    if (swizzle < 0 || swizzle > 3 || (span && box[0] * 2 > span)) return 1;
+    memset(w, 0, sizeof w);
+    w[0] = (uint64_t)(uintptr_t)addr;
+    w[1] = dims[0];
+    w[2] = dims[1];
+    w[3] = strides[0];
+    w[4] = (uint64_t)box[0] | (uint64_t)box[1] << 32;
+    w[5] = (uint64_t)(unsigned)swizzle | (uint64_t)(unsigned)dtype << 8 | (uint64_t)(unsigned)l2 << 16 | (uint64_t)(unsigned)oob << 24;
+    w[6] = 0x4d544b46u; /* "FKTM" */
+    memcpy(map, w, sizeof w);
+    return 0;
+}
+
 /* cuGraphAddDependencies of ABI 12030 (CUgraphEdgeData: from_port, to_port, type, reserved[5]).
    Nodes run in insertion order here, so an edge only has to be valid. */
 static CUresult cuGraphAddDependencies(void* g, void* const* from, void* const* to, const unsigned char* edata, size_t n) {
@@ -800,7 +873,7 @@ static CUresult cuStreamEndCapture(void* s, void** g) {
     X(cuGraphAddMemcpyNode) X(cuGraphAddChildGraphNode) X(cuGraphAddEmptyNode) X(cuGraphGetNodes) \
     X(cuGraphNodeGetType) X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch)   \
     X(cuCtxGetCurrent) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                    \
-    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGraphAddEventRecordNode) X(cuGraphAddDependencies)
+    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGraphAddEventRecordNode) X(cuGraphAddDependencies) X(cuTensorMapEncodeTiled)
 
 FK_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, unsigned long long flags, int* status) {
     (void)version;
@@ -808,6 +881,7 @@ FK_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int versi
     *pfn = NULL;
     if (status) *status = 1;
     if (F.missing[0] && strcmp(F.missing, symbol) == 0) return 500;
+    if (!F.tmap && strcmp(symbol, "cuTensorMapEncodeTiled") == 0) return 500;
 #define FK_LOOKUP(name)                                                                           \
     if (strcmp(symbol, #name) == 0) {                                                             \
         __typeof__(&name) f_ = name;                                                              \

@@ -246,7 +246,7 @@ def verify_table_against_manifest(out_dir, name):
     check(len(imgl) == len(expected_imgs), "image count %d vs manifest %d" % (len(imgl), len(expected_imgs)))
     for (_, i, mod, sm, is_ptx, size), (mi, im) in zip(imgl, expected_imgs):
         data = read(os.path.join(imgs, "img_%s.bin" % i))
-        tgt = ("compute_" if is_ptx == "1" else "sm_") + sm
+        tgt = ("compute_" if is_ptx == "1" else "sm_") + sm + ("a" if is_ptx == "2" else "")  # 2: sm_XYa (module targets)
         check(int(mod) == mi and tgt == im["target"] and int(size) == im["size"] == len(data),
               "image %s: (%s, %s, %s bytes) vs manifest (%d, %s, %d)" % (i, mod, tgt, size, mi, im["target"], im["size"]))
         check(hashlib.sha256(data).hexdigest() == im["sha256"], "image %s: sha256 differs from the manifest" % i)
@@ -467,6 +467,8 @@ def test_bad_variants_rejected():
         ('MODULES[1]["name"] = "t_axpy_f32"', "already used"),
         ('MODULES[0]["context"]["aicf_kernels"] = 1', "reserved"),
         ('MODULES = 3', "MODULES must be a list"),
+        ('MODULES[0]["targets"] = ["sm_90"]', "architecture-specific cubin targets"),
+        ('MODULES[0]["targets"] = []', "architecture-specific cubin targets"),
     ]
     for i, (edit, needle) in enumerate(cases):
         v, t = project("p_bad%d" % i, variants=T_VARIANTS + "\n" + edit + "\n")
@@ -657,6 +659,8 @@ def test_gpu_repo_images_load():
             for im in mm["images"]:
                 data = read(os.path.join(imgs, "img_%d.bin" % idx))
                 idx += 1
+                if im["target"].endswith("a") and im["target"] != "sm_%da" % dev:
+                    continue  # an architecture-specific cubin (sm_90a) loads on its own compute capability only
                 mod = ctypes.c_void_p()
                 buf = ctypes.create_string_buffer(data, len(data))
                 cu.ok(L.cuModuleLoadData(ctypes.byref(mod), buf), "cuModuleLoadData(%s %s)" % (mm["name"], im["target"]))

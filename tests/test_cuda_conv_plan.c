@@ -3045,6 +3045,77 @@ static int tcs_pick(int64_t M, int64_t N, int64_t K, int tb, int64_t sm, int64_t
     return best;
 }
 
+/* The GEMM test graphs of test_gemm_tc and test_gemm_wg on ctx: gemm 0: MatMul x [bt, S, K] x
+   W [K, N] + bias, Tanh, + residual res [bt, S, N]; gemm 1: Gemm x [M, K], W [N, K] (transB),
+   C = bias [N], alpha, then Sigmoid. Output "y". With ref != NULL, *ref_ok says whether the CPU
+   reference of the float32 graph on x (and res) was computed into ref [M, N]. */
+static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int64_t S, int64_t K, int64_t N, float alpha,
+                                   const float* x, const float* w, const float* b, const float* res, float* ref, int* ref_ok,
+                                   const char* name) {
+    int64_t M = bt * S, xd[3], wd[2], bd[1];
+    aicf_graph* g = NULL;
+    aicf_plan* cp = NULL;
+    aicf_exec* ce = NULL;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    aicf_attr at[2];
+    if (ref_ok) *ref_ok = 0;
+    aicf_graph_create(ctx, &g);
+    aicf_graph_set_opset(g, "", 17);
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    xd[0] = bt, xd[1] = S, xd[2] = K;
+    if (gemm) xd[0] = M, xd[1] = K;
+    td.name = "x", td.rank = gemm ? 2 : 3, td.dims = xd;
+    aicf_graph_add_input(g, &td);
+    if (!gemm) {
+        int64_t rd[3];
+        rd[0] = bt, rd[1] = S, rd[2] = N;
+        td.name = "res", td.rank = 3, td.dims = rd;
+        aicf_graph_add_input(g, &td);
+    }
+    wd[0] = gemm ? N : K, wd[1] = gemm ? K : N;
+    td.name = "W", td.rank = 2, td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
+    aicf_graph_add_constant(g, &td);
+    bd[0] = N;
+    td.name = "bias", td.rank = 1, td.dims = bd, td.data = b, td.data_bytes = sizeof(float) * (size_t)N;
+    aicf_graph_add_constant(g, &td);
+    memset(&nd, 0, sizeof nd);
+    memset(at, 0, sizeof at);
+    if (gemm) {
+        const char *in[3] = {"x", "W", "bias"}, *out[1] = {"h"}, *sin_[1] = {"h"}, *sout[1] = {"y"};
+        at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
+        at[1].name = "alpha", at[1].type = AICF_ATTR_FLOAT, at[1].f = alpha;
+        nd.name = "gemm", nd.op_type = "Gemm", nd.inputs = in, nd.num_inputs = 3, nd.outputs = out, nd.num_outputs = 1;
+        nd.attrs = at, nd.num_attrs = 2;
+        aicf_graph_add_node(g, &nd);
+        memset(&nd, 0, sizeof nd);
+        nd.name = "sig", nd.op_type = "Sigmoid", nd.inputs = sin_, nd.num_inputs = 1, nd.outputs = sout, nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+    } else {
+        const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *tin[1] = {"h"},
+                   *tout[1] = {"t"}, *rin[2] = {"res", "t"}, *rout[1] = {"y"};
+        nd.name = "mm", nd.op_type = "MatMul", nd.inputs = in, nd.num_inputs = 2, nd.outputs = out, nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+        nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
+        aicf_graph_add_node(g, &nd);
+        nd.name = "tanh", nd.op_type = "Tanh", nd.inputs = tin, nd.num_inputs = 1, nd.outputs = tout;
+        aicf_graph_add_node(g, &nd);
+        nd.name = "residual", nd.op_type = "Add", nd.inputs = rin, nd.num_inputs = 2, nd.outputs = rout;
+        aicf_graph_add_node(g, &nd);
+    }
+    CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph: %s", name, aicf_last_error(ctx));
+    if (!ref) return g;
+    cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO); /* the CPU reference of the float32 graph */
+    if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS && aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * K)) == AICF_SUCCESS &&
+        (gemm || aicf_exec_set_input(ce, 1, res, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS) && aicf_exec_run(ce) == AICF_SUCCESS)
+        *ref_ok = aicf_exec_get_output(ce, 0, ref, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS;
+    CHECK(*ref_ok, "%s: CPU reference", name);
+    aicf_exec_destroy(ce);
+    aicf_plan_destroy(cp);
+    return g;
+}
+
 static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
     static const struct { int gemm; int64_t bt, S, K, N; float alpha; } TC[] = {
         {0, 2, 40, 64, 96, 1.0f},     /* M = 80: small-M 16 x 32 (15 blocks), partial N tile */
@@ -3061,15 +3132,11 @@ static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++)
         for (v = 0; v < 3; v++) { /* 0 GENERATED fp16, 1 AUTO fp16 without cuBLASLt, 2 GENERATED fp32 */
             aicf_context* cx = v == 1 ? ctx_nolt : ctx;
-            int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, xd[3], wd[2], bd[1];
+            int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N;
             int applies = K % 8 == 0 && v != 2, i, si, found = 0;
             aicf_graph* g = NULL;
-            aicf_plan *p = NULL, *cp = NULL;
-            aicf_exec* ce = NULL;
+            aicf_plan* p = NULL;
             aicf_plan_desc pd;
-            aicf_tensor_desc td;
-            aicf_node_desc nd;
-            aicf_attr at[2];
             float *x = (float*)malloc(sizeof(float) * (size_t)(M * K)), *w = (float*)malloc(sizeof(float) * (size_t)(K * N));
             float *b = (float*)malloc(sizeof(float) * (size_t)N), *res = (float*)malloc(sizeof(float) * (size_t)(M * N));
             float *ref = (float*)malloc(sizeof(float) * (size_t)(M * N)), *got = (float*)malloc(sizeof(float) * (size_t)(M * N));
@@ -3081,59 +3148,7 @@ static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
             for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f);
             for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f);
             for (i = 0; i < M * N; i++) res[i] = rndf(-1, 1);
-            aicf_graph_create(cx, &g);
-            aicf_graph_set_opset(g, "", 17);
-            memset(&td, 0, sizeof td);
-            td.dtype = AICF_DTYPE_FLOAT32;
-            xd[0] = TC[q].bt, xd[1] = TC[q].S, xd[2] = K;
-            if (TC[q].gemm) xd[0] = M, xd[1] = K;
-            td.name = "x", td.rank = TC[q].gemm ? 2 : 3, td.dims = xd;
-            aicf_graph_add_input(g, &td);
-            if (!TC[q].gemm) {
-                int64_t rd[3];
-                rd[0] = TC[q].bt, rd[1] = TC[q].S, rd[2] = N;
-                td.name = "res", td.rank = 3, td.dims = rd;
-                aicf_graph_add_input(g, &td);
-            }
-            wd[0] = TC[q].gemm ? N : K, wd[1] = TC[q].gemm ? K : N;
-            td.name = "W", td.rank = 2, td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
-            aicf_graph_add_constant(g, &td);
-            bd[0] = N;
-            td.name = "bias", td.rank = 1, td.dims = bd, td.data = b, td.data_bytes = sizeof(float) * (size_t)N;
-            aicf_graph_add_constant(g, &td);
-            memset(&nd, 0, sizeof nd);
-            memset(at, 0, sizeof at);
-            if (TC[q].gemm) {
-                const char *in[3] = {"x", "W", "bias"}, *out[1] = {"h"}, *sin_[1] = {"h"}, *sout[1] = {"y"};
-                at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
-                at[1].name = "alpha", at[1].type = AICF_ATTR_FLOAT, at[1].f = TC[q].alpha;
-                nd.name = "gemm", nd.op_type = "Gemm", nd.inputs = in, nd.num_inputs = 3, nd.outputs = out, nd.num_outputs = 1;
-                nd.attrs = at, nd.num_attrs = 2;
-                aicf_graph_add_node(g, &nd);
-                memset(&nd, 0, sizeof nd);
-                nd.name = "sig", nd.op_type = "Sigmoid", nd.inputs = sin_, nd.num_inputs = 1, nd.outputs = sout, nd.num_outputs = 1;
-                aicf_graph_add_node(g, &nd);
-            } else {
-                const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *tin[1] = {"h"},
-                           *tout[1] = {"t"}, *rin[2] = {"res", "t"}, *rout[1] = {"y"};
-                nd.name = "mm", nd.op_type = "MatMul", nd.inputs = in, nd.num_inputs = 2, nd.outputs = out, nd.num_outputs = 1;
-                aicf_graph_add_node(g, &nd);
-                nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
-                aicf_graph_add_node(g, &nd);
-                nd.name = "tanh", nd.op_type = "Tanh", nd.inputs = tin, nd.num_inputs = 1, nd.outputs = tout;
-                aicf_graph_add_node(g, &nd);
-                nd.name = "residual", nd.op_type = "Add", nd.inputs = rin, nd.num_inputs = 2, nd.outputs = rout;
-                aicf_graph_add_node(g, &nd);
-            }
-            CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph: %s", name, aicf_last_error(cx));
-            /* the CPU reference of the float32 graph */
-            cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
-            if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS && aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * K)) == AICF_SUCCESS &&
-                (TC[q].gemm || aicf_exec_set_input(ce, 1, res, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS) && aicf_exec_run(ce) == AICF_SUCCESS)
-                ref_ok = aicf_exec_get_output(ce, 0, ref, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS;
-            CHECK(ref_ok, "%s: CPU reference", name);
-            aicf_exec_destroy(ce);
-            aicf_plan_destroy(cp);
+            g = gemm_test_graph(cx, TC[q].gemm, TC[q].bt, TC[q].S, K, N, TC[q].alpha, x, w, b, res, ref, &ref_ok, name);
             memset(&pd, 0, sizeof pd);
             pd.backend = AICF_BACKEND_CUDA;
             pd.policy.precision = v == 2 ? AICF_PRECISION_FP32 : AICF_PRECISION_FP16;
@@ -3226,6 +3241,272 @@ static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
             aicf_graph_destroy(g);
             free(x), free(w), free(b), free(res), free(ref), free(got);
         }
+}
+
+/* The Hopper GEMM (aicf_gemm_wg_f16_*, aicf__cuo_lower_gemm_wg), on the fake driver as a device
+   of compute capability 9.0 with cuTensorMapEncodeTiled (fakecuda_set_tmap): the AUTO rule's
+   choice without cuBLASLt at float16 where it applies (wg_pick: 128 <= M <= 256, at most 2 x SMs tiles of 64 x 32; the
+   tile, the K split and the stages), never with cuBLASLt loaded, under matmul_algo GENERATED or
+   CUBLASLT, at float32,
+   at M < 128 or M > 256, without cuTensorMapEncodeTiled or on another compute capability. Checked: one
+   launch of the expected kernel, the grid (N tiles, M tiles, KS), 128 threads, the shared
+   memory, the flags (W a constant: 4; the stages in bits 8-15), both tensor map requests (dims,
+   row stride, box, swizzle), the patches (two tensor maps at 0 and 128, A, B, D and the chain's
+   operands at 256 + the tensor-core GEMM's fields), the argument struct run on the host against
+   the CPU reference, the plan file naming the tensor-map patches; at exec creation the maps the
+   driver encoded, read back from the kernel node's argument (the fake writes its inputs: the
+   tensor's device address, dims, stride, box, swizzle, float16, L2 promotion 128 bytes); and a
+   refused encoding fails aicf_exec_create with a message naming cuTensorMapEncodeTiled. */
+static int wg_pick(int64_t M, int64_t N, int64_t K, int64_t sm, int64_t optin, int* bn, int* ks, int64_t* stages, unsigned* smem) {
+    int64_t t32 = ((M + 63) / 64) * ((N + 31) / 32), nslab = (K + 63) / 64, per, slot, red;
+    if (M < 128 || M > 256 || t32 > 2 * sm) return 0;
+    *ks = nslab >= 16 && 2 * t32 < sm ? 4 : 1;
+    *bn = 2 * t32 * *ks >= sm ? 32 : 16;
+    per = (nslab + *ks - 1) / *ks;
+    slot = (64 + *bn) * 128;
+    red = (int64_t)(*ks - 1) * (*bn / 2) * 128 * 4;
+    *stages = (optin - 1024 - 1024 - 8 - red) / (slot + 8);
+    if (*stages > per) *stages = per;
+    if (*stages > 255) *stages = 255;
+    *smem = (unsigned)(1024 + *stages * (slot + 8) + 8 + red);
+    return *stages >= 1;
+}
+
+static void test_gemm_wg(const char* path) {
+    static const struct { int gemm; int64_t bt, S, K, N; float alpha; int algo, prec, cc, tmap, lt; } TC[] = {
+        /* algo 0 AUTO, 1 GENERATED, 2 CUBLASLT; prec 1 fp16, 0 fp32; cc 90 or 89; lt: the fake cuBLASLt loaded */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 0},  /* the encoder's qkv at batch 1: 64 x 32, 72 CTAs */
+        {0, 1, 128, 1536, 384, 1.0f, 0, 1, 90, 1, 0},  /* its f2: K = 1536 split over clusters of 4, 64 x 32 */
+        {0, 2, 100, 64, 96, 1.0f, 0, 1, 90, 1, 0},     /* M = 200: 64 x 16, partial tiles */
+        {1, 1, 150, 72, 200, 0.5f, 0, 1, 90, 1, 0},    /* Gemm transB, K = 72: a partial slab */
+        {1, 1, 256, 1024, 64, 1.0f, 0, 1, 90, 1, 0},   /* the MLP's last layer at batch 256: 64 x 16 _tb_k4 */
+        {1, 1, 128, 8192, 256, 1.0f, 0, 1, 90, 1, 0},  /* K = 8192: the stages refilled (ring), K split */
+        {1, 1, 64, 1024, 1024, 1.0f, 0, 1, 90, 1, 0},  /* M = 64: not by rule */
+        {0, 1, 256, 4096, 1024, 1.0f, 0, 1, 90, 1, 0}, /* 64 x 32, 64 slabs through a ring of stages */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* M = 1024: not by rule (cuBLASLt) */
+        {0, 1, 128, 384, 1152, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED: the portable tensor-core GEMM */
+        {0, 1, 128, 384, 1152, 1.0f, 2, 1, 90, 1, 1},  /* CUBLASLT */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 0, 90, 1, 0},  /* float32 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 89, 1, 0},  /* compute capability 8.9 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 0, 0},  /* a driver without cuTensorMapEncodeTiled */
+        {0, 1, 24, 36, 64, 1.0f, 0, 1, 90, 1, 0},      /* K % 8 != 0 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 1},  /* AUTO with cuBLASLt loaded: cuBLASLt (measured faster in the models) */
+    };
+    fake_exec_dev fd;
+    void (*set_tmap)(int) = NULL;
+    void (*keep_args)(const char*, size_t) = NULL;
+    const unsigned char* (*kept_args)(int*) = NULL;
+    void (*fail)(const char*, int, int) = NULL;
+    void (*reset)(void) = NULL;
+    void* sym;
+    int q;
+    if (!fake_exec_open(path, "Hopper GEMM", &fd)) return;
+    sym = dlsym(fd.h, "fakecuda_set_tmap"), memcpy(&set_tmap, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_keep_args"), memcpy(&keep_args, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_kept_args"), memcpy(&kept_args, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_fail"), memcpy(&fail, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_reset"), memcpy(&reset, &sym, sizeof sym);
+    if (!set_tmap || !keep_args || !kept_args || !fail || !reset) {
+        printf("SKIP Hopper GEMM: the fake driver lacks fakecuda_set_tmap / _keep_args / _kept_args / _fail / _reset\n");
+        g_skip++;
+        fake_exec_close(&fd);
+        return;
+    }
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
+        int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, sm, optin, stages = 0;
+        int i, si, found = 0, ref_ok = 0, bn = 0, ks = 0, want_wg;
+        unsigned smem_want = 0;
+        aicf_context* ctx;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_exec* e = NULL;
+        aicf_plan_desc pd;
+        float *x = (float*)malloc(sizeof(float) * (size_t)(M * K)), *w = (float*)malloc(sizeof(float) * (size_t)(K * N));
+        float *b = (float*)malloc(sizeof(float) * (size_t)N), *res = (float*)malloc(sizeof(float) * (size_t)(M * N));
+        float *ref = (float*)malloc(sizeof(float) * (size_t)(M * N)), *got = (float*)malloc(sizeof(float) * (size_t)(M * N));
+        char name[160], want[64];
+        fd.set_device(1, TC[q].cc / 10, TC[q].cc % 10);
+        set_tmap(TC[q].tmap);
+        if (TC[q].lt) {
+            ctx = fake_lt_ctx(path);
+        } else { /* no cuBLASLt: the AUTO rule's case for the Hopper GEMM */
+            aicf_context_desc cd;
+            memset(&cd, 0, sizeof cd);
+            cd.cuda_driver_path = path;
+            cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+            cd.flags = AICF_CONTEXT_NO_THREADS;
+            ctx = NULL;
+            if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
+                aicf_context_destroy(ctx);
+                ctx = NULL;
+            }
+        }
+        snprintf(name, sizeof name, "Hopper GEMM %s M=%lld N=%lld K=%lld [%s %s, cc %d.%d%s%s]", TC[q].gemm ? "Gemm transB" : "MatMul",
+                 (long long)M, (long long)N, (long long)K, TC[q].algo == 0 ? "AUTO" : TC[q].algo == 1 ? "GENERATED" : "CUBLASLT",
+                 TC[q].prec ? "fp16" : "fp32", TC[q].cc / 10, TC[q].cc % 10, TC[q].tmap ? "" : ", no cuTensorMapEncodeTiled",
+                 TC[q].lt ? ", cuBLASLt loaded" : "");
+        if (!ctx) {
+            CHECK(0, "%s: context", name);
+            goto next;
+        }
+        sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
+        optin = ctx->cuda && ctx->cuda->max_smem_optin > 0 ? ctx->cuda->max_smem_optin : 232448;
+        want_wg = TC[q].algo == 0 && !TC[q].lt && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && K % 8 == 0 && N % 8 == 0 &&
+                  wg_pick(M, N, K, sm, optin, &bn, &ks, &stages, &smem_want);
+        snprintf(want, sizeof want, "aicf_gemm_wg_f16_64x%d%s%s", bn, TC[q].gemm ? "_tb" : "", ks == 4 ? "_k4" : "");
+        for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
+        for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f);
+        for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f);
+        for (i = 0; i < M * N; i++) res[i] = rndf(-1, 1);
+        g = gemm_test_graph(ctx, TC[q].gemm, TC[q].bt, TC[q].S, K, N, TC[q].alpha, x, w, b, res, want_wg ? ref : NULL, &ref_ok, name);
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = TC[q].prec ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        pd.policy.matmul_algo = TC[q].algo == 0 ? AICF_MATMUL_AUTO : TC[q].algo == 1 ? AICF_MATMUL_GENERATED : AICF_MATMUL_CUBLASLT;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        for (si = 0; p && si < p->n_steps; si++) {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op;
+            aicf__k_gemm_wg wa;
+            aicf__tmap_req ra, rb;
+            const float* src_of[AICF__EW_MAX_OPS];
+            int k, e2, bad = 0, A_t = -1, B_t = -1, D_t = -1, TA_t = -1, TB_t = -1;
+            int64_t m, n, kk;
+            if (strncmp(st->kernel, "aicf_gemm_wg_", 13) != 0) continue;
+            found++;
+            CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want),
+                  "%s: one launch of %s, the epilogue inside (got %s, %d of %d)", name, want, st->kernel, st->epi_native, st->n_epi);
+            if (!pr || pr->n_ops != 1) continue;
+            op = aicf__cuo_prog_ops(pr);
+            memcpy(&wa, op->args, sizeof wa);
+            memcpy(&ra, wa.ta, sizeof ra);
+            memcpy(&rb, wa.tb, sizeof rb);
+            CHECK(op->args_size == 1216 && op->block[0] == 128 && op->block[1] == 1 && op->grid[0] == (unsigned)((N + bn - 1) / bn) &&
+                      op->grid[1] == (unsigned)((M + 63) / 64) && op->grid[2] == (unsigned)ks && op->shared_bytes == smem_want,
+                  "%s: launch grid %u,%u,%u block %u shared %u (want %u) args %u", name, op->grid[0], op->grid[1], op->grid[2], op->block[0],
+                  op->shared_bytes, smem_want, op->args_size);
+            CHECK(wa.g.M == M && wa.g.N == N && wa.g.K == K && wa.g.lda == K && wa.g.ldb == (TC[q].gemm ? K : N) &&
+                      wa.g.alpha == TC[q].alpha && wa.g.e.n == M * N && wa.g.e.n_ops == (TC[q].gemm ? 2 : 3) &&
+                      wa.g.flags == (int32_t)(AICF__GEMV_B_CONST | (stages << 8)),
+                  "%s: arguments M %lld N %lld K %lld ops %d flags 0x%x (want W constant 4 | %lld stages << 8)", name, (long long)wa.g.M,
+                  (long long)wa.g.N, (long long)wa.g.K, wa.g.e.n_ops, (unsigned)wa.g.flags, (long long)stages);
+            CHECK(ra.magic == AICF__TMAP_MAGIC && ra.swizzle == 3 && ra.box[0] == 64 && ra.box[1] == 64 && ra.dims[0] == (uint64_t)K &&
+                      ra.dims[1] == (uint64_t)M && ra.stride1 == (uint64_t)K * 2,
+                  "%s: A's tensor map request: magic %x swizzle %u box %u x %u dims %llu x %llu stride %llu", name, ra.magic, ra.swizzle,
+                  ra.box[0], ra.box[1], (unsigned long long)ra.dims[0], (unsigned long long)ra.dims[1], (unsigned long long)ra.stride1);
+            CHECK(rb.magic == AICF__TMAP_MAGIC &&
+                      (TC[q].gemm ? (rb.swizzle == 3 && rb.box[0] == 64 && rb.box[1] == (uint32_t)bn && rb.dims[0] == (uint64_t)K &&
+                                     rb.dims[1] == (uint64_t)N && rb.stride1 == (uint64_t)K * 2)
+                                  : (rb.swizzle == (bn == 32 ? 2u : 1u) && rb.box[0] == (uint32_t)bn && rb.box[1] == 64 &&
+                                     rb.dims[0] == (uint64_t)N && rb.dims[1] == (uint64_t)K && rb.stride1 == (uint64_t)N * 2)),
+                  "%s: B's tensor map request: swizzle %u box %u x %u dims %llu x %llu stride %llu", name, rb.swizzle, rb.box[0], rb.box[1],
+                  (unsigned long long)rb.dims[0], (unsigned long long)rb.dims[1], (unsigned long long)rb.stride1);
+            for (k = 0; k < AICF__EW_MAX_OPS; k++) src_of[k] = NULL;
+            for (k = 0; k < op->n_patch; k++) {
+                const aicf__cuo_fix* f = &op->patch[k];
+                size_t g0 = offsetof(aicf__k_gemm_wg, g), so = g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops);
+                const char* tn = f->tensor >= 0 ? p->g->tensors[f->tensor].name : "";
+                if (f->add) bad++;
+                else if (f->field == 0 && f->tmap) TA_t = f->tensor;
+                else if (f->field == 128 && f->tmap) TB_t = f->tensor;
+                else if (f->tmap) bad++;
+                else if (f->field == g0 + offsetof(aicf__k_gemv, a)) A_t = f->tensor;
+                else if (f->field == g0 + offsetof(aicf__k_gemv, b)) B_t = f->tensor;
+                else if (f->field == g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) D_t = f->tensor;
+                else if (f->field >= so && (f->field - so) % sizeof(aicf__k_ew_op) == offsetof(aicf__k_ew_op, src) &&
+                         (f->field - so) / sizeof(aicf__k_ew_op) < AICF__EW_MAX_OPS)
+                    src_of[(f->field - so) / sizeof(aicf__k_ew_op)] = !strcmp(tn, "bias") ? b : !strcmp(tn, "res") ? res : NULL;
+                else bad++;
+            }
+            CHECK(!bad && A_t == st->in[0] && TA_t == A_t && B_t >= 0 && TB_t == B_t && !strcmp(p->g->tensors[B_t].name, "W") && D_t == st->out[0],
+                  "%s: patches: maps of %d and %d, A %d (in %d) B %d D %d (out %d) (%d unexpected)", name, TA_t, TB_t, A_t, st->in[0], B_t,
+                  D_t, st->out[0], bad);
+            {
+                size_t need = 0;
+                char* txt = NULL;
+                if (aicf_plan_serialize(p, NULL, 0, &need) == AICF_SUCCESS && (txt = (char*)malloc(need)) != NULL &&
+                    aicf_plan_serialize(p, txt, need, &need) == AICF_SUCCESS) {
+                    char m0[32], m1[32];
+                    aicf_plan* lp = NULL;
+                    aicf_result lr;
+                    snprintf(m0, sizeof m0, " patch=0:tmap:%d+0", A_t);
+                    snprintf(m1, sizeof m1, ",128:tmap:%d+0", B_t);
+                    CHECK(strstr(txt, m0) && strstr(txt, m1), "%s: the plan file names the tensor-map patches (%s, %s)", name, m0, m1);
+                    lr = aicf_plan_load_memory(g, txt, strlen(txt), &lp);
+                    CHECK(lr == AICF_SUCCESS && lp && !strcmp(lp->steps[si].kernel, want), "%s: the plan file loads back (%s: %s)", name,
+                          aicf_result_str(lr), lr == AICF_SUCCESS ? "" : aicf_last_error(ctx));
+                    aicf_plan_destroy(lp);
+                } else {
+                    CHECK(0, "%s: plan save: %s", name, aicf_last_error(ctx));
+                }
+                free(txt);
+            }
+            if (!ref_ok) continue;
+            for (m = 0; m < M; m++) /* the argument struct on the host, from float16-rounded inputs */
+                for (n = 0; n < N; n++) {
+                    float acc = 0.0f, val;
+                    int64_t i2 = m * N + n;
+                    for (kk = 0; kk < K; kk++)
+                        acc += h16(x[m * wa.g.lda + kk]) * h16(TC[q].gemm ? w[n * wa.g.ldb + kk] : w[kk * wa.g.ldb + n]);
+                    val = acc * wa.g.alpha;
+                    for (e2 = 0; e2 < wa.g.e.n_ops; e2++) {
+                        const aicf__k_ew_op* o = &wa.g.e.ops[e2];
+                        if (o->code == 2) val = tanhf(val);
+                        else if (o->code == 3) val = 1.0f / (1.0f + expf(-val));
+                        else if (o->code == 101 && src_of[e2]) {
+                            float u = h16(gv_src(&o->src, wa.g.e.dims, i2, src_of[e2]));
+                            val = o->left ? u + val : val + u;
+                        } else val = NAN;
+                    }
+                    got[i2] = h16(val);
+                }
+            CHECK(rel_l2(got, ref, (size_t)(M * N)) <= 2e-3, "%s: emulated Hopper GEMM vs CPU reference rel err %.3g", name,
+                  rel_l2(got, ref, (size_t)(M * N)));
+            /* exec creation: the driver's maps in the node's argument */
+            keep_args("aicf_gemm_wg_", 256);
+            if (aicf_exec_create(p, NULL, &e) == AICF_SUCCESS) {
+                int nk = 0;
+                const unsigned char* kept = kept_args(&nk);
+                uint64_t wa_[16], wb_[16], pa = 0, pb = 0;
+                memcpy(wa_, kept, 128);
+                memcpy(wb_, kept + 128, 128);
+                aicf__cuda_exec_device_ptr(e, A_t, &pa);
+                aicf__cuda_exec_device_ptr(e, B_t, &pb);
+                CHECK(nk == 1 && pa && pb && wa_[6] == 0x4d544b46u && wb_[6] == 0x4d544b46u && wa_[0] == pa && wb_[0] == pb &&
+                          wa_[1] == ra.dims[0] && wa_[2] == ra.dims[1] && wa_[3] == ra.stride1 && wa_[4] == (64u | (64ull << 32)) &&
+                          wa_[5] == (3u | 6u << 8 | 2u << 16) && wb_[1] == rb.dims[0] && wb_[2] == rb.dims[1] && wb_[3] == rb.stride1 &&
+                          wb_[4] == (rb.box[0] | (uint64_t)rb.box[1] << 32) && wb_[5] == (rb.swizzle | 6u << 8 | 2u << 16),
+                      "%s: exec: the encoded tensor maps (nodes %d; A at 0x%llx, map 0x%llx; B at 0x%llx, map 0x%llx)", name, nk,
+                      (unsigned long long)pa, (unsigned long long)wa_[0], (unsigned long long)pb, (unsigned long long)wb_[0]);
+                aicf_exec_destroy(e);
+                e = NULL;
+            } else {
+                CHECK(0, "%s: exec create: %s", name, aicf_last_error(ctx));
+            }
+            keep_args(NULL, 0);
+            fail("cuTensorMapEncodeTiled", 1, 0);
+            {
+                aicf_result r = aicf_exec_create(p, NULL, &e);
+                CHECK(r == AICF_ERROR_CUDA && e == NULL && strstr(aicf_last_error(ctx), "cuTensorMapEncodeTiled") &&
+                          strstr(aicf_last_error(ctx), "dims"),
+                      "%s: a refused tensor map fails exec creation (%s: %s)", name, aicf_result_str(r), aicf_last_error(ctx));
+                if (e) aicf_exec_destroy(e);
+                e = NULL;
+            }
+            fail(NULL, 0, 0);
+        }
+        CHECK(found == want_wg, "%s: %d Hopper GEMM steps, expected %d%s%s", name, found, want_wg, want_wg ? ": " : "", want_wg ? want : "");
+        if (found == want_wg) printf("ok   %s: %s\n", name, want_wg ? want : "not the Hopper GEMM");
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    next:
+        aicf_context_destroy(ctx);
+        free(x), free(w), free(b), free(res), free(ref), free(got);
+    }
+    set_tmap(0);
+    reset();
+    fake_exec_close(&fd);
 }
 
 /* The persistent GEMV chain (aicf_gemvp_*): a float32 MLP of 2..5 Linear layers (Gemm transB,
@@ -3853,6 +4134,7 @@ int main(int argc, char** argv) {
     test_gemv_pdl(path);
     test_autotune_gemm(path);
     test_exec_concat_view_matmul(path);
+    test_gemm_wg(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:
     aicf_context_destroy(ctx_nolt);

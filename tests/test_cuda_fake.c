@@ -114,6 +114,16 @@ SA(c_jerrsz, AICF__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES == CU_JIT_ERROR_LOG_BUFFER
 #  define CHECK_PFN(name, version, params) typedef PFN_##name##_v##version chk_pfn_##name;
 AICF__CUDA_API(CHECK_PFN)
 #  undef CHECK_PFN
+/* cuTensorMapEncodeTiled (ABI 12000, resolved optionally): the constants aicf passes, the
+   sizes of the types it passes as int / uint32_t / uint64_t, the map's 128 bytes */
+typedef PFN_cuTensorMapEncodeTiled_v12000 chk_pfn_tmap;
+SA(tm_f16, AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 == CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+SA(tm_l2, AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B == CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+SA(tm_sw, CU_TENSOR_MAP_SWIZZLE_32B == 1 && CU_TENSOR_MAP_SWIZZLE_64B == 2 && CU_TENSOR_MAP_SWIZZLE_128B == 3 &&
+              CU_TENSOR_MAP_INTERLEAVE_NONE == 0 && CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE == 0);
+SA(tm_enum, sizeof(CUtensorMapDataType) == sizeof(int) && sizeof(CUtensorMapSwizzle) == sizeof(int) &&
+                sizeof(cuuint32_t) == sizeof(uint32_t) && sizeof(cuuint64_t) == sizeof(uint64_t));
+SA(tm_size, sizeof(CUtensorMap) == 128);
 /* cuBLASLt */
 SA(lt_algo, sizeof(aicf__cublasLtMatmulAlgo_t) == sizeof(cublasLtMatmulAlgo_t));
 SA(lt_heur, sizeof(aicf__cublasLtMatmulHeuristicResult_t) == sizeof(cublasLtMatmulHeuristicResult_t));

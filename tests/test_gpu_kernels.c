@@ -39,6 +39,9 @@ static aicf_context* g_ctx_nolt; /* CUDA, cuBLASLt path pointing nowhere: genera
 static int g_have_lt;
 static int g_hits[AICF__KT_NUM_KERNELS + 1];
 static aicf_conv_algo g_conv_algo; /* policy.conv_algo of the CUDA plans (AUTO unless a case sets it) */
+static aicf_matmul_algo g_matmul_algo; /* policy.matmul_algo of the CUDA plans (AUTO unless a case sets it) */
+static int g_cc;                   /* the device's compute capability, e.g. 90 */
+static int g_wg;                   /* the Hopper GEMM can run here (aicf__cuda_wg_ok: cc 9.0, cuTensorMapEncodeTiled) */
 static int g_no_fusion;            /* policy.no_fusion of the plans (the GEMV cases: at fp16 a lone GEMV
                                       would otherwise join its boundary Casts in an aicf_gemvp launch) */
 
@@ -238,6 +241,7 @@ static aicf_result run_graph(aicf_graph* g, aicf_backend backend, aicf_precision
     pd.backend = backend;
     pd.policy.precision = prec;
     pd.policy.conv_algo = g_conv_algo;
+    pd.policy.matmul_algo = g_matmul_algo;
     pd.policy.no_fusion = g_no_fusion;
     *out = NULL;
     if ((r = aicf_plan_create(g, &pd, &p)) != AICF_SUCCESS) return r;
@@ -436,6 +440,26 @@ static void run_case_both(tcase* tc, const char* gen_expect) {
     run_case(&t2);
 }
 
+/* run_case_both with matmul_algo CUBLASLT for the cuBLASLt run and GENERATED for the other:
+   the portable tensor-core GEMM cases, whose shapes the AUTO rule gives to the Hopper GEMM on
+   compute capability 9.0 */
+static void run_case_both_tc(tcase* tc, const char* gen_expect) {
+    tcase t2 = *tc;
+    int i;
+    g_matmul_algo = AICF_MATMUL_CUBLASLT;
+    if (g_have_lt) run_case(tc);
+    t2.no_lt = 1;
+    t2.expect = gen_expect;
+    for (i = 0; i < t2.n_attr; i++) { /* re-point owned storage into the copy */
+        if (t2.attrs[i].type == AICF_ATTR_INTS) t2.attrs[i].ints = t2.ints[i];
+        if (t2.attrs[i].type == AICF_ATTR_STRING) t2.attrs[i].s = t2.strs[i];
+    }
+    snprintf(t2.name + strlen(t2.name), sizeof t2.name - strlen(t2.name), " (generated)");
+    g_matmul_algo = AICF_MATMUL_GENERATED;
+    run_case(&t2);
+    g_matmul_algo = AICF_MATMUL_AUTO;
+}
+
 static const int64_t* D(int n, ...) {
     static int64_t buf[16][AICF_MAX_RANK];
     static int slot;
@@ -461,6 +485,21 @@ static const float* FV(int n, ...) {
     for (i = 0; i < n; i++) f[i] = (float)va_arg(ap, double);
     va_end(ap);
     return f;
+}
+
+/* A Gemm case: A [M, K], B [K, N] or (tb) [N, K] constant, C none / [N] (c 1) / [M, N] (c 2), alpha */
+static void gemm_tcase(tcase* tc, aicf_precision pr, int64_t M, int64_t N, int64_t K, int tb, int c, float alpha, const char* what) {
+    char nm[128];
+    snprintf(nm, sizeof nm, "Gemm%s M=%lld N=%lld K=%lld%s alpha=%g (%s)", tb ? " transB" : "", (long long)M, (long long)N, (long long)K,
+             c == 1 ? " +C[N]" : c == 2 ? " +C[M,N]" : "", alpha, what);
+    tc_new(tc, "Gemm", pr, nm);
+    tc_in(tc, "a", 2, DIMS(2, M, K), 0, -1, 1);
+    if (tb) tc_in(tc, "b", 2, DIMS(2, N, K), 1, -1, 1);
+    else tc_in(tc, "b", 2, DIMS(2, K, N), 1, -1, 1);
+    if (c == 1) tc_in(tc, "c", 1, DIMS(1, N), 1, -1, 1);
+    if (c == 2) tc_in(tc, "c", 2, DIMS(2, M, N), 0, -1, 1);
+    if (tb) tc_attr_i(tc, "transB", 1);
+    if (alpha != 1.0f) tc_attr_f(tc, "alpha", alpha);
 }
 
 /* ---- the cases ---- */
@@ -929,8 +968,9 @@ static void cases_gemm(void) {
                 g_no_fusion = 0;
             }
         }
-        /* the tensor-core GEMMs (float16; without cuBLASLt they take every GEMM they apply to: K,
-           N, lda, ldb multiples of 8): the small-M kernel where one of its tiles fits one wave
+        /* the tensor-core GEMMs (float16, under matmul_algo GENERATED, beside cuBLASLt under CUBLASLT:
+           on compute capability 9.0 the AUTO rule gives most of these shapes to the Hopper GEMM
+           below; K, N, lda, ldb multiples of 8): the small-M kernel where one of its tiles fits one wave
            (src/81_cuda_ops.c aicf__cuo_lower_gemm_tcs: every tile, B [K, N] and [N, K]; K
            groups full, half full (K % 16 == 8) and empty; partial tiles in M and N), else the
            pipelined one: 64 x 64 tiles, and 128 x 128 with at least one such tile per SM; C [N] /
@@ -956,33 +996,60 @@ static void cases_gemm(void) {
             };
             size_t q;
             for (q = 0; q < sizeof TC / sizeof TC[0]; q++) {
-                char nm[128];
-                snprintf(nm, sizeof nm, "Gemm%s M=%lld N=%lld K=%lld%s alpha=%g (tensor-core GEMM)", TC[q].tb ? " transB" : "",
-                         (long long)TC[q].M, (long long)TC[q].N, (long long)TC[q].K,
-                         TC[q].c == 1 ? " +C[N]" : TC[q].c == 2 ? " +C[M,N]" : "", TC[q].alpha);
-                tc_new(&tc, "Gemm", pr, nm);
-                tc_in(&tc, "a", 2, DIMS(2, TC[q].M, TC[q].K), 0, -1, 1);
-                if (TC[q].tb) tc_in(&tc, "b", 2, DIMS(2, TC[q].N, TC[q].K), 1, -1, 1);
-                else tc_in(&tc, "b", 2, DIMS(2, TC[q].K, TC[q].N), 1, -1, 1);
-                if (TC[q].c == 1) tc_in(&tc, "c", 1, DIMS(1, TC[q].N), 1, -1, 1);
-                if (TC[q].c == 2) tc_in(&tc, "c", 2, DIMS(2, TC[q].M, TC[q].N), 0, -1, 1);
-                if (TC[q].tb) tc_attr_i(&tc, "transB", 1);
-                if (TC[q].alpha != 1.0f) tc_attr_f(&tc, "alpha", TC[q].alpha);
+                gemm_tcase(&tc, pr, TC[q].M, TC[q].N, TC[q].K, TC[q].tb, TC[q].c, TC[q].alpha, "tensor-core GEMM");
                 tc.expect = "cublasLt:matmul";
-                run_case_both(&tc, TC[q].ex);
+                run_case_both_tc(&tc, TC[q].ex);
             }
             /* MatMul with the batch folded into M */
             tc_new(&tc, "MatMul", pr, "MatMul [2,40,64]x[64,96] (tensor-core GEMM)");
             tc_in(&tc, "a", 3, DIMS(3, I64(2), I64(40), I64(64)), 0, -1, 1);
             tc_in(&tc, "b", 2, DIMS(2, I64(64), I64(96)), 1, -1, 1);
             tc.expect = "cublasLt:matmul";
-            run_case_both(&tc, "aicf_gemm_tc_f16_s16x32");
+            run_case_both_tc(&tc, "aicf_gemm_tc_f16_s16x32");
             /* B computed (not a constant: copied after the wait), the small-M kernel */
             tc_new(&tc, "MatMul", pr, "MatMul [48,200]x[200,96] B an input (tensor-core GEMM)");
             tc_in(&tc, "a", 2, DIMS(2, I64(48), I64(200)), 0, -1, 1);
             tc_in(&tc, "b", 2, DIMS(2, I64(200), I64(96)), 0, -1, 1);
             tc.expect = "cublasLt:matmul";
-            run_case_both(&tc, "aicf_gemm_tc_f16_s16x32");
+            run_case_both_tc(&tc, "aicf_gemm_tc_f16_s16x32");
+        }
+        /* the Hopper GEMM (compute capability 9.0: wgmma + TMA, sm_90a), the AUTO rule's choice
+           without cuBLASLt, cuBLASLt's with it (src/81_cuda_ops.c aicf__cuo_lower_gemm_wg: 128 <= M <= 256, at most 2 x SMs
+           tiles of 64 x 32): every variant, B [K, N] and [N, K], K split over a cluster of 4, the
+           stages refilled (K = 4096, 8192), partial tiles in M, N and K (K = 72), C [N] / [M, N] /
+           none, alpha, B a graph input (copied after the wait). The choices assume 132 SMs. */
+        if (pr == AICF_PRECISION_FP16 && g_wg) {
+            static const struct { int64_t M, N, K; int tb, c; float alpha; const char* ex; } WG[] = {
+                {128, 1152, 384, 0, 1, 1.0f, "aicf_gemm_wg_f16_64x32"},       /* the encoder's qkv at batch 1: 72 CTAs */
+                {128, 384, 1536, 0, 2, 1.0f, "aicf_gemm_wg_f16_64x32_k4"},    /* its f2 (+ residual): clusters of 4 over K */
+                {128, 384, 384, 0, 2, 1.0f, "aicf_gemm_wg_f16_64x16"},        /* its o */
+                {160, 1536, 384, 0, 0, 1.0f, "aicf_gemm_wg_f16_64x32"},       /* M = 160: a partial row tile */
+                {128, 256, 2048, 0, 0, -0.5f, "aicf_gemm_wg_f16_64x16_k4"},
+                {256, 1024, 4096, 0, 1, 1.0f, "aicf_gemm_wg_f16_64x32"},      /* 64 slabs through 18 stages */
+                {150, 200, 72, 1, 2, 0.5f, "aicf_gemm_wg_f16_64x16_tb"},      /* partial tiles in M, N and K */
+                {256, 1024, 1024, 1, 1, 1.0f, "aicf_gemm_wg_f16_64x32_tb"},   /* the MLP's hidden layer at batch 256 */
+                {256, 64, 1024, 1, 1, 1.0f, "aicf_gemm_wg_f16_64x16_tb_k4"},  /* its last layer */
+                {128, 640, 1024, 1, 0, 1.0f, "aicf_gemm_wg_f16_64x32_tb_k4"},
+                {128, 256, 8192, 1, 1, 1.0f, "aicf_gemm_wg_f16_64x16_tb_k4"}, /* K split and the stages refilled */
+            };
+            size_t q;
+            for (q = 0; q < sizeof WG / sizeof WG[0]; q++) {
+                gemm_tcase(&tc, pr, WG[q].M, WG[q].N, WG[q].K, WG[q].tb, WG[q].c, WG[q].alpha, "Hopper GEMM");
+                tc.expect = "cublasLt:matmul";
+                run_case_both(&tc, WG[q].ex);
+            }
+            tc_new(&tc, "MatMul", pr, "MatMul [2,100,64]x[64,96] (Hopper GEMM)");
+            tc_in(&tc, "a", 3, DIMS(3, I64(2), I64(100), I64(64)), 0, -1, 1);
+            tc_in(&tc, "b", 2, DIMS(2, I64(64), I64(96)), 1, -1, 1);
+            tc.expect = "cublasLt:matmul";
+            run_case_both(&tc, "aicf_gemm_wg_f16_64x16");
+            tc_new(&tc, "MatMul", pr, "MatMul [144,200]x[200,96] B an input (Hopper GEMM)");
+            tc_in(&tc, "a", 2, DIMS(2, I64(144), I64(200)), 0, -1, 1);
+            tc_in(&tc, "b", 2, DIMS(2, I64(200), I64(96)), 0, -1, 1);
+            tc.expect = "cublasLt:matmul";
+            run_case_both(&tc, "aicf_gemm_wg_f16_64x16");
+        } else if (pr == AICF_PRECISION_FP16) {
+            printf("SKIP Hopper GEMM cases: not on this device (sm_%d) or driver (cuTensorMapEncodeTiled)\n", g_cc);
         }
         /* full C [M,N], beta 0.5, large enough for the 64x64 tiles (16 x 8 = 128 tiles) */
         tc_new(&tc, "Gemm", pr, "Gemm [1024,64]x[64,512]+0.5*C[1024,512]");
@@ -2301,6 +2368,8 @@ int main(int argc, char** argv) {
     CHECK(r == AICF_SUCCESS, "device info: %s", aicf_last_error(g_ctx));
     if (r != AICF_SUCCESS) goto end;
     g_have_lt = info.cublaslt_available;
+    g_cc = info.cc_major * 10 + info.cc_minor;
+    g_wg = aicf__cuda_wg_ok(g_ctx, aicf__cuda_kernel_find("aicf_gemm_wg_f16_64x32"));
     printf("device: %s (sm_%d%d), driver %d, cuBLASLt %s (%zu); kernel table: %d kernels, NVRTC %s, targets %s\n", info.name,
            info.cc_major, info.cc_minor, info.driver_version, g_have_lt ? "loaded" : "absent", info.cublaslt_version,
            AICF__KT_NUM_KERNELS, AICF__KT_NVRTC_VERSION, AICF__KT_TARGETS);
@@ -2324,6 +2393,7 @@ int main(int argc, char** argv) {
                             : !strncmp(nm, "aicf_gemv_", 10)         ? 128u /* aicf__cuo_lower_gemv: 4 warps */
                             : !strncmp(nm, "aicf_attention_", 15)    ? 128u /* aicf__cuo_lower_attention: 4 warps */
                             : !strncmp(nm, "aicf_gemm_tc_f16_s", 18) ? 512u /* aicf__cuo_lower_gemm_tcs: 16 warps */
+                            : !strncmp(nm, "aicf_gemm_wg_", 13)      ? 128u /* aicf__cuo_lower_gemm_wg: one warpgroup */
                                                                      : AICF__CUO_BLOCK;
             CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
                   aicf__kt_kernels[i].block, want);
@@ -2356,6 +2426,11 @@ int main(int argc, char** argv) {
         if (!strcmp(aicf__kt_kernels[i].op, "gemvp")) { /* plans of several steps */
             printf("SKIP %s: exercised by build/test_gpu_fusion (MLP cases, persistent replays at M = 1, 2, 3, 8)\n",
                    aicf__kt_kernels[i].name);
+            continue;
+        }
+        if (!strcmp(aicf__kt_kernels[i].op, "gemm_wg") && !g_wg) { /* sm_90a images, tensor maps */
+            printf("SKIP %s: compute capability 9.0 (sm_90a) and cuTensorMapEncodeTiled only; the device is sm_%d\n",
+                   aicf__kt_kernels[i].name, g_cc);
             continue;
         }
         if (!strcmp(aicf__kt_kernels[i].op, "ewchain")) { /* fused steps: plans with fusion on */
