@@ -3582,6 +3582,15 @@ static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_des
     return AICF_SUCCESS;
 }
 
+/* 1 when a GEMM fits the tensor-core kernels' 16-byte pieces (aicf__cuo_lower_gemm_tc's and
+   aicf__cuo_lower_gemm_wg's common conditions): float16 storage, A not transposed, one GEMM
+   (batch 1), M, N, K >= 1, K, N, lda, ldb multiples of 8, A, B, Y 16-byte aligned. */
+static int aicf__cuo_tc_applies(const aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int Y) {
+    return c->es == 2 && !md->trans_a && md->batch == 1 && md->M >= 1 && md->N >= 1 && md->K >= 1 && md->K % 8 == 0 &&
+           md->N % 8 == 0 && md->lda % 8 == 0 && md->ldb % 8 == 0 && aicf__cuo_align(c, A, 0) >= 16 && aicf__cuo_align(c, B, 0) >= 16 &&
+           aicf__cuo_align(c, Y, 0) >= 16;
+}
+
 /* GEMM on Hopper (templates/gemm_tc.cu.j2 aicf_gemm_wg_body, kernels aicf_gemm_wg_f16_64xBN[_tb]
    [_k4], sm_90a only), the AUTO rule's choice where cuBLASLt is not loaded: Y [M, N] =
    chain(alpha A B + C) as aicf__cuo_lower_gemm_tc computes it, one warpgroup a 64 x BN tile with
@@ -3614,9 +3623,7 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     int64_t sm = 132, smax = 232448 - 1024, t32, nslab, per, slot, red, stages;
     size_t smem;
     aicf_result r;
-    if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
-    if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
-    if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
+    if (!aicf__cuo_tc_applies(c, md, A, B, Y)) return AICF_ERROR_UNSUPPORTED;
     if (md->M > 0x7fffffff - 64 || md->N > 0x7fffffff - 64 || md->K > 0x7fffffff - 64) return AICF_ERROR_UNSUPPORTED; /* TMA coordinates: int32 */
 #if !defined(AICF_NO_CUDA)
     if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
@@ -3711,9 +3718,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
     int n_in, big;
     int64_t sm = 132, tiles128;
     aicf_result r;
-    if (c->es != 2 || md->trans_a || md->batch != 1 || md->M < 1 || md->N < 1 || md->K < 1) return AICF_ERROR_UNSUPPORTED;
-    if (md->K % 8 || md->N % 8 || md->lda % 8 || md->ldb % 8) return AICF_ERROR_UNSUPPORTED;
-    if (aicf__cuo_align(c, A, 0) < 16 || aicf__cuo_align(c, B, 0) < 16 || aicf__cuo_align(c, Y, 0) < 16) return AICF_ERROR_UNSUPPORTED;
+    if (!aicf__cuo_tc_applies(c, md, A, B, Y)) return AICF_ERROR_UNSUPPORTED;
     if ((md->M + 63) / 64 > 65535 || (md->N + 63) / 64 > 0x7fffffff) return AICF_ERROR_UNSUPPORTED;
     if ((r = aicf__cuo_lower_gemm_tcs(c, md, A, B, C, beta, Y, lt_why)) != AICF_ERROR_UNSUPPORTED) return r;
     if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
