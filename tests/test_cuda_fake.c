@@ -238,7 +238,7 @@ static aicf_context* fake_ctx(void) {
 /* ---- image choice rules ---- */
 static void test_image_choice(void) {
     static const unsigned char d[] = "x";
-    aicf__kt_image im[8];
+    aicf__kt_image im[10];
     aicf_context* ctx = NULL;
     aicf_context_desc cd;
     aicf_result r;
@@ -273,6 +273,15 @@ static void test_image_choice(void) {
     CHECK(aicf__cuda_choose_image(9, 0, im, n, 1, 1) == 6, "module 1 on cc 9.0 -> compute_75 PTX (no sm_9x cubin)");
     CHECK(aicf__cuda_choose_image(6, 1, im, n, 1, 1) == -1, "module 1 on cc 6.1 -> nothing");
     CHECK(aicf__cuda_choose_image(9, 0, im, n, 2, 1) == -1, "module without images -> nothing");
+    /* module 3: an architecture-specific sm_90a cubin (is_ptx 2) loads on cc 9.0 alone */
+    IMG(3, 90, 2)
+    CHECK(aicf__cuda_choose_image(9, 0, im, n, 3, 1) == 7, "module 3 (sm_90a) on cc 9.0 -> its cubin");
+    CHECK(aicf__cuda_choose_image(9, 1, im, n, 3, 1) == -1, "module 3 (sm_90a) on cc 9.1 -> nothing (not the lower-minor rule)");
+    CHECK(aicf__cuda_choose_image(10, 0, im, n, 3, 1) == -1, "module 3 (sm_90a) on cc 10.0 -> nothing (not a PTX)");
+    CHECK(aicf__cuda_choose_image(9, 0, im, n, 3, 0) == -1, "module 3 (sm_90a) on cc 9.0 without cubins -> nothing");
+    aicf__cuda_targets_str(im, n, 3, buf, sizeof buf);
+    CHECK(strcmp(buf, "sm_90a") == 0, "targets string of an sm_90a module: \"%s\"", buf);
+    n--;
     /* the message */
     aicf__cuda_targets_str(im, n, 0, buf, sizeof buf);
     CHECK(strcmp(buf, "sm_80 sm_86 sm_89 sm_90 compute_90") == 0, "targets string: \"%s\"", buf);
