@@ -3495,6 +3495,35 @@ static void test_gemm_wg(const char* path) {
                 e = NULL;
             }
             fail(NULL, 0, 0);
+            { /* the two checks of aicf__cuda_encode_tmap no API call can reach: a damaged request, a
+                 driver without cuTensorMapEncodeTiled (aicf__cuda_wg_ok keeps plans from both) */
+                aicf__cuo_op* wop = aicf__cuo_prog_ops(pr);
+                aicf__tmap_req keep;
+                aicf_result r;
+                void* enc;
+                memcpy(&enc, &ctx->cuda->tmap_encode, sizeof enc);
+                memcpy(&keep, wop->args, sizeof keep);
+                ((aicf__tmap_req*)(void*)wop->args)->magic = 0x12345678u;
+                r = aicf_exec_create(p, NULL, &e);
+                CHECK(r == AICF_ERROR_STATE && e == NULL && strstr(aicf_last_error(ctx), "tensor map request is damaged") &&
+                          strstr(aicf_last_error(ctx), "0x12345678"),
+                      "%s: a damaged tensor map request (%s: %s)", name, aicf_result_str(r), aicf_last_error(ctx));
+                if (e) aicf_exec_destroy(e);
+                e = NULL;
+                memcpy(wop->args, &keep, sizeof keep);
+                ctx->cuda->tmap_encode = NULL;
+                r = aicf_exec_create(p, NULL, &e);
+                CHECK(r == AICF_ERROR_NO_DEVICE && e == NULL && strstr(aicf_last_error(ctx), "lacks cuTensorMapEncodeTiled") &&
+                          strstr(aicf_last_error(ctx), "box"),
+                      "%s: a driver without cuTensorMapEncodeTiled (%s: %s)", name, aicf_result_str(r), aicf_last_error(ctx));
+                if (e) aicf_exec_destroy(e);
+                e = NULL;
+                memcpy(&ctx->cuda->tmap_encode, &enc, sizeof enc);
+                CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS, "%s: exec create after the request and the driver are restored: %s",
+                      name, aicf_last_error(ctx));
+                aicf_exec_destroy(e);
+                e = NULL;
+            }
         }
         CHECK(found == want_wg, "%s: %d Hopper GEMM steps, expected %d%s%s", name, found, want_wg, want_wg ? ": " : "", want_wg ? want : "");
         if (found == want_wg) printf("ok   %s: %s\n", name, want_wg ? want : "not the Hopper GEMM");
