@@ -138,7 +138,7 @@ static __device__ __forceinline__ void load_a(const Args& g, unsigned dst, int s
    a cluster of CN x 1 x KS CTAs: CN neighbours along N share A's copies (multicast), KS split K
    (contiguous slab ranges) and add their partial tiles into rank z = 0's shared memory in z order */
 template <int BM, int BN, int TB, int NACC, int CN, int KS>
-__global__ void __launch_bounds__(BM * 2, 1) k_wg(const __grid_constant__ Args g) {
+__global__ void __launch_bounds__(BM * 2, BN >= 128 ? 2 : 1) k_wg(const __grid_constant__ Args g) {
     constexpr int NT = BM * 2, SA = BM * 128, SB = BN * 128, SLOT = SA + SB, NR = BN / 2;
     extern __shared__ unsigned char dsm[];
     const unsigned base = (smem_u32(dsm) + 1023u) & ~1023u;
@@ -266,6 +266,7 @@ __global__ void k_empty(int* p, int pdl) {
 
 /* ---- host ---- */
 struct Cfg { int bm, bn, nacc, cn, ks; };
+static int g_stage_cap = 0; /* > 0: at most this many stages (two CTAs an SM at 128 x 128) */
 typedef void (*LaunchFn)(const Args&, dim3, int, cudaStream_t, bool);
 template <int BM, int BN, int TB, int NACC, int CN, int KS>
 static void launch_t(const Args& a, dim3 grid, int smem, cudaStream_t s, bool prog) {
@@ -304,7 +305,11 @@ static const int BMS[2] = {64, 128}, BNS[3] = {16, 32, 64}, NACCS[2] = {1, 4}, C
 #define LN(BM, BN) LK(BM, BN, 0, 1), LK(BM, BN, 0, 4), LK(BM, BN, 1, 1), LK(BM, BN, 1, 4)
 static const LaunchFn LAUNCH[] = {LN(64, 16), LN(64, 32), LN(64, 64), LN(128, 16), LN(128, 32), LN(128, 64)};
 static int ix(int v, const int* t, int n) { for (int i = 0; i < n; ++i) if (t[i] == v) return i; return -1; }
+/* 64 x 128 and 128 x 128 tiles (the batch-32 shapes): one chain, no cluster, two CTAs an SM */
+static const LaunchFn LAUNCH128[] = {launch_t<64, 128, 0, 1, 1, 1>, launch_t<64, 128, 1, 1, 1, 1>, launch_t<128, 128, 0, 1, 1, 1>,
+                                     launch_t<128, 128, 1, 1, 1, 1>};
 static LaunchFn launch_of(const Cfg& c, int tb) {
+    if (c.bn == 128) return c.nacc == 1 && c.cn == 1 && c.ks == 1 ? LAUNCH128[ix(c.bm, BMS, 2) * 2 + tb] : nullptr;
     return LAUNCH[((((ix(c.bm, BMS, 2) * 3 + ix(c.bn, BNS, 3)) * 2 + tb) * 2 + ix(c.nacc, NACCS, 2)) * 3 + ix(c.cn, CNS, 3)) * 3 +
                   ix(c.ks, KSS, 3)];
 }
@@ -331,6 +336,8 @@ static bool prepare(const Gemm& G, const Cfg& c, Prepared* P) {
     int S = (232448 - 1024 - 8 * 64 - 16 - red) / SLOT;
     if (S < 1 || ntn % c.cn) return false;
     if (S > per) S = per;
+    if (g_stage_cap > 0 && S > g_stage_cap) S = g_stage_cap;
+    if (!launch_of(c, G.tb)) return false;
     if (c.cn > 1 && S < per) return false; /* multicast only with the whole K range resident */
     memset(&P->a, 0, sizeof P->a);
     make_map(&P->a.ta, G.a, G.K, G.M, G.lda, 64, c.bm / c.cn, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -469,7 +476,9 @@ int main(int argc, char** argv) {
     const Shape shapes[] = {{"enc qkv", 128, 1152, 384, 384, 0}, {"enc o", 128, 384, 384, 1152, 0},
                             {"enc f1", 128, 1536, 384, 384, 0},  {"enc f2", 128, 384, 1536, 1536, 0},
                             {"mlp l1", 256, 1024, 256, 256, 1},  {"mlp l2", 256, 1024, 1024, 1024, 1},
-                            {"mlp l4", 256, 64, 1024, 1024, 1},  {"enc qkv tb", 128, 1152, 384, 384, 1}};
+                            {"mlp l4", 256, 64, 1024, 1024, 1},  {"enc qkv tb", 128, 1152, 384, 384, 1},
+                            {"b32 qkv", 4096, 1152, 384, 384, 0}, {"b32 o", 4096, 384, 384, 384, 0},
+                            {"b32 f1", 4096, 1536, 384, 384, 0},  {"b32 f2", 4096, 384, 1536, 1536, 0}};
     const int NS = sizeof shapes / sizeof shapes[0];
     Cfg best[NS];
     int fails = 0;
@@ -517,12 +526,17 @@ int main(int argc, char** argv) {
         printf("\n%s: M %d N %d K %d lda %d B %s | cuBLASLt: err %.2e (max |y| %.2f), %.2f us a GEMM in a graph of %d\n", sh.name,
                sh.M, sh.N, sh.K, sh.lda, sh.tb ? "[N,K]" : "[K,N]", e, sc, tlt, CHAIN);
         double bt = 1e30;
+        static const int BNS_ALL[4] = {16, 32, 64, 128};
+        for (int cap : {0, 2, 3, 4})
         for (int bm : BMS)
-            for (int bn : BNS)
+            for (int bn : BNS_ALL)
                 for (int nacc : NACCS)
                     for (int cn : CNS)
                         for (int ks : KSS) {
                             Cfg c = {bm, bn, nacc, cn, ks};
+                            if (cap && (sh.M < 1024 || bn < 64)) continue; /* stage caps: the batch-32 shapes only */
+                            if (sh.M >= 1024 && (bn < 64 || cn > 1 || ks > 1)) continue;
+                            g_stage_cap = cap;
                             if (pick.bm ? (pick.bm != bm || pick.bn != bn || pick.nacc != nacc || pick.cn != cn || pick.ks != ks) : (cn > 1 && (bm != 64 || bn == 64 || nacc != 4))) continue;
                             Prepared P;
                             if (!prepare(G, c, &P)) continue;
@@ -537,11 +551,12 @@ int main(int argc, char** argv) {
                             }
                             const double t0 = time_graph(s, replays, [&](cudaStream_t st) { for (int i = 0; i < CHAIN; ++i) run(P, st, false); }) / CHAIN;
                             const double t1 = time_graph(s, replays, [&](cudaStream_t st) { for (int i = 0; i < CHAIN; ++i) run(P, st, i > 0); }) / CHAIN;
-                            printf("  %3dx%-2d acc %d cn %d ks %d: %3d CTAs, %2d stages of %2d, smem %6d B, err %.1e | %.2f us, %.2f pdl%s\n",
+                            printf("  %3dx%-3d acc %d cn %d ks %d: %4d CTAs, %2d stages of %2d, smem %6d B, err %.1e | %.2f us, %.2f pdl%s\n",
                                    bm, bn, nacc, cn, ks, P.grid.x * P.grid.y * P.grid.z, P.a.stages, (P.a.nslab + ks - 1) / ks, P.smem, e2, t0, t1,
                                    t1 < tlt ? "  < cuBLASLt" : "");
                             if (t1 < bt) { bt = t1; best[si] = c; }
                         }
+        g_stage_cap = 0;
         if (bt > 1e29) best[si] = Cfg{64, 64, 1, 1, 1};
         printf("  best: %dx%d acc %d cn %d ks %d: %.2f us (cuBLASLt %.2f)\n", best[si].bm, best[si].bn, best[si].nacc, best[si].cn,
                best[si].ks, bt, tlt);
