@@ -504,6 +504,17 @@ typedef struct aicf_policy {
                                reference MLP at batch 1 10.9-11.0 us against 14.1-14.3 (H100),
                                ResNet-18 at batch 1 180 against 190 (H200). cuBLASLt's launches
                                take full edges */
+    int gelu_tanh;          /* CUDA, 1: a Gelu with approximate = "none" (the erf form, which
+                               exporters write for torch.nn.GELU()) may be computed in its tanh
+                               form, x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), where that
+                               puts it inside cuBLASLt's GEMM (CUBLASLT_EPILOGUE_GELU_BIAS)
+                               instead of a separate pass over the GEMM's output. The two forms
+                               differ by at most 4.7e-4 (absolute, at x = -2.70; Hendrycks &
+                               Gimpel, "Gaussian Error Linear Units", 2016, section 2); like
+                               ONNX Runtime's enable_gelu_approximation, off by default. A Gelu
+                               with approximate = "tanh" is fused so whatever this says. The
+                               explain text names every Gelu taken this way. The CPU reference
+                               always computes the erf form */
     aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
 
@@ -1334,6 +1345,10 @@ aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t 
    = ldd. Element types follow `dtype` (AICF_DTYPE_FLOAT32 or FLOAT16) for A, B, C, D, bias. */
 /* Made zeroed (memset) before its fields are set: plan-time keys compare whole descriptors
    (aicf__lt_key of 80_cuda.c). */
+#define AICF__MM_ACT_RELU 1      /* max(x, 0) */
+#define AICF__MM_ACT_GELU_TANH 2 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): ONNX Gelu with
+                                    approximate = "tanh" (Hendrycks & Gimpel, "Gaussian Error Linear
+                                    Units", 2016), cuBLASLt's CUBLASLT_EPILOGUE_GELU */
 typedef struct aicf__matmul_desc {
     int trans_a, trans_b;        /* 1: A is stored [K,M] (resp. B [N,K]) */
     int64_t M, N, K;
@@ -1344,9 +1359,10 @@ typedef struct aicf__matmul_desc {
     aicf_dtype dtype;
     int tf32;                    /* 1: float32 inputs on TF32 tensor cores */
     int bias;                    /* 1: add bias[N] (row broadcast) */
-    int relu;                    /* 1: ReLU epilogue */
+    int act;                     /* the activation after bias and C: 0 none, AICF__MM_ACT_RELU,
+                                    AICF__MM_ACT_GELU_TANH (cuBLASLt's GELU epilogue) */
     int out_f32;                 /* 1: C and D float32 while A and B are `dtype` float16 (a conv's
-                                    product for aicf_conv2d_tc_reduce_f16; no bias, no ReLU) */
+                                    product for aicf_conv2d_tc_reduce_f16; no bias, no activation) */
     int reserved;                /* 0 (keeps the descriptor's bytes, saved in plan files, defined) */
     uint64_t a, b, c, d, bias_ptr; /* device addresses, filled at emit time (c may be 0 if beta == 0) */
 } aicf__matmul_desc;
@@ -13764,11 +13780,12 @@ enum {
     AICF__POL_PERSISTENT,
     AICF__POL_AUTOTUNE,
     AICF__POL_NO_PDL,
+    AICF__POL_GELU_TANH,
     AICF__POL_PIN,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "no_pdl", "pin"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "no_pdl", "gelu_tanh", "pin"};
 
 /* Whether a pinned node's name survives a `pin` line: no '#', control bytes, or blanks at
    either end (the line's comment and trimming rules). */
@@ -13804,6 +13821,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
     aicf__sbuf_printf(b, "%sautotune = %d\n", prefix, pol->autotune ? 1 : 0);
     aicf__sbuf_printf(b, "%sno_pdl = %d\n", prefix, pol->no_pdl ? 1 : 0);
+    aicf__sbuf_printf(b, "%sgelu_tanh = %d\n", prefix, pol->gelu_tanh ? 1 : 0);
     for (i = 0; i < AICF_MAX_PINS; i++) {
         const aicf_pin* pin = &pol->pins[i];
         if (!pin->node[0]) continue;
@@ -13864,7 +13882,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo, persistent, autotune, no_pdl, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+                         "matmul_algo, persistent, autotune, no_pdl, gelu_tanh, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
     if (key != AICF__POL_PIN && (*seen & (1u << key)))
         return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
@@ -13943,6 +13961,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     case AICF__POL_PERSISTENT:
     case AICF__POL_AUTOTUNE:
     case AICF__POL_NO_PDL:
+    case AICF__POL_GELU_TANH:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -13954,6 +13973,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
         else if (key == AICF__POL_AUTOTUNE) pol->autotune = b;
         else if (key == AICF__POL_NO_PDL) pol->no_pdl = b;
+        else if (key == AICF__POL_GELU_TANH) pol->gelu_tanh = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -14891,13 +14911,14 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         int n_pins = 0;
         for (i = 0; i < AICF_MAX_PINS; i++) n_pins += p->policy.pins[i].node[0] != 0;
         aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s, autotune %s, "
-                          "%d pinned nodes%s\n",
+                          "%d pinned nodes%s%s\n",
                           p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "",
                           aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u], aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                           p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                           p->policy.allow_cpu_fallback ? "allowed" : "not allowed",
                           !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins,
-                          p->policy.no_pdl ? ", no programmatic launches" : "");
+                          p->policy.no_pdl ? ", no programmatic launches" : "",
+                          p->policy.gelu_tanh ? ", Gelu's erf form may run as its tanh form (gelu_tanh)" : "");
     }
     if (p->target == AICF_BACKEND_CUDA) {
         aicf_device_info di;
@@ -14995,7 +15016,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                                       "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
                                       k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
                                       aicf_dtype_name(md.dtype), md.out_f32 ? " -> float32" : "", md.tf32 ? " tf32" : "", md.bias ? " +bias" : "",
-                                      md.relu ? " relu" : "",
+                                      md.act == AICF__MM_ACT_RELU ? " relu" : (md.act == AICF__MM_ACT_GELU_TANH ? " gelu (tanh form)" : ""),
                                       a.index, a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
                                       a.align[2], a.align[3]);
                     if (a.workspace_bytes > ws) ws = a.workspace_bytes;
@@ -15483,6 +15504,8 @@ typedef int aicf__cublasStatus_t;
 #define AICF__CUBLASLT_EPILOGUE_RELU 2
 #define AICF__CUBLASLT_EPILOGUE_BIAS 4
 #define AICF__CUBLASLT_EPILOGUE_RELU_BIAS 6
+#define AICF__CUBLASLT_EPILOGUE_GELU 32      /* the tanh form (CUBLASLT_EPILOGUE_GELU) */
+#define AICF__CUBLASLT_EPILOGUE_GELU_BIAS 36 /* GELU | BIAS */
 #define AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES 1
 #define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES 5
 #define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES 6
@@ -16139,8 +16162,10 @@ static aicf_result aicf__cu_matmul_check(aicf_context* ctx, const aicf__matmul_d
     if (d->dtype != AICF_DTYPE_FLOAT32 && d->dtype != AICF_DTYPE_FLOAT16)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: dtype %s not supported by the cuBLASLt path", who,
                          aicf_dtype_name(d->dtype));
-    if (d->out_f32 && (d->dtype != AICF_DTYPE_FLOAT16 || d->bias || d->relu))
-        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: a float32 product needs float16 operands and no bias or ReLU epilogue", who);
+    if (d->act < 0 || d->act > AICF__MM_ACT_GELU_TANH)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: activation code %d (0 none, 1 ReLU, 2 GELU tanh form)", who, d->act);
+    if (d->out_f32 && (d->dtype != AICF_DTYPE_FLOAT16 || d->bias || d->act))
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: a float32 product needs float16 operands and no bias or activation epilogue", who);
     if (d->M <= 0 || d->N <= 0 || d->K <= 0 || d->batch <= 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: M=%lld N=%lld K=%lld batch=%lld must be positive", who,
                          (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
@@ -16211,9 +16236,9 @@ static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, cons
     aicf__cublasStatus_t s;
     aicf_result r;
     memset(o, 0, sizeof *o);
-    if (d->bias && d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU_BIAS;
+    if (d->act == AICF__MM_ACT_RELU) epi = d->bias ? AICF__CUBLASLT_EPILOGUE_RELU_BIAS : AICF__CUBLASLT_EPILOGUE_RELU;
+    else if (d->act == AICF__MM_ACT_GELU_TANH) epi = d->bias ? AICF__CUBLASLT_EPILOGUE_GELU_BIAS : AICF__CUBLASLT_EPILOGUE_GELU;
     else if (d->bias) epi = AICF__CUBLASLT_EPILOGUE_BIAS;
-    else if (d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU;
     s = cu->lt.cublasLtMatmulDescCreate(&o->desc, compute, AICF__CUDA_R_32F);
     if (s != AICF__CUBLAS_STATUS_SUCCESS) {
         o->desc = NULL;
@@ -19406,20 +19431,22 @@ static void aicf__cuo_gemm_from_desc(const aicf__matmul_desc* md, aicf__k_gemm* 
     g->stride_d = md->stride_c;
     g->alpha = md->alpha;
     g->beta = md->beta;
-    g->relu = md->relu;
+    g->relu = md->act == AICF__MM_ACT_RELU; /* the generated GEMM's one activation (a GELU desc never reaches it) */
 }
 
 /* cuBLASLt epilogue fusion: how many leading epilogue ops of the step the matmul itself can do:
    first a Mul or Div by a constant scalar (into alpha), then Adds of a row-broadcast vector [N] (the bias epilogue) or of a tensor shaped like the output
-   (beta = 1 with C), then one Relu (D = relu(A B + C + bias)). Fills *bias_t / *c_t (-1 if
-   unused) and md->bias / beta / relu. Additions commute, so the order of the Adds is free; a
-   Relu ends the run. */
+   (beta = 1 with C), then one activation: Relu, or Gelu in its tanh form (D = act(A B + C +
+   bias); CUBLASLT_EPILOGUE_GELU computes x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))): a
+   Gelu with approximate = "tanh", or with "none" (the erf form) where the policy's gelu_tanh
+   allows the approximation. Fills *bias_t / *c_t (-1 if unused) and md->bias / beta / act.
+   Additions commute, so the order of the Adds is free; the activation ends the run. */
 static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, int* bias_t, int* c_t) {
-    int k = 0, relu = 0;
+    int k = 0, act_done = 0;
     const aicf__step* st = c->st;
     int64_t ny = aicf__cuo_numel(c, Y);
     *bias_t = *c_t = -1;
-    while (k < st->n_epi && !relu) {
+    while (k < st->n_epi && !act_done) {
         const aicf__epi* e = &st->epi[k];
         /* a leading scale by a plan-time constant scalar (attention's 1/sqrt(d)) goes into alpha */
         if (k == 0 && md->beta == 0.0f && !md->bias && /* nothing else the scale would have to cover */
@@ -19453,15 +19480,36 @@ static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, in
             }
             break;
         }
-        if (e->op == AICF__OP_Relu && !md->relu) {
-            md->relu = 1;
-            relu = 1;
+        if (e->op == AICF__OP_Relu && !md->act) {
+            md->act = AICF__MM_ACT_RELU;
+            act_done = 1;
+            k++;
+            continue;
+        }
+        /* aicf__op_epilogue_kind gives a Gelu alpha != 0 for approximate = "tanh" */
+        if (e->op == AICF__OP_Gelu && !md->act && (e->alpha != 0.0f || c->p->policy.gelu_tanh)) {
+            md->act = AICF__MM_ACT_GELU_TANH;
+            act_done = 1;
             k++;
             continue;
         }
         break;
     }
     return k;
+}
+
+/* The reason text of the activation inside cuBLASLt's epilogue ("" when none): sep, then its
+   name; a Gelu of the erf form taken as the tanh form says that the policy allowed it. */
+static const char* aicf__cuo_mm_act_name(const aicf__cuo* c, const aicf__matmul_desc* md, const char* sep) {
+    static const char* const relu[2] = {" relu", ", relu"}, *gelu[2] = {" gelu (tanh form)", ", gelu (tanh form)"},
+                             *gelu_pol[2] = {" gelu (erf form taken as the tanh form: policy gelu_tanh)",
+                                             ", gelu (erf form taken as the tanh form: policy gelu_tanh)"};
+    int j = sep[0] == ',', i;
+    if (md->act == AICF__MM_ACT_RELU) return relu[j];
+    if (md->act != AICF__MM_ACT_GELU_TANH) return "";
+    for (i = 0; i < c->st->n_epi; i++)
+        if (c->st->epi[i].op == AICF__OP_Gelu) return c->st->epi[i].alpha != 0.0f ? gelu[j] : gelu_pol[j];
+    return gelu[j];
 }
 
 static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
@@ -19556,7 +19604,7 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
                 return r;
             aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld%s; epilogue inside cuBLASLt:%s%s%s", why, (long long)md.M,
                              (long long)md.N, (long long)md.K, mode == 2 ? ", C as bias" : "", ebias >= 0 ? " bias" : "",
-                             ec >= 0 ? " residual (beta C)" : "", md.relu ? " relu" : "");
+                             ec >= 0 ? " residual (beta C)" : "", aicf__cuo_mm_act_name(c, &md, " "));
             return AICF_SUCCESS;
         }
     }
@@ -19754,7 +19802,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
                          (long long)md.batch, md.trans_b ? ", B transposed (Transpose absorbed)" : "",
                          nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "", mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "",
-                         mm_c >= 0 ? ", residual (beta C)" : "", md.relu ? ", relu" : "");
+                         mm_c >= 0 ? ", residual (beta C)" : "", aicf__cuo_mm_act_name(c, &md, ", "));
     else
         aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld%s (cuBLASLt: %.70s)", v, (long long)md.M,
                          (long long)N, (long long)K, (long long)md.batch, (long long)nrep,

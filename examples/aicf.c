@@ -14,9 +14,11 @@
      aicf info
 
    Policy options (run, plan, bench, range): --policy FILE (a policy text file, see
-   aicf_policy_parse), then --precision, --no-fusion, --persistent, --autotune, --no-pdl, --conv-algo
-   auto|direct|im2col_gemm|implicit_gemm_tc and --matmul-algo auto|cublaslt|generated override its
-   keys, and each --pin "CHOICE[/K] NODE" adds a pin (the policy text's `pin` key).
+   aicf_policy_parse), then --precision, --no-fusion, --persistent, --autotune, --no-pdl, --gelu-tanh,
+   --conv-algo auto|direct|im2col_gemm|implicit_gemm_tc and --matmul-algo auto|cublaslt|generated
+   override its keys, and each --pin "CHOICE[/K] NODE" adds a pin (the policy text's `pin` key).
+   --gelu-tanh (policy gelu_tanh = 1) lets a Gelu of the erf form run in its tanh form inside
+   cuBLASLt's GEMM (at most 4.7e-4 apart; aicf_policy.gelu_tanh).
    --plan FILE.plan (run, plan, bench) loads a saved plan instead of planning: the model, dim
    bindings, kernel table, device and cuBLASLt must be those it was made with (else the error
    names what differs and the exit status is 1); the policy is the file's, so the policy options
@@ -85,6 +87,7 @@ typedef struct opts {
     int persistent;          /* --persistent */
     int autotune;            /* --autotune */
     int no_pdl;              /* --no-pdl */
+    int gelu_tanh;           /* --gelu-tanh */
     const char* pins[16];    /* --pin, as the policy text's `pin = ...` value */
     int n_pins;
     int conv_algo;           /* --conv-algo, -1 = not given */
@@ -121,7 +124,7 @@ static int usage(void) {
             "                [--input-arange] [--json]\n"
             "       aicf info\n"
             "  policy (run, plan, bench, range): [--policy FILE] [--precision ...] [--no-fusion] [--persistent] [--autotune]\n"
-            "                [--no-pdl] [--pin \"CHOICE[/K] NODE\"]...\n"
+            "                [--no-pdl] [--gelu-tanh] [--pin \"CHOICE[/K] NODE\"]...\n"
             "                [--conv-algo auto|direct|im2col_gemm|implicit_gemm_tc] [--matmul-algo auto|cublaslt|generated]\n"
             "  --no-cublaslt        do not load cuBLASLt (plans as a deployment without it: the generated GEMMs)\n"
             "  --plan FILE.plan     (run, plan, bench) load a saved plan instead of planning; refused, with the\n"
@@ -252,6 +255,8 @@ static int parse(int argc, char** argv, opts* o) {
             o->autotune = 1;
         } else if (strcmp(a, "--no-pdl") == 0) {
             o->no_pdl = 1;
+        } else if (strcmp(a, "--gelu-tanh") == 0) {
+            o->gelu_tanh = 1;
         } else if (strcmp(a, "--pin") == 0) {
             NEED_VALUE
             if (o->n_pins >= 16) {
@@ -324,10 +329,10 @@ static int parse(int argc, char** argv, opts* o) {
         fprintf(stderr, "aicf: --save, --dot and --explain belong to the plan command\n");
         return 0;
     }
-    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->autotune || o->no_pdl || o->n_pins ||
+    if (o->plan_file && (o->policy_file || o->precision || o->no_fusion || o->persistent || o->autotune || o->no_pdl || o->gelu_tanh || o->n_pins ||
                          o->conv_algo >= 0 || o->matmul_algo >= 0)) {
         fprintf(stderr, "aicf: --plan takes the policy from the plan file; drop --policy, --precision, --no-fusion, --persistent, "
-                        "--autotune, --no-pdl, --pin, --conv-algo and --matmul-algo\n");
+                        "--autotune, --no-pdl, --gelu-tanh, --pin, --conv-algo and --matmul-algo\n");
         return 0;
     }
     if (o->plan_file && strcmp(o->cmd, "range") == 0) {
@@ -468,6 +473,7 @@ static int make_plan_ex(aicf_context* ctx, const opts* o, const char* check_dir,
         if (o->no_fusion) pd.policy.no_fusion = 1;
         if (o->persistent) pd.policy.persistent = 1;
         if (o->no_pdl) pd.policy.no_pdl = 1;
+        if (o->gelu_tanh) pd.policy.gelu_tanh = 1;
         if (o->autotune) pd.policy.autotune = 1;
         for (k = 0; k < o->n_pins && !rc; k++) { /* each through the policy parser, into the next free slot */
             char text[4200];

@@ -313,6 +313,17 @@ typedef struct aicf_policy {
                                reference MLP at batch 1 10.9-11.0 us against 14.1-14.3 (H100),
                                ResNet-18 at batch 1 180 against 190 (H200). cuBLASLt's launches
                                take full edges */
+    int gelu_tanh;          /* CUDA, 1: a Gelu with approximate = "none" (the erf form, which
+                               exporters write for torch.nn.GELU()) may be computed in its tanh
+                               form, x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), where that
+                               puts it inside cuBLASLt's GEMM (CUBLASLT_EPILOGUE_GELU_BIAS)
+                               instead of a separate pass over the GEMM's output. The two forms
+                               differ by at most 4.7e-4 (absolute, at x = -2.70; Hendrycks &
+                               Gimpel, "Gaussian Error Linear Units", 2016, section 2); like
+                               ONNX Runtime's enable_gelu_approximation, off by default. A Gelu
+                               with approximate = "tanh" is fused so whatever this says. The
+                               explain text names every Gelu taken this way. The CPU reference
+                               always computes the erf form */
     aicf_pin pins[AICF_MAX_PINS]; /* per-node kernel pins (see aicf_pin) */
 } aicf_policy;
 

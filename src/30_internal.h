@@ -530,6 +530,10 @@ aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t 
    = ldd. Element types follow `dtype` (AICF_DTYPE_FLOAT32 or FLOAT16) for A, B, C, D, bias. */
 /* Made zeroed (memset) before its fields are set: plan-time keys compare whole descriptors
    (aicf__lt_key of 80_cuda.c). */
+#define AICF__MM_ACT_RELU 1      /* max(x, 0) */
+#define AICF__MM_ACT_GELU_TANH 2 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): ONNX Gelu with
+                                    approximate = "tanh" (Hendrycks & Gimpel, "Gaussian Error Linear
+                                    Units", 2016), cuBLASLt's CUBLASLT_EPILOGUE_GELU */
 typedef struct aicf__matmul_desc {
     int trans_a, trans_b;        /* 1: A is stored [K,M] (resp. B [N,K]) */
     int64_t M, N, K;
@@ -540,9 +544,10 @@ typedef struct aicf__matmul_desc {
     aicf_dtype dtype;
     int tf32;                    /* 1: float32 inputs on TF32 tensor cores */
     int bias;                    /* 1: add bias[N] (row broadcast) */
-    int relu;                    /* 1: ReLU epilogue */
+    int act;                     /* the activation after bias and C: 0 none, AICF__MM_ACT_RELU,
+                                    AICF__MM_ACT_GELU_TANH (cuBLASLt's GELU epilogue) */
     int out_f32;                 /* 1: C and D float32 while A and B are `dtype` float16 (a conv's
-                                    product for aicf_conv2d_tc_reduce_f16; no bias, no ReLU) */
+                                    product for aicf_conv2d_tc_reduce_f16; no bias, no activation) */
     int reserved;                /* 0 (keeps the descriptor's bytes, saved in plan files, defined) */
     uint64_t a, b, c, d, bias_ptr; /* device addresses, filled at emit time (c may be 0 if beta == 0) */
 } aicf__matmul_desc;

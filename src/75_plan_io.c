@@ -401,11 +401,12 @@ enum {
     AICF__POL_PERSISTENT,
     AICF__POL_AUTOTUNE,
     AICF__POL_NO_PDL,
+    AICF__POL_GELU_TANH,
     AICF__POL_PIN,
     AICF__POL_COUNT
 };
 static const char* const aicf__io_policy_keys[AICF__POL_COUNT] = {
-    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "no_pdl", "pin"};
+    "precision", "allow_cpu_fallback", "workspace_limit", "no_fusion", "conv_algo", "matmul_algo", "persistent", "autotune", "no_pdl", "gelu_tanh", "pin"};
 
 /* Whether a pinned node's name survives a `pin` line: no '#', control bytes, or blanks at
    either end (the line's comment and trimming rules). */
@@ -441,6 +442,7 @@ static aicf_result aicf__policy_write(aicf__sbuf* b, const aicf_policy* pol, con
     aicf__sbuf_printf(b, "%spersistent = %d\n", prefix, pol->persistent ? 1 : 0);
     aicf__sbuf_printf(b, "%sautotune = %d\n", prefix, pol->autotune ? 1 : 0);
     aicf__sbuf_printf(b, "%sno_pdl = %d\n", prefix, pol->no_pdl ? 1 : 0);
+    aicf__sbuf_printf(b, "%sgelu_tanh = %d\n", prefix, pol->gelu_tanh ? 1 : 0);
     for (i = 0; i < AICF_MAX_PINS; i++) {
         const aicf_pin* pin = &pol->pins[i];
         if (!pin->node[0]) continue;
@@ -501,7 +503,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     if (key < 0)
         return aicf__err(ctx, code,
                          "%s: line %d: unknown key '%s' (keys: precision, allow_cpu_fallback, workspace_limit, no_fusion, conv_algo, "
-                         "matmul_algo, persistent, autotune, no_pdl, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
+                         "matmul_algo, persistent, autotune, no_pdl, gelu_tanh, pin)", fn, line, aicf__io_show(k, kn, 60, show, sizeof show));
     if (key != AICF__POL_PIN && (*seen & (1u << key)))
         return aicf__err(ctx, code, "%s: line %d: key '%s' given twice", fn, line, aicf__io_policy_keys[key]);
     *seen |= 1u << key;
@@ -580,6 +582,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
     case AICF__POL_PERSISTENT:
     case AICF__POL_AUTOTUNE:
     case AICF__POL_NO_PDL:
+    case AICF__POL_GELU_TANH:
     case AICF__POL_NO_FUSION: {
         int b = -1;
         if (aicf__io_word(v, vn, "1") || aicf__io_word(v, vn, "true") || aicf__io_word(v, vn, "yes") || aicf__io_word(v, vn, "on")) b = 1;
@@ -591,6 +594,7 @@ static aicf_result aicf__policy_line(aicf_context* ctx, const char* fn, aicf_res
         else if (key == AICF__POL_PERSISTENT) pol->persistent = b;
         else if (key == AICF__POL_AUTOTUNE) pol->autotune = b;
         else if (key == AICF__POL_NO_PDL) pol->no_pdl = b;
+        else if (key == AICF__POL_GELU_TANH) pol->gelu_tanh = b;
         else pol->no_fusion = b;
         return AICF_SUCCESS;
     }
@@ -1528,13 +1532,14 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
         int n_pins = 0;
         for (i = 0; i < AICF_MAX_PINS; i++) n_pins += p->policy.pins[i].node[0] != 0;
         aicf__sbuf_printf(&b, "policy: fusion %s%s, conv_algo %s, matmul_algo %s, cuBLASLt workspace limit %s, CPU fallback %s, autotune %s, "
-                          "%d pinned nodes%s\n",
+                          "%d pinned nodes%s%s\n",
                           p->policy.no_fusion ? "off" : "on", p->policy.persistent ? " (persistent GEMM layers)" : "",
                           aicf__io_conv_algos[(unsigned)p->policy.conv_algo % 4u], aicf__io_matmul_algos[(unsigned)p->policy.matmul_algo % 3u],
                           p->policy.workspace_limit ? aicf__io_bytes((double)p->policy.workspace_limit, t1, sizeof t1) : "32 MiB (default)",
                           p->policy.allow_cpu_fallback ? "allowed" : "not allowed",
                           !p->policy.autotune ? "off" : (p->target == AICF_BACKEND_CUDA ? "on" : "on (no effect on the CPU backend)"), n_pins,
-                          p->policy.no_pdl ? ", no programmatic launches" : "");
+                          p->policy.no_pdl ? ", no programmatic launches" : "",
+                          p->policy.gelu_tanh ? ", Gelu's erf form may run as its tanh form (gelu_tanh)" : "");
     }
     if (p->target == AICF_BACKEND_CUDA) {
         aicf_device_info di;
@@ -1632,7 +1637,7 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                                       "heuristic results, workspace %s, alignments A/B/C/D %u/%u/%u/%u B",
                                       k + 1, (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.batch,
                                       aicf_dtype_name(md.dtype), md.out_f32 ? " -> float32" : "", md.tf32 ? " tf32" : "", md.bias ? " +bias" : "",
-                                      md.relu ? " relu" : "",
+                                      md.act == AICF__MM_ACT_RELU ? " relu" : (md.act == AICF__MM_ACT_GELU_TANH ? " gelu (tanh form)" : ""),
                                       a.index, a.n_results, aicf__io_bytes((double)a.workspace_bytes, t2, sizeof t2), a.align[0], a.align[1],
                                       a.align[2], a.align[3]);
                     if (a.workspace_bytes > ws) ws = a.workspace_bytes;

@@ -308,6 +308,8 @@ typedef int aicf__cublasStatus_t;
 #define AICF__CUBLASLT_EPILOGUE_RELU 2
 #define AICF__CUBLASLT_EPILOGUE_BIAS 4
 #define AICF__CUBLASLT_EPILOGUE_RELU_BIAS 6
+#define AICF__CUBLASLT_EPILOGUE_GELU 32      /* the tanh form (CUBLASLT_EPILOGUE_GELU) */
+#define AICF__CUBLASLT_EPILOGUE_GELU_BIAS 36 /* GELU | BIAS */
 #define AICF__CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES 1
 #define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES 5
 #define AICF__CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES 6
@@ -964,8 +966,10 @@ static aicf_result aicf__cu_matmul_check(aicf_context* ctx, const aicf__matmul_d
     if (d->dtype != AICF_DTYPE_FLOAT32 && d->dtype != AICF_DTYPE_FLOAT16)
         return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: dtype %s not supported by the cuBLASLt path", who,
                          aicf_dtype_name(d->dtype));
-    if (d->out_f32 && (d->dtype != AICF_DTYPE_FLOAT16 || d->bias || d->relu))
-        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: a float32 product needs float16 operands and no bias or ReLU epilogue", who);
+    if (d->act < 0 || d->act > AICF__MM_ACT_GELU_TANH)
+        return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: activation code %d (0 none, 1 ReLU, 2 GELU tanh form)", who, d->act);
+    if (d->out_f32 && (d->dtype != AICF_DTYPE_FLOAT16 || d->bias || d->act))
+        return aicf__err(ctx, AICF_ERROR_UNSUPPORTED, "%s: a float32 product needs float16 operands and no bias or activation epilogue", who);
     if (d->M <= 0 || d->N <= 0 || d->K <= 0 || d->batch <= 0)
         return aicf__err(ctx, AICF_ERROR_INVALID_ARGUMENT, "%s: M=%lld N=%lld K=%lld batch=%lld must be positive", who,
                          (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
@@ -1036,9 +1040,9 @@ static aicf_result aicf__lt_build(aicf_context* ctx, struct aicf__cuda* cu, cons
     aicf__cublasStatus_t s;
     aicf_result r;
     memset(o, 0, sizeof *o);
-    if (d->bias && d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU_BIAS;
+    if (d->act == AICF__MM_ACT_RELU) epi = d->bias ? AICF__CUBLASLT_EPILOGUE_RELU_BIAS : AICF__CUBLASLT_EPILOGUE_RELU;
+    else if (d->act == AICF__MM_ACT_GELU_TANH) epi = d->bias ? AICF__CUBLASLT_EPILOGUE_GELU_BIAS : AICF__CUBLASLT_EPILOGUE_GELU;
     else if (d->bias) epi = AICF__CUBLASLT_EPILOGUE_BIAS;
-    else if (d->relu) epi = AICF__CUBLASLT_EPILOGUE_RELU;
     s = cu->lt.cublasLtMatmulDescCreate(&o->desc, compute, AICF__CUDA_R_32F);
     if (s != AICF__CUBLAS_STATUS_SUCCESS) {
         o->desc = NULL;

@@ -1237,20 +1237,22 @@ static void aicf__cuo_gemm_from_desc(const aicf__matmul_desc* md, aicf__k_gemm* 
     g->stride_d = md->stride_c;
     g->alpha = md->alpha;
     g->beta = md->beta;
-    g->relu = md->relu;
+    g->relu = md->act == AICF__MM_ACT_RELU; /* the generated GEMM's one activation (a GELU desc never reaches it) */
 }
 
 /* cuBLASLt epilogue fusion: how many leading epilogue ops of the step the matmul itself can do:
    first a Mul or Div by a constant scalar (into alpha), then Adds of a row-broadcast vector [N] (the bias epilogue) or of a tensor shaped like the output
-   (beta = 1 with C), then one Relu (D = relu(A B + C + bias)). Fills *bias_t / *c_t (-1 if
-   unused) and md->bias / beta / relu. Additions commute, so the order of the Adds is free; a
-   Relu ends the run. */
+   (beta = 1 with C), then one activation: Relu, or Gelu in its tanh form (D = act(A B + C +
+   bias); CUBLASLT_EPILOGUE_GELU computes x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))): a
+   Gelu with approximate = "tanh", or with "none" (the erf form) where the policy's gelu_tanh
+   allows the approximation. Fills *bias_t / *c_t (-1 if unused) and md->bias / beta / act.
+   Additions commute, so the order of the Adds is free; the activation ends the run. */
 static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, int* bias_t, int* c_t) {
-    int k = 0, relu = 0;
+    int k = 0, act_done = 0;
     const aicf__step* st = c->st;
     int64_t ny = aicf__cuo_numel(c, Y);
     *bias_t = *c_t = -1;
-    while (k < st->n_epi && !relu) {
+    while (k < st->n_epi && !act_done) {
         const aicf__epi* e = &st->epi[k];
         /* a leading scale by a plan-time constant scalar (attention's 1/sqrt(d)) goes into alpha */
         if (k == 0 && md->beta == 0.0f && !md->bias && /* nothing else the scale would have to cover */
@@ -1284,15 +1286,36 @@ static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, in
             }
             break;
         }
-        if (e->op == AICF__OP_Relu && !md->relu) {
-            md->relu = 1;
-            relu = 1;
+        if (e->op == AICF__OP_Relu && !md->act) {
+            md->act = AICF__MM_ACT_RELU;
+            act_done = 1;
+            k++;
+            continue;
+        }
+        /* aicf__op_epilogue_kind gives a Gelu alpha != 0 for approximate = "tanh" */
+        if (e->op == AICF__OP_Gelu && !md->act && (e->alpha != 0.0f || c->p->policy.gelu_tanh)) {
+            md->act = AICF__MM_ACT_GELU_TANH;
+            act_done = 1;
             k++;
             continue;
         }
         break;
     }
     return k;
+}
+
+/* The reason text of the activation inside cuBLASLt's epilogue ("" when none): sep, then its
+   name; a Gelu of the erf form taken as the tanh form says that the policy allowed it. */
+static const char* aicf__cuo_mm_act_name(const aicf__cuo* c, const aicf__matmul_desc* md, const char* sep) {
+    static const char* const relu[2] = {" relu", ", relu"}, *gelu[2] = {" gelu (tanh form)", ", gelu (tanh form)"},
+                             *gelu_pol[2] = {" gelu (erf form taken as the tanh form: policy gelu_tanh)",
+                                             ", gelu (erf form taken as the tanh form: policy gelu_tanh)"};
+    int j = sep[0] == ',', i;
+    if (md->act == AICF__MM_ACT_RELU) return relu[j];
+    if (md->act != AICF__MM_ACT_GELU_TANH) return "";
+    for (i = 0; i < c->st->n_epi; i++)
+        if (c->st->epi[i].op == AICF__OP_Gelu) return c->st->epi[i].alpha != 0.0f ? gelu[j] : gelu_pol[j];
+    return gelu[j];
 }
 
 static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
@@ -1387,7 +1410,7 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
                 return r;
             aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld%s; epilogue inside cuBLASLt:%s%s%s", why, (long long)md.M,
                              (long long)md.N, (long long)md.K, mode == 2 ? ", C as bias" : "", ebias >= 0 ? " bias" : "",
-                             ec >= 0 ? " residual (beta C)" : "", md.relu ? " relu" : "");
+                             ec >= 0 ? " residual (beta C)" : "", aicf__cuo_mm_act_name(c, &md, " "));
             return AICF_SUCCESS;
         }
     }
@@ -1585,7 +1608,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
                          (long long)md.batch, md.trans_b ? ", B transposed (Transpose absorbed)" : "",
                          nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "", mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "",
-                         mm_c >= 0 ? ", residual (beta C)" : "", md.relu ? ", relu" : "");
+                         mm_c >= 0 ? ", residual (beta C)" : "", aicf__cuo_mm_act_name(c, &md, ", "));
     else
         aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld%s (cuBLASLt: %.70s)", v, (long long)md.M,
                          (long long)N, (long long)K, (long long)md.batch, (long long)nrep,

@@ -61,6 +61,9 @@
      fakecuda_lt_live()                    cuBLASLt objects alive
      fakecuda_lt_calls(fn)                 calls of cuBLASLt entry point fn since the last
                                            fakecuda_lt_fail
+     fakecuda_lt_epilogues(out, cap)       the CUBLASLT_MATMUL_DESC_EPILOGUE values set since the
+                                           last fakecuda_lt_fail, in order (returns how many;
+                                           the first cap written to out)
    This is a test double: its state is process-global by design. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include <stdint.h>
@@ -945,7 +948,10 @@ static fk_lt_status fk_lt(const char* name) {
         if (fkl_s_) return fkl_s_;                                                                \
     } while (0)
 
+static uint32_t fk_lt_epi[64]; /* CUBLASLT_MATMUL_DESC_EPILOGUE values set (fakecuda_lt_epilogues) */
+static int fk_lt_n_epi;
 FK_EXPORT void fakecuda_lt_fail(const char* fn, int status, int nth) {
+    fk_lt_n_epi = 0;
     snprintf(FL.fail_fn, sizeof FL.fail_fn, "%s", fn ? fn : "");
     FL.fail_status = status;
     FL.fail_nth = nth;
@@ -1010,9 +1016,17 @@ FK_EXPORT fk_lt_status cublasLtMatmulDescDestroy(void* d) {
     FKL("cublasLtMatmulDescDestroy");
     return fk_lt_free(d);
 }
+FK_EXPORT int fakecuda_lt_epilogues(uint32_t* out, int cap) {
+    int i;
+    for (i = 0; i < fk_lt_n_epi && i < cap && i < 64; i++) out[i] = fk_lt_epi[i];
+    return fk_lt_n_epi;
+}
 FK_EXPORT fk_lt_status cublasLtMatmulDescSetAttribute(void* d, int attr, const void* v, size_t n) {
-    (void)attr;
     FKL("cublasLtMatmulDescSetAttribute");
+    if (attr == 7 && v && n == sizeof(uint32_t)) { /* CUBLASLT_MATMUL_DESC_EPILOGUE */
+        if (fk_lt_n_epi < 64) memcpy(&fk_lt_epi[fk_lt_n_epi], v, sizeof(uint32_t));
+        fk_lt_n_epi++;
+    }
     return d && v && n ? 0 : 7;
 }
 FK_EXPORT fk_lt_status cublasLtMatrixLayoutCreate(void** l, int dtype, uint64_t rows, uint64_t cols, int64_t ld) {

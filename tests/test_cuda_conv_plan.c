@@ -554,7 +554,7 @@ static float* emulate(const aicf_plan* p, int si, const float* x, char* msg, siz
             aicf__matmul_desc md;
             int64_t b, m, n, kk;
             memcpy(&md, args, sizeof md);
-            if (md.trans_a || md.trans_b || md.beta != 0.0f || md.bias || md.relu || md.dtype != AICF_DTYPE_FLOAT32) {
+            if (md.trans_a || md.trans_b || md.beta != 0.0f || md.bias || md.act || md.dtype != AICF_DTYPE_FLOAT32) {
                 snprintf(msg, cap, "matmul form not emulated");
                 ok = 0;
                 break;
@@ -1307,7 +1307,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             memcpy(&md, ops[1].args, sizeof md);
             CHECK(md.M == c->M && md.N == c->N * ge.P && md.K == ge.K && md.lda == ge.K && md.ldb == md.N && md.ldc == md.N &&
                       md.batch == 1 && !md.stride_a && !md.stride_b && !md.stride_c && !md.trans_a && !md.trans_b && md.beta == 0.0f &&
-                      md.alpha == 1.0f && !md.bias && !md.relu && md.out_f32 == 1 && md.dtype == AICF_DTYPE_FLOAT16 && !md.tf32 && !md.reserved,
+                      md.alpha == 1.0f && !md.bias && !md.act && md.out_f32 == 1 && md.dtype == AICF_DTYPE_FLOAT16 && !md.tf32 && !md.reserved,
                   "%s: matmul M=%lld N=%lld K=%lld ld %lld/%lld/%lld batch %lld out_f32 %d", tag, (long long)md.M, (long long)md.N,
                   (long long)md.K, (long long)md.lda, (long long)md.ldb, (long long)md.ldc, (long long)md.batch, md.out_f32);
             for (j = 0; j < ops[1].n_patch; j++) {
@@ -1381,7 +1381,7 @@ static void run_case(aicf_context* ctx, const ccase* c, aicf_conv_algo algo, aic
             memcpy(&md, ops[1].args, sizeof md);
             CHECK(md.M == c->M && md.N == ge.P && md.K == ge.K && md.lda == ge.K && md.ldb == ge.P && md.ldc == ge.P &&
                       md.batch == c->N && md.stride_a == 0 && md.stride_b == ge.K * ge.P && md.stride_c == c->M * ge.P &&
-                      !md.trans_a && !md.trans_b && md.beta == 0.0f && md.alpha == 1.0f && !md.bias && !md.relu,
+                      !md.trans_a && !md.trans_b && md.beta == 0.0f && md.alpha == 1.0f && !md.bias && !md.act,
                   "%s: matmul M=%lld N=%lld K=%lld lda=%lld ldb=%lld ldc=%lld batch=%lld strides %lld %lld %lld", tag,
                   (long long)md.M, (long long)md.N, (long long)md.K, (long long)md.lda, (long long)md.ldb, (long long)md.ldc,
                   (long long)md.batch, (long long)md.stride_a, (long long)md.stride_b, (long long)md.stride_c);
@@ -1819,7 +1819,7 @@ static void test_out_f32_refused(aicf_context* ctx) {
     }
     p = plan_of(cg.g, AICF_BACKEND_CUDA, AICF_PRECISION_FP16, AICF_CONV_AUTO);
     CHECK(p != NULL, "%s: plan: %s", c.name, aicf_last_error(ctx));
-    for (k = 0; p && k < 3; k++) {
+    for (k = 0; p && k < 5; k++) { /* 0 float32 operands, 1 a bias, 2 ReLU, 3 GELU, 4 an activation code out of range */
         aicf__matmul_desc md;
         void* algo = NULL;
         char reason[192];
@@ -1832,10 +1832,15 @@ static void test_out_f32_refused(aicf_context* ctx) {
         md.out_f32 = 1;
         md.dtype = k == 0 ? AICF_DTYPE_FLOAT32 : AICF_DTYPE_FLOAT16;
         md.bias = k == 1;
-        md.relu = k == 2;
+        md.act = k == 2 ? AICF__MM_ACT_RELU : k == 3 ? AICF__MM_ACT_GELU_TANH : k == 4 ? 7 : 0;
         r = aicf__cuda_matmul_plan(p, 0, &md, 0, &algo, reason, sizeof reason);
-        CHECK(r == AICF_ERROR_UNSUPPORTED && strstr(aicf_last_error(ctx), "a float32 product needs float16 operands and no bias or ReLU epilogue"),
-              "out_f32 descriptor %d: result %d, message \"%s\"", k, (int)r, aicf_last_error(ctx));
+        if (k == 4)
+            CHECK(r == AICF_ERROR_INVALID_ARGUMENT && strstr(aicf_last_error(ctx), "activation code 7 (0 none, 1 ReLU, 2 GELU tanh form)"),
+                  "descriptor with activation code 7: result %d, message \"%s\"", (int)r, aicf_last_error(ctx));
+        else
+            CHECK(r == AICF_ERROR_UNSUPPORTED &&
+                      strstr(aicf_last_error(ctx), "a float32 product needs float16 operands and no bias or activation epilogue"),
+                  "out_f32 descriptor %d: result %d, message \"%s\"", k, (int)r, aicf_last_error(ctx));
         CHECK(algo == NULL && FLT.queries == q, "out_f32 descriptor %d: no algorithm, cuBLASLt not asked", k);
     }
     aicf_plan_destroy(p);

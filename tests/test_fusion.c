@@ -383,6 +383,29 @@ static void c_linear_gelu_enc(fb* b) {
     fb_output(b, "y");
 }
 
+/* MatMul [2, 24, 48] x [48, 40] + bias, then Gelu with approximate = `approximate`: with
+   "tanh" (GPT-2-style exports), on CUDA with cuBLASLt one GEMM with the bias and the GELU in its
+   epilogue (CUBLASLT_EPILOGUE_GELU_BIAS computes the tanh form); with "none" (the erf form)
+   there only under the policy's gelu_tanh (test_fake_gelu_epilogue). Pre-activations reach +-3,
+   where the two forms differ most (4.7e-4 at x = -2.70). */
+static void fb_linear_gelu(fb* b, const char* approximate) {
+    static const int64_t x[3] = {2, 24, 48}, w[2] = {48, 40}, c[1] = {40};
+    aicf_attr a[1];
+    memset(a, 0, sizeof a);
+    a[0].name = "approximate";
+    a[0].type = AICF_ATTR_STRING;
+    a[0].s = approximate;
+    fb_input(b, "x", 3, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.4f, 0.4f);
+    fb_const(b, "bias", 1, c, -0.5f, 0.5f);
+    fb_node(b, "mm", "MatMul", "x,W", "m", NULL, 0);
+    fb_node(b, "bias_add", "Add", "m,bias", "h", NULL, 0);
+    fb_node(b, "gelu", "Gelu", "h", "y", a, 1);
+    fb_output(b, "y");
+}
+static void c_linear_gelu_tanh(fb* b) { fb_linear_gelu(b, "tanh"); }
+static void c_linear_gelu_none(fb* b) { fb_linear_gelu(b, "none"); }
+
 /* Conv 3x3 (bias, pad 1) of x [x4] keeping its C channels + residual Add (conv first unless
    res_first) + Relu, weights in [-wr, wr]: a ResNet block's tail */
 static void fb_conv_residual_relu(fb* b, const int64_t* x4, float wr, int res_first) {
@@ -975,6 +998,8 @@ static const fcase CASES[] = {
     {"mlp_weights_input", c_mlp_weights_input, 3, 2, 0, 0, 0, 0},
     {"linear_residual_gelu", c_linear_residual_gelu, 8, 1, 1e-6, 0, 0, 0},
     {"linear_gelu_enc", c_linear_gelu_enc, 7, 1, 1e-6, 0, 0, 0},
+    {"linear_gelu_tanh", c_linear_gelu_tanh, 3, 1, 0, 0, 0, 0},
+    {"linear_gelu_none", c_linear_gelu_none, 3, 1, 0, 0, 0, 0},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0, 0},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0, 0},
     {"conv_residual_relu_batched", c_conv_residual_relu_batched, 3, 1, 0, 0, 0, 0},
@@ -1011,6 +1036,7 @@ static const fcase CASES[] = {
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
+static int g_gelu_tanh; /* the policy's gelu_tanh for plan_run_ex (test_gpu_gelu_tanh) */
 static int plan_run_ex(fb* b, aicf_backend backend, aicf_precision prec, int no_fusion, int autotune, int* steps, int* kernels,
                        float** outs, size_t* out_bytes, int* tuned) {
     aicf_plan_desc pd;
@@ -1024,6 +1050,7 @@ static int plan_run_ex(fb* b, aicf_backend backend, aicf_precision prec, int no_
     pd.policy.precision = prec;
     pd.policy.no_fusion = no_fusion;
     pd.policy.autotune = autotune == 1;
+    pd.policy.gelu_tanh = g_gelu_tanh;
     if (autotune == 2) pd.policy.matmul_algo = AICF_MATMUL_GENERATED; /* the generated GEMMs, no cuBLASLt */
     if (aicf_plan_create(b->g, &pd, &plan) != AICF_SUCCESS) {
         printf("  plan: %s\n", aicf_last_error(b->ctx));
@@ -1078,6 +1105,18 @@ static double rel_err(const float* a, const float* b, size_t n) {
         if (fabs((double)b[i]) > den) den = fabs((double)b[i]);
     }
     return num / den;
+}
+
+/* Frees three runs' outputs (FB_MAX each), b's input data and its graph. */
+static void fb_free_run(fb* b, float** o1, float** o2, float** o3) {
+    int i;
+    for (i = 0; i < FB_MAX; i++) {
+        free(o1[i]);
+        free(o2[i]);
+        free(o3[i]);
+    }
+    for (i = 0; i < b->n_in; i++) free(b->in_data[i]);
+    aicf_graph_destroy(b->g);
 }
 
 static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, aicf_precision prec) {
@@ -1167,13 +1206,65 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
             }
         }
     }
-    for (i = 0; i < FB_MAX; i++) {
-        free(out_u[i]);
-        free(out_f[i]);
-        free(out_ref[i]);
+    fb_free_run(&b, out_u, out_f, out_ref);
+}
+
+/* GPU: the policy's gelu_tanh on the erf-form Gelus (a Gelu node, the exported five ops) after
+   a MatMul + bias, float32 and float16, against the CPU reference (the erf form): without the
+   policy the plan matches it as every fused plan does; with it, cuBLASLt computes the tanh form
+   in its epilogue, within 4.7e-4 of the erf form (plus float32 rounding) and, at float32,
+   measurably not the erf form (else the policy changed nothing). */
+static void test_gpu_gelu_tanh(aicf_context* ctx) {
+    int v, pr;
+    aicf_device_info di;
+    if (aicf_context_device_info(ctx, &di) != AICF_SUCCESS || !di.cublaslt_available) {
+        printf("SKIP gelu_tanh: cuBLASLt not loaded\n");
+        g_skip++;
+        return;
     }
-    for (i = 0; i < b.n_in; i++) free(b.in_data[i]);
-    aicf_graph_destroy(b.g);
+    for (v = 0; v < 2; v++)
+        for (pr = 0; pr < 2; pr++) {
+            static const char* const vn[2] = {"Gelu none", "exported GELU"};
+            const aicf_precision prec = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+            fb b;
+            float *o0[FB_MAX] = {0}, *o1[FB_MAX] = {0}, *oref[FB_MAX] = {0};
+            size_t b0[FB_MAX], b1[FB_MAX], bref[FB_MAX];
+            int s0 = 0, s1 = 0, sr = 0, k0 = 0, k1 = 0, kr = 0, ok;
+            memset(&b, 0, sizeof b);
+            b.ctx = ctx;
+            b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+            if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+            if (b.ok) (v == 0 ? c_linear_gelu_none : c_linear_gelu_enc)(&b);
+            g_gelu_tanh = 0;
+            ok = b.ok && plan_run(&b, AICF_BACKEND_CUDA, prec, 0, &s0, &k0, o0, b0);
+            g_gelu_tanh = 1;
+            ok = ok && plan_run(&b, AICF_BACKEND_CUDA, prec, 0, &s1, &k1, o1, b1);
+            g_gelu_tanh = 0;
+            ok = ok && plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &sr, &kr, oref, bref);
+            CHECK(ok && b0[0] == bref[0] && b1[0] == bref[0], "gelu_tanh %s %s: the three plans run", vn[v], pr ? "fp16" : "fp32");
+            if (ok && b0[0] == bref[0] && b1[0] == bref[0]) {
+                size_t n = bref[0] / 4, j;
+                double e0 = rel_err(o0[0], oref[0], n), d1 = 0.0, d01 = 0.0, ymax = 0.0;
+                for (j = 0; j < n; j++) {
+                    double a = fabs((double)o1[0][j] - oref[0][j]), c = fabs((double)o1[0][j] - o0[0][j]);
+                    if (a > d1 || a != a) d1 = a != a ? INFINITY : a;
+                    if (c > d01 || c != c) d01 = c != c ? INFINITY : c;
+                    if (fabs((double)oref[0][j]) > ymax) ymax = fabs((double)oref[0][j]);
+                }
+                CHECK(e0 <= (pr ? 1e-2 : 1e-5), "gelu_tanh %s %s: without the policy rel err %.3g against the CPU reference", vn[v],
+                      pr ? "fp16" : "fp32", e0);
+                CHECK(pr ? d1 <= 1e-2 * ymax : d1 <= 4.8e-4 + 1e-5 * ymax,
+                      "gelu_tanh %s %s: with the policy max |y - erf reference| %.3g (max |y| %.3g)", vn[v], pr ? "fp16" : "fp32", d1,
+                      ymax);
+                CHECK(pr || d01 > 1e-5, "gelu_tanh %s fp32: the policy's plan computes the tanh form (max difference from the erf "
+                      "plan %.3g)", vn[v], d01);
+                CHECK(k1 < k0, "gelu_tanh %s %s: the Gelu inside cuBLASLt: %d kernel nodes against %d", vn[v], pr ? "fp16" : "fp32", k1,
+                      k0);
+                printf("ok   gelu_tanh %s %s: max |tanh-form plan - erf reference| %.3g, erf-form plan rel err %.3g, launches %d -> %d\n",
+                       vn[v], pr ? "fp16" : "fp32", d1, e0, k0, k1);
+            }
+            fb_free_run(&b, o0, o1, oref);
+        }
 }
 
 /* GPU: the persistent GEMV launch replayed many times (its epoch word carries over between
@@ -1535,6 +1626,19 @@ static void fake_barrier_word_errors(aicf_context* ctx, aicf_plan* plan, const c
    graph with less host work than the threshold gets none. Every
    one of these plans serialises to the same bytes as the plan made without a helper, and no
    cuBLASLt object or pushed context is left. */
+/* dlopens the fake driver at path and looks up its n test hooks into sym; NULL (a SKIP counted,
+   naming `what`) when the file or a hook is missing. */
+static void* fake_syms(const char* path, const char* const* names, int n, void** sym, const char* what) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    int i, ok = h != NULL;
+    for (i = 0; i < n; i++) ok = ok && (sym[i] = dlsym(h, names[i])) != NULL;
+    if (ok) return h;
+    printf("SKIP %s: %s not usable or without %s\n", what, path, names[0]);
+    g_skip++;
+    if (h) dlclose(h);
+    return NULL;
+}
+
 static void test_fake_lt_setup(void) {
     const char* path = getenv("AICF_FAKE_LIBCUDA");
     void* h;
@@ -1547,18 +1651,9 @@ static void test_fake_lt_setup(void) {
     size_t ref_len = 0;
     uint64_t seed = g_rng;
     int c;
+    static const char* const names[4] = {"fakecuda_lt_calls", "fakecuda_lt_fail", "fakecuda_lt_live", "fakecuda_ctx_depth"};
     if (!path) path = "build/fakecuda/libcuda.so.1";
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    sym[0] = h ? dlsym(h, "fakecuda_lt_calls") : NULL;
-    sym[1] = h ? dlsym(h, "fakecuda_lt_fail") : NULL;
-    sym[2] = h ? dlsym(h, "fakecuda_lt_live") : NULL;
-    sym[3] = h ? dlsym(h, "fakecuda_ctx_depth") : NULL;
-    if (!sym[0] || !sym[1] || !sym[2] || !sym[3]) {
-        printf("SKIP cuBLASLt setup helper: %s not usable or without fakecuda_lt_calls\n", path);
-        g_skip++;
-        if (h) dlclose(h);
-        return;
-    }
+    if (!(h = fake_syms(path, names, 4, sym, "cuBLASLt setup helper"))) return;
     memcpy(&lt_calls, &sym[0], sizeof sym[0]);
     memcpy(&lt_fail, &sym[1], sizeof sym[1]);
     memcpy(&lt_live, &sym[2], sizeof sym[2]);
@@ -1656,6 +1751,114 @@ static void test_fake_lt_setup(void) {
     free(ref);
     g_rng = seed * 6364136223846793005ull + 1442695040888963407ull; /* the sequence moves on */
     if (!g_rng) g_rng = 1;
+    dlclose(h);
+}
+
+/* Fake CUDA with the fake cuBLASLt: which Gelu goes into cuBLASLt's epilogue. approximate =
+   "tanh" always (CUBLASLT_EPILOGUE_GELU_BIAS, 36, set on the matmul descriptor); approximate =
+   "none" (the erf form) and the exported five-op GELU only under the policy's gelu_tanh, which
+   the step's reason, the plan header and the policy text then name; otherwise the bias alone
+   (CUBLASLT_EPILOGUE_BIAS, 4) and the Gelu in a launch of its own. At float32 and float16. */
+static void test_fake_gelu_epilogue(void) {
+    const char* path = getenv("AICF_FAKE_LIBCUDA");
+    void* h;
+    int (*lt_epis)(uint32_t*, int) = NULL;
+    void (*lt_fail)(const char*, int, int) = NULL;
+    void* sym[2];
+    aicf_context_desc cd;
+    aicf_context* ctx = NULL;
+    aicf_device_info di;
+    int v, pol, pr;
+    static const char* const names[2] = {"fakecuda_lt_epilogues", "fakecuda_lt_fail"};
+    if (!path) path = "build/fakecuda/libcuda.so.1";
+    if (!(h = fake_syms(path, names, 2, sym, "gelu epilogue"))) return;
+    memcpy(&lt_epis, &sym[0], sizeof sym[0]);
+    memcpy(&lt_fail, &sym[1], sizeof sym[1]);
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = path;
+    cd.flags = AICF_CONTEXT_NO_THREADS; /* no helper thread setting descriptors of its own */
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS || aicf_context_device_info(ctx, &di) != AICF_SUCCESS ||
+        !di.cublaslt_available) {
+        CHECK(0, "gelu epilogue: fake CUDA context with cuBLASLt (%s)", ctx ? aicf_last_error(ctx) : "");
+        aicf_context_destroy(ctx);
+        dlclose(h);
+        return;
+    }
+    for (v = 0; v < 3; v++)          /* Gelu tanh, Gelu none, the exported erf GELU */
+        for (pol = 0; pol < 2; pol++) /* policy gelu_tanh */
+            for (pr = 0; pr < 2; pr++) {
+                static const char* const vn[3] = {"Gelu tanh", "Gelu none", "exported GELU"};
+                const int want = v == 0 || pol;
+                fb b;
+                aicf_plan_desc pd;
+                aicf_plan* plan = NULL;
+                char *text = NULL, *ex = NULL, pt[1024];
+                size_t need = 0;
+                uint32_t epis[64];
+                int n, k, n36 = 0, n4 = 0;
+                memset(&b, 0, sizeof b);
+                b.ctx = ctx;
+                b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+                if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+                if (b.ok) (v == 0 ? c_linear_gelu_tanh : v == 1 ? c_linear_gelu_none : c_linear_gelu_enc)(&b);
+                memset(&pd, 0, sizeof pd);
+                pd.backend = AICF_BACKEND_CUDA;
+                pd.policy.precision = pr ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+                pd.policy.gelu_tanh = pol;
+                lt_fail(NULL, 0, 0); /* resets the epilogue record */
+                CHECK(b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS, "gelu epilogue %s, gelu_tanh %d, %s: plan (%s)", vn[v],
+                      pol, pr ? "fp16" : "fp32", aicf_last_error(ctx));
+                n = lt_epis(epis, 64);
+                for (k = 0; k < n && k < 64; k++) {
+                    n36 += epis[k] == 36u;
+                    n4 += epis[k] == 4u;
+                }
+                CHECK(n > 0 && (want ? n36 > 0 && n4 == 0 : n4 > 0 && n36 == 0),
+                      "gelu epilogue %s, gelu_tanh %d, %s: cuBLASLt epilogues set: %d of GELU_BIAS, %d of BIAS, %d in all", vn[v], pol,
+                      pr ? "fp16" : "fp32", n36, n4, n);
+                if (plan && aicf_plan_format(plan, NULL, 0, &need) == AICF_SUCCESS && (text = (char*)malloc(need)) != NULL &&
+                    aicf_plan_format(plan, text, need, NULL) == AICF_SUCCESS) {
+                    const char* form = v == 0 ? "gelu (tanh form)" : "gelu (erf form taken as the tanh form: policy gelu_tanh)";
+                    aicf_plan_stats ps;
+                    aicf_plan_stats_get(plan, &ps);
+                    CHECK(want ? strstr(text, form) != NULL : strstr(text, "gelu (") == NULL,
+                          "gelu epilogue %s, gelu_tanh %d, %s: the step's reason %s '%s':\n%s", vn[v], pol, pr ? "fp16" : "fp32",
+                          want ? "names" : "does not name", form, text);
+                    CHECK(ps.num_steps == 1 + (pr ? 2 : 0), "gelu epilogue %s, gelu_tanh %d, %s: %d steps (one GEMM step%s)", vn[v], pol,
+                          pr ? "fp16" : "fp32", ps.num_steps, pr ? " and two boundary casts" : "");
+                } else {
+                    CHECK(0, "gelu epilogue %s: plan text", vn[v]);
+                }
+                need = 0;
+                if (plan && aicf_plan_explain(plan, NULL, 0, &need) == AICF_SUCCESS && (ex = (char*)malloc(need)) != NULL &&
+                    aicf_plan_explain(plan, ex, need, NULL) == AICF_SUCCESS)
+                    CHECK((strstr(ex, "+bias gelu (tanh form)") != NULL) == want &&
+                              (strstr(ex, "Gelu's erf form may run as its tanh form (gelu_tanh)") != NULL) == (pol != 0),
+                          "gelu epilogue %s, gelu_tanh %d, %s: explain's cuBLASLt launch %s the GELU epilogue, its policy line %s "
+                          "gelu_tanh:\n%s",
+                          vn[v], pol, pr ? "fp16" : "fp32", want ? "with" : "without", pol ? "names" : "without", ex);
+                else
+                    CHECK(0, "gelu epilogue %s: explain text", vn[v]);
+                CHECK(aicf_policy_format(&pd.policy, pt, sizeof pt, NULL) == AICF_SUCCESS &&
+                          strstr(pt, pol ? "\ngelu_tanh = 1\n" : "\ngelu_tanh = 0\n") != NULL,
+                      "gelu epilogue: the policy text carries gelu_tanh = %d:\n%s", pol, pt);
+                free(text);
+                free(ex);
+                aicf_plan_destroy(plan);
+                for (k = 0; k < b.n_in; k++) free(b.in_data[k]);
+                aicf_graph_destroy(b.g);
+            }
+    { /* the policy text's gelu_tanh read back, and refused when not a boolean */
+        aicf_policy q;
+        memset(&q, 0, sizeof q);
+        CHECK(aicf_policy_parse(ctx, "gelu_tanh = yes\n", 16, &q) == AICF_SUCCESS && q.gelu_tanh == 1,
+              "gelu epilogue: policy text 'gelu_tanh = yes' parsed (%s)", aicf_last_error(ctx));
+        CHECK(aicf_policy_parse(ctx, "gelu_tanh = 2\n", 14, &q) == AICF_ERROR_INVALID_ARGUMENT &&
+                  strstr(aicf_last_error(ctx), "gelu_tanh") != NULL,
+              "gelu epilogue: 'gelu_tanh = 2' refused, naming the key: %s", aicf_last_error(ctx));
+    }
+    aicf_context_destroy(ctx);
     dlclose(h);
 }
 
@@ -2386,6 +2589,7 @@ int main(void) {
             }
             test_gpu_persistent_replays(ctx);
             test_gpu_lt_answers(ctx);
+            test_gpu_gelu_tanh(ctx);
             test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
             test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
         }
@@ -2395,6 +2599,7 @@ int main(void) {
         test_format_gelu_steps(ctx);
         test_fake_cuda_plans();
         test_fake_lt_setup();
+        test_fake_gelu_epilogue();
         test_pin_errors();
         test_attention_lowering_errors();
         test_attention_random(ctx, AICF_BACKEND_CPU, AICF_PRECISION_FP32);

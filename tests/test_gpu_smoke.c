@@ -261,7 +261,7 @@ typedef struct mm_case {
     int ta, tb;
     int bcast_b; /* stride_b = 0 */
     int use_c;   /* beta != 0 with C */
-    int bias, relu, tf32;
+    int bias, act, tf32; /* act: AICF__MM_ACT_RELU (1) or AICF__MM_ACT_GELU_TANH (2) */
     aicf_dtype dt;
 } mm_case;
 
@@ -331,7 +331,7 @@ static void run_matmul_case(aicf_context* ctx, const mm_case* c) {
     m->d.dtype = c->dt;
     m->d.tf32 = c->tf32;
     m->d.bias = c->bias;
-    m->d.relu = c->relu;
+    m->d.act = c->act;
     r = aicf__cuda_matmul_plan(&sp.p, 0, &m->d, 0, &m->algo, reason, sizeof reason);
     CHECK(r == AICF_SUCCESS, "%s: matmul_plan: %s", c->name, aicf_last_error(ctx));
     if (r != AICF_SUCCESS) goto done;
@@ -360,7 +360,9 @@ static void run_matmul_case(aicf_context* ctx, const mm_case* c) {
                     acc += av * bv;
                 }
                 ref = alpha * acc + (c->use_c ? beta * C[b * sc + i * c->N + j] : 0.0) + (c->bias ? bias[j] : 0.0);
-                if (c->relu && ref < 0.0) ref = 0.0;
+                if (c->act == AICF__MM_ACT_RELU && ref < 0.0) ref = 0.0;
+                if (c->act == AICF__MM_ACT_GELU_TANH) /* cuBLASLt's GELU epilogue: the tanh form, not the erf form (at most 4.7e-4 apart) */
+                    ref = 0.5 * ref * (1.0 + tanh(0.7978845608028654 * (ref + 0.044715 * ref * ref * ref)));
                 got = D[b * sc + i * c->N + j];
                 err = fabs(got - ref);
                 if (!(err <= atol + rtol * fabs(ref))) bad++;
@@ -582,10 +584,13 @@ int main(void) {
                 {"fp32 relu", 31, 45, 20, 1, 0, 0, 0, 0, 0, 1, 0, AICF_DTYPE_FLOAT32},
                 {"fp32 bias+relu trans_b", 64, 128, 96, 1, 0, 1, 0, 0, 1, 1, 0, AICF_DTYPE_FLOAT32},
                 {"fp32 batch 2 bias beta*C", 16, 24, 8, 2, 0, 0, 0, 1, 1, 0, 0, AICF_DTYPE_FLOAT32},
+                {"fp32 bias+gelu (tanh form)", 48, 72, 40, 1, 0, 0, 0, 0, 1, 2, 0, AICF_DTYPE_FLOAT32},
+                {"fp32 gelu beta*C trans_b", 33, 20, 64, 1, 0, 1, 0, 1, 0, 2, 0, AICF_DTYPE_FLOAT32},
                 {"tf32 256x256x256", 256, 256, 256, 1, 0, 0, 0, 0, 0, 0, 1, AICF_DTYPE_FLOAT32},
                 {"fp16 64x64x64", 64, 64, 64, 1, 0, 0, 0, 0, 0, 0, 0, AICF_DTYPE_FLOAT16},
                 {"fp16 bias+relu trans_b batch 2", 32, 40, 24, 2, 0, 1, 0, 0, 1, 1, 0, AICF_DTYPE_FLOAT16},
                 {"fp16 odd 13x7x5", 13, 7, 5, 1, 1, 0, 0, 1, 0, 0, 0, AICF_DTYPE_FLOAT16},
+                {"fp16 bias+gelu (tanh form) 128x1536x384", 128, 1536, 384, 1, 0, 0, 0, 0, 1, 2, 0, AICF_DTYPE_FLOAT16},
             };
             size_t c;
             test_modules(ctx);

@@ -449,7 +449,8 @@ static int policy_eq(const aicf_policy* a, const aicf_policy* b) {
     int i;
     if (!(a->precision == b->precision && a->allow_cpu_fallback == b->allow_cpu_fallback && a->workspace_limit == b->workspace_limit &&
           a->no_fusion == b->no_fusion && a->conv_algo == b->conv_algo && a->matmul_algo == b->matmul_algo &&
-          !a->persistent == !b->persistent && !a->autotune == !b->autotune))
+          !a->persistent == !b->persistent && !a->autotune == !b->autotune && !a->no_pdl == !b->no_pdl &&
+          !a->gelu_tanh == !b->gelu_tanh))
         return 0;
     for (i = 0; i < AICF_MAX_PINS; i++) {
         const aicf_pin *x = &a->pins[i], *y = &b->pins[i];
@@ -472,6 +473,7 @@ static void test_policy_pins(aicf_context* ctx) {
         memset(&p, 0, sizeof p);
         p.autotune = (int)(rnd() & 1);
         p.persistent = (int)(rnd() & 1);
+        p.gelu_tanh = (int)(rnd() & 1);
         for (i = 0; i < n; i++) {
             aicf_pin* pin = &p.pins[i];
             size_t len = 3 + (size_t)(rnd() % (AICF_PIN_NODE_CAP - 3));
