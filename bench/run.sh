@@ -23,7 +23,8 @@
 #              dependent launch, AICF_EXEC_PDL) on peers.py's exports, fp16
 #                                                         -> profiles/WORKLOAD.txt, staged.jsonl, pdl.jsonl,
 #              persistent.jsonl (policy persistent = 1: batch-1 Linear layers in one launch),
-#              autotune.jsonl (policy autotune = 1: kernel choices timed at plan creation;
+#              gelu_tanh.jsonl (enc: policy gelu_tanh = 1, the erf-form Gelus in their tanh form
+#              inside cuBLASLt's GEMMs), autotune.jsonl (policy autotune = 1: kernel choices timed at plan creation;
 #              its plan_ms includes the timing)
 #   then bench/table.py turns the JSON lines into table.md (targets marked met / not met).
 #
@@ -125,9 +126,18 @@ fi
 : > "$OUT/pdl.jsonl"
 : > "$OUT/persistent.jsonl"
 : > "$OUT/autotune.jsonl"
+: > "$OUT/gelu_tanh.jsonl"
 if [ "$DO_PEERS" = 1 ]; then
   W=${WORKDIR:-/tmp/aicf-bench}
   mkdir -p "$OUT/profiles"
+  # one variant: bench --json with the extra options, one line tagged with the workload into FILE
+  variant() {
+    local into=$1 line
+    shift
+    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" "$@" --json 2>&1 |
+           grep '^{' | tail -1)
+    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/$into"
+  }
   for entry in "mlp_b1 mlp 1" "mlp_b256 mlp 256" "enc_b1_s128 enc 1" "enc_b32_s128 enc 32" \
                "resnet18_b1 resnet18 1" "resnet18_b32 resnet18 32"; do
     read -r wl file batch <<< "$entry"
@@ -135,20 +145,13 @@ if [ "$DO_PEERS" = 1 ]; then
     [ -f "$W/$file.onnx" ] || continue
     build/aicf profile "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --top 15 \
       > "$OUT/profiles/$wl.txt" 2>&1
-    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --io host --json 2>&1 |
-           grep '^{' | tail -1)
-    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/staged.jsonl"
-    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --pdl --json 2>&1 |
-           grep '^{' | tail -1)
-    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/pdl.jsonl"
-    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --persistent --json 2>&1 |
-           grep '^{' | tail -1)
-    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/persistent.jsonl"
+    variant staged.jsonl --io host
+    variant pdl.jsonl --pdl
+    variant persistent.jsonl --persistent
     build/aicf plan "$W/$file.onnx" --precision fp16 --dim batch="$batch" --autotune --explain \
       > "$OUT/profiles/$wl.autotune.txt" 2>&1
-    line=$(build/aicf bench "$W/$file.onnx" --precision fp16 --dim batch="$batch" --iters "$ITERS" --autotune --json 2>&1 |
-           grep '^{' | tail -1)
-    [ -n "$line" ] && printf '{"workload": "%s", %s\n' "$wl" "${line#\{}" >> "$OUT/autotune.jsonl"
+    variant autotune.jsonl --autotune
+    if [ "$file" = enc ]; then variant gelu_tanh.jsonl --gelu-tanh; fi # the erf-form Gelus inside cuBLASLt (tanh form)
   done
   log "profiles: $OUT/profiles; host-staged I/O: $OUT/staged.jsonl; programmatic dependent launch: $OUT/pdl.jsonl"
 fi

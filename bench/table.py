@@ -11,7 +11,7 @@ models.jsonl  one `aicf bench --json` object per model and precision (or {"error
 gemm.jsonl    one bench/gemm_direct --json object per size and precision
 plan.jsonl    one `aicf bench --json` object per plan creation of light_resnet50 (a fresh process
               each: plan_ms and its phases)
---variants DIR  the same run's per-workload variants (DIR/autotune.jsonl, persistent.jsonl,
+--variants DIR  the same run's per-workload variants (DIR/autotune.jsonl, persistent.jsonl, gelu_tanh.jsonl,
               pdl.jsonl, staged.jsonl: `aicf bench --json` lines with a "workload" key) beside
               the default plan's time from peers.jsonl
 Missing or empty files leave their section out. Standard library only.
@@ -189,6 +189,8 @@ def plan_table(rows):
 VARIANTS = (("autotune", "autotune", "policy autotune = 1 (kernel choices timed at plan creation; plan ms includes the timing)"),
             ("persistent", "persistent", "policy persistent = 1 (batch-1 Linear layers in one launch)"),
             ("pdl", "PDL", "AICF_EXEC_PDL (programmatic dependent launch)"),
+            ("gelu_tanh", "gelu_tanh", "policy gelu_tanh = 1 (enc: the erf-form Gelus in their tanh form inside cuBLASLt's GEMMs, "
+             "at most 4.7e-4 apart)"),
             ("staged", "host I/O", "inputs and outputs staged through pinned host memory by the graph"))
 
 

@@ -343,12 +343,22 @@ def bench_table_tests():
                 f.write(json.dumps({"plan_model": "light_resnet50", "precision": prec, "plan_ms": ms, "plan_fold_ms": 50.0,
                                     "plan_select_ms": 70.0, "plan_lt_queries": 20, "plan_lt_ms": 69.0,
                                     "device_init_ms": 250.0, **setup}) + "\n")
-        rc, out, _ = run([sys.executable, "bench/table.py", "--peers", peers, "--plan", plan], 60)
+        with open(os.path.join(td, "gelu_tanh.jsonl"), "w") as f:  # a variant of the same run, beside the default plan
+            f.write(json.dumps({"workload": "resnet18_b1", "median_us": 211.5}) + "\n")
+        rc, out, _ = run([sys.executable, "bench/table.py", "--peers", peers, "--plan", plan, "--variants", td], 60)
     lines = out.splitlines()
     row = lambda key: next((l for l in lines if l.startswith("| " + key + " ")), "")
     want = [("mlp_b1", "| met |"), ("resnet18_b1", "| **not met** (speed) |"), ("fp32", "≤ 200: met"), ("fp16", "≤ 200: **not met**"),
             ("fp32", "| 95.0 (12.0) / 95.0 (12.0) |"), ("fp16", "| - (-) / - (-) |")]
     bad = [f"{k}: '{row(k)}' lacks '{m}'" for k, m in want if m not in row(k)]
+    # the variants' table (after the targets table, whose rows name the same workloads)
+    vi = next((i for i, l in enumerate(lines) if l.startswith("## Variants of the plan")), len(lines))
+    vrow = lambda key: next((l for l in lines[vi:] if l.startswith("| " + key + " ")), "")
+    for k, m in (("workload", "| default | gelu_tanh |"), ("resnet18_b1", "| 226.00 | 211.50 |"), ("mlp_b1", "| 7.00 | - |")):
+        if m not in vrow(k):
+            bad.append(f"variants {k}: '{vrow(k)}' lacks '{m}'")
+    if "- gelu_tanh: policy gelu_tanh = 1" not in out:
+        bad.append("no gelu_tanh variant legend")
     if rc != 0 or bad:
         record(name, "failed", f"exit {rc}; " + "; ".join(bad) + " " + out[-300:])
     else:
