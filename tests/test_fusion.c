@@ -1840,6 +1840,22 @@ static void test_fake_gelu_epilogue(void) {
                           vn[v], pol, pr ? "fp16" : "fp32", want ? "with" : "without", pol ? "names" : "without", ex);
                 else
                     CHECK(0, "gelu epilogue %s: explain text", vn[v]);
+                if (plan) { /* the plan file round trip: the same decisions without re-deciding, byte for byte */
+                    size_t n1 = 0, n2 = 0;
+                    char *f1 = NULL, *f2 = NULL;
+                    aicf_plan* lp = NULL;
+                    int same = aicf_plan_serialize(plan, NULL, 0, &n1) == AICF_SUCCESS && (f1 = (char*)malloc(n1)) != NULL &&
+                               aicf_plan_serialize(plan, f1, n1, &n1) == AICF_SUCCESS &&
+                               aicf_plan_load_memory(b.g, f1, strlen(f1), &lp) == AICF_SUCCESS &&
+                               aicf_plan_serialize(lp, NULL, 0, &n2) == AICF_SUCCESS && n2 == n1 && (f2 = (char*)malloc(n2)) != NULL &&
+                               aicf_plan_serialize(lp, f2, n2, &n2) == AICF_SUCCESS && strcmp(f1, f2) == 0;
+                    CHECK(same && strstr(f1, pol ? "policy gelu_tanh = 1\n" : "policy gelu_tanh = 0\n") != NULL,
+                          "gelu epilogue %s, gelu_tanh %d, %s: the plan file loads back to the same bytes (%s)", vn[v], pol,
+                          pr ? "fp16" : "fp32", aicf_last_error(ctx));
+                    free(f1);
+                    free(f2);
+                    aicf_plan_destroy(lp);
+                }
                 CHECK(aicf_policy_format(&pd.policy, pt, sizeof pt, NULL) == AICF_SUCCESS &&
                           strstr(pt, pol ? "\ngelu_tanh = 1\n" : "\ngelu_tanh = 0\n") != NULL,
                       "gelu epilogue: the policy text carries gelu_tanh = %d:\n%s", pol, pt);
