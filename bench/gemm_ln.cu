@@ -181,6 +181,122 @@ __global__ void __launch_bounds__(256, 1) k_gemm_ln(const __grid_constant__ LnAr
     }
 }
 
+/* The other split: CTA z of the cluster computes its column slice [z CW, (z + 1) CW) over the
+   whole K (one warpgroup, wgmma m64nCWk16, K slabs in a ring of up to 8), so no partial tile
+   crosses the cluster: only the row statistics do (two exchanges of 64 floats a CTA). CW = 64,
+   128 or 192 (KS = 6, 3, 2): whole 128-byte swizzled chunks of B. */
+template <int KS>
+__global__ void __launch_bounds__(128, 1) k_gemm_ln_n(const __grid_constant__ LnArgs g) {
+    constexpr int CW = NCOL / KS, NCH = CW / 64, SL = 8192 + NCH * 8192, NR = CW / 2;
+    extern __shared__ unsigned char dsm[];
+    if (g.stop == 4) return;
+    const unsigned base = (smem_u32(dsm) + 1023u) & ~1023u;
+    const int tid = threadIdx.x, S = g.stages;
+    const unsigned z = cluster_rank();
+    const int m0 = blockIdx.y * 64, n0 = (int)z * CW;
+    const unsigned bars = base + S * SL, psum = bars + 64; /* psum: [2][64] float */
+    if (tid == 0) {
+        asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&g.ta), "l"(&g.tb) : "memory");
+        for (int q = 0; q < S; ++q) mbar_init(bars + 8 * q, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    auto load = [&](int q, int s) {
+        const unsigned slot = base + q * SL, bar = bars + 8 * q;
+        mbar_expect(bar, SL);
+        tma2d(slot, &g.ta, s * 64, m0, bar);
+        for (int j = 0; j < NCH; ++j) tma2d(slot + 8192 + j * 8192, &g.tb, n0 + j * 64, s * 64, bar);
+    };
+    if (tid == 0)
+        for (int q = 0; q < S && q < g.nslab; ++q) load(q, q);
+    float d[NR];
+#pragma unroll
+    for (int i = 0; i < NR; ++i) d[i] = 0.0f;
+    const unsigned long long da = gdesc(base, 16, 1024, 1), db = gdesc(base + 8192, 8192, 1024, 1);
+    int q = 0;
+    unsigned phase = 0;
+    for (int i = 0; i < g.nslab; ++i) {
+        mbar_wait(bars + 8 * q, phase);
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) Wg<CW>::template mma<0>(d, da + q * (SL / 16) + 2 * kk, db + q * (SL / 16) + 128 * kk, 1);
+        wg_commit();
+        if (i + S < g.nslab) {
+            wg_wait<0>();
+            __syncthreads();
+            if (tid == 0) load(q, i + S);
+        }
+        if (++q == S) {
+            q = 0;
+            phase ^= 1u;
+        }
+    }
+    wg_wait<0>();
+    if (g.stop == 1) {
+        if (d[0] == 12345.0f) g.y[tid] = __float2half(d[1]); /* keeps the accumulators live */
+        return;
+    }
+    /* thread (warp w, lane l): rows r = 16 w + l / 4 and r + 8, columns n0 + 8 j + 2 (l % 4) (+1) */
+    const int w = tid >> 5, lane = tid & 31, r = w * 16 + (lane >> 2), c0 = n0 + 2 * (lane & 3);
+    float s1[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < CW / 8; ++j) {
+        const __half2 b = *(const __half2*)(g.bias + c0 + 8 * j);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int m = m0 + r + 8 * h;
+            __half2 rv = __floats2half2_rn(0.0f, 0.0f);
+            if (m < g.M) rv = *(const __half2*)(g.res + (size_t)m * NCOL + c0 + 8 * j);
+            d[4 * j + 2 * h] += __low2float(b) + __low2float(rv);
+            d[4 * j + 2 * h + 1] += __high2float(b) + __high2float(rv);
+            s1[h] += d[4 * j + 2 * h] + d[4 * j + 2 * h + 1];
+        }
+    }
+    float mean[2], var[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        s1[h] += __shfl_xor_sync(0xffffffffu, s1[h], 1);
+        s1[h] += __shfl_xor_sync(0xffffffffu, s1[h], 2);
+        if ((lane & 3) == 0) asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(psum + (r + 8 * h) * 4), "f"(s1[h]) : "memory");
+    }
+    cluster_sync();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float t = 0.0f;
+        for (int rr = 0; rr < KS; ++rr) t += ld_dsm(mapa(psum + (r + 8 * h) * 4, (unsigned)rr));
+        mean[h] = t * (1.0f / NCOL);
+        float s2 = 0.0f;
+#pragma unroll
+        for (int j = 0; j < CW / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) s2 += (d[4 * j + 2 * h + e] - mean[h]) * (d[4 * j + 2 * h + e] - mean[h]);
+        s2 += __shfl_xor_sync(0xffffffffu, s2, 1);
+        s2 += __shfl_xor_sync(0xffffffffu, s2, 2);
+        if ((lane & 3) == 0) asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(psum + 256 + (r + 8 * h) * 4), "f"(s2) : "memory");
+    }
+    cluster_sync();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float t = 0.0f;
+        for (int rr = 0; rr < KS; ++rr) t += ld_dsm(mapa(psum + 256 + (r + 8 * h) * 4, (unsigned)rr));
+        var[h] = 1.0f / sqrtf(t * (1.0f / NCOL) + g.eps);
+    }
+    cluster_sync(); /* no CTA leaves while another still reads its shared memory */
+#pragma unroll
+    for (int j = 0; j < CW / 8; ++j) {
+        const int c = c0 + 8 * j;
+        const __half2 ga = *(const __half2*)(g.gamma + c), be = *(const __half2*)(g.beta + c);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int m = m0 + r + 8 * h;
+            if (m >= g.M) continue;
+            *(__half2*)(g.y + (size_t)m * NCOL + c) =
+                __floats2half2_rn((d[4 * j + 2 * h] - mean[h]) * var[h] * __low2float(ga) + __low2float(be),
+                                  (d[4 * j + 2 * h + 1] - mean[h]) * var[h] * __high2float(ga) + __high2float(be));
+        }
+    }
+}
+
 /* the baseline's LayerNorm: a warp per row of 384, 12 values a lane, two-pass statistics (as
    aicf_norm_rowreg*_f16) */
 __global__ void __launch_bounds__(256) k_ln(const __half* x, const __half* gamma, const __half* beta, __half* y, int M, float eps) {
@@ -300,7 +416,7 @@ static void run_base(const Problem& P, const Lt& L, cudaStream_t s) {
     k_ln<<<(P.M + 7) / 8, 256, 0, s>>>(P.h, P.gamma, P.beta, P.y, P.M, 1e-5f);
 }
 
-struct Fused { LnArgs a; int ks, smem; };
+struct Fused { LnArgs a; int ks, smem, nsplit; /* nsplit: columns split over the cluster (k_gemm_ln_n), else K */ };
 static Fused make_fused(const Problem& P, int ks) {
     Fused F;
     memset(&F.a, 0, sizeof F.a);
@@ -311,20 +427,32 @@ static Fused make_fused(const Problem& P, int ks) {
     const int per = (F.a.nslab + ks - 1) / ks;
     F.a.stages = std::min(per, 3); /* 3 x 56 KiB resident at most */
     F.ks = ks;
+    F.nsplit = 0;
     F.smem = std::max(F.a.stages * SLOT, RED) + 1024 + 64 + 2 * 256;
     return F;
 }
-template <int KS> static void launch_ks(const Fused& F, dim3 grid, cudaStream_t s) {
+static Fused make_fused_n(const Problem& P, int ks) {
+    Fused F = make_fused(P, ks);
+    const int sl = 8192 + (NCOL / ks / 64) * 8192;
+    F.nsplit = 1;
+    F.a.stages = std::min(F.a.nslab, std::min(8, (200 * 1024) / sl));
+    F.smem = F.a.stages * sl + 1024 + 64 + 2 * 256;
+    return F;
+}
+template <int KS, int NS> static void launch_ks(const Fused& F, dim3 grid, cudaStream_t s) {
     static bool init = false;
+    void (*kern)(LnArgs);
+    if constexpr (NS != 0) kern = k_gemm_ln_n<KS>;
+    else kern = k_gemm_ln<KS>;
     if (!init) {
-        CK(cudaFuncSetAttribute(k_gemm_ln<KS>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+        CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
         init = true;
     }
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute at[1];
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDim = grid;
-    cfg.blockDim = dim3(256);
+    cfg.blockDim = dim3(NS ? 128 : 256);
     cfg.dynamicSmemBytes = F.smem;
     cfg.stream = s;
     at[0].id = cudaLaunchAttributeClusterDimension;
@@ -333,16 +461,22 @@ template <int KS> static void launch_ks(const Fused& F, dim3 grid, cudaStream_t 
     at[0].val.clusterDim.z = KS;
     cfg.attrs = at;
     cfg.numAttrs = 1;
-    CK(cudaLaunchKernelEx(&cfg, k_gemm_ln<KS>, F.a));
+    CK(cudaLaunchKernelEx(&cfg, kern, F.a));
 }
 static void run_fused(const Fused& F, cudaStream_t s) {
     const dim3 grid(1, (F.a.M + 63) / 64, F.ks);
+    if (F.nsplit) {
+        if (F.ks == 2) launch_ks<2, 1>(F, grid, s);
+        else if (F.ks == 3) launch_ks<3, 1>(F, grid, s);
+        else launch_ks<6, 1>(F, grid, s);
+        return;
+    }
     switch (F.ks) {
-    case 2: launch_ks<2>(F, grid, s); break;
-    case 3: launch_ks<3>(F, grid, s); break;
-    case 4: launch_ks<4>(F, grid, s); break;
-    case 6: launch_ks<6>(F, grid, s); break;
-    default: launch_ks<8>(F, grid, s); break;
+    case 2: launch_ks<2, 0>(F, grid, s); break;
+    case 3: launch_ks<3, 0>(F, grid, s); break;
+    case 4: launch_ks<4, 0>(F, grid, s); break;
+    case 6: launch_ks<6, 0>(F, grid, s); break;
+    default: launch_ks<8, 0>(F, grid, s); break;
     }
 }
 
@@ -382,20 +516,35 @@ int main(int argc, char** argv) {
             if (!(e <= 3e-2)) { ++fails; continue; }
             if (t < bt) bt = t, best[pi] = ks;
         }
+        for (int ks : {2, 3, 6}) { /* the columns split instead of K */
+            const Fused F = make_fused_n(P, ks);
+            CK(cudaMemset(P.y, 0, (size_t)P.M * NCOL * 2));
+            run_fused(F, s);
+            CK(cudaStreamSynchronize(s));
+            const double e = max_err(P);
+            const double t = time_graph(s, replays, [&](cudaStream_t st) { for (int i = 0; i < CHAIN; ++i) run_fused(F, st); }) / CHAIN;
+            printf("  fused, columns over clusters of %d (%2d CTAs, %d columns and all %d slabs a CTA, %d stages, smem %6d B): max err %.2e, "
+                   "%.2f us%s%s\n", ks, ks * ((P.M + 63) / 64), NCOL / ks, F.a.nslab, F.a.stages, F.smem, e, t, e <= 3e-2 ? "" : "  WRONG",
+                   t < tb ? "  < baseline" : "");
+            if (!(e <= 3e-2)) { ++fails; continue; }
+            if (t < bt) bt = t, best[pi] = -ks;
+        }
     }
     /* where the fused kernel's time goes: stopped after the K loop, after the partial tile's
        stores, after the slice's reduction (outputs not checked) */
     for (int pi = 0; pi < 2; ++pi)
         for (int stop : {4, 1, 2, 3}) {
-            Fused F = make_fused(ps[pi], best[pi] ? best[pi] : 6);
+            Fused F = best[pi] < 0 ? make_fused_n(ps[pi], -best[pi]) : make_fused(ps[pi], best[pi] ? best[pi] : 6);
             F.a.stop = stop;
+            if (F.nsplit && (stop == 2 || stop == 3)) continue; /* no partial tile in that kernel */
             const double t = time_graph(s, replays, [&](cudaStream_t st) { for (int i = 0; i < CHAIN; ++i) run_fused(F, st); }) / CHAIN;
-            printf("%s, clusters of %d, stopped %s: %.2f us\n", ps[pi].name, F.ks,
+            printf("%s, %s clusters of %d, stopped %s: %.2f us\n", ps[pi].name, F.nsplit ? "columns over" : "K over", F.ks,
                    stop == 4 ? "at once" : stop == 1 ? "after the K loop" : stop == 2 ? "after the partial tile's stores" : "after the slice's reduction", t);
         }
     /* the encoder's order at batch 1: (o + LN, f2 + LN) x 6, each side with its best cluster size */
     {
-        const Fused F0 = make_fused(ps[0], best[0] ? best[0] : 6), F1 = make_fused(ps[1], best[1] ? best[1] : 8);
+        auto pick = [&](int pi) { return best[pi] < 0 ? make_fused_n(ps[pi], -best[pi]) : make_fused(ps[pi], best[pi] ? best[pi] : 6); };
+        const Fused F0 = pick(0), F1 = pick(1);
         const double tb = time_graph(s, replays, [&](cudaStream_t st) {
             for (int l = 0; l < 6; ++l) { run_base(ps[0], lts[0], st); run_base(ps[1], lts[1], st); }
         });
