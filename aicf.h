@@ -21108,10 +21108,16 @@ static aicf_result aicf__cuo_lower_norm(aicf__cuo* c) {
     if (a.cols <= 1024 && a.cols % 4 == 0 && a.div == 1 && a.s_row == 0 && a.s_col == 1 && (B < 0 || (a.b_row == 0 && a.b_col == 1)) &&
         aicf__cuo_align(c, X, 0) >= 4 * c->es && aicf__cuo_align(c, Y, 0) >= 4 * c->es && aicf__cuo_align(c, S, 0) >= 4 * c->es &&
         (B < 0 || aicf__cuo_align(c, B, 0) >= 4 * c->es)) {
-        v = a.cols <= 256 ? "rowreg2" : a.cols <= 512 ? "rowreg4" : "rowreg8"; /* the fewest registers that hold the row */
+        /* the fewest groups of 4 a lane that hold the row (no group idle at 384 or 768 columns, a
+           transformer's usual rows): fewer registers and instructions */
+        static const char* const rr[5] = {"rowreg2", "rowreg3", "rowreg4", "rowreg6", "rowreg8"};
+        static const int ng[5] = {2, 3, 4, 6, 8};
+        int k = 0;
+        while (k < 4 && a.cols > 128 * ng[k]) k++;
+        v = rr[k];
         grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);
         aicf__cuo_reason(c, "%lld rows of %lld, scale and bias per column: one warp per row held in registers (4 per access, up to "
-                         "%d per lane), float32 two-pass statistics", (long long)a.rows, (long long)a.cols, a.cols <= 256 ? 8 : a.cols <= 512 ? 16 : 32);
+                         "%d per lane), float32 two-pass statistics", (long long)a.rows, (long long)a.cols, 4 * ng[k]);
     } else if (a.cols <= 1024) {
         v = "warp";
         grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);

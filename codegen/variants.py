@@ -213,7 +213,7 @@ def _norm():
     for dt in DTYPES:
         for v in ("warp", "block"):
             ks.append(_k("aicf_norm_%s_%s" % (v, dt), "norm", dt, {"variant": v}))
-        for ng in (2, 4, 8):  # rows of up to 128 * ng columns held in registers
+        for ng in (2, 3, 4, 6, 8):  # rows of up to 128 * ng columns held in registers (384: 3, 768: 6)
             ks.append(_k("aicf_norm_rowreg%d_%s" % (ng, dt), "norm", dt, {"variant": "rowreg", "ng": ng}))
     return ks
 
