@@ -1304,18 +1304,14 @@ static int aicf__cuo_mm_epi(const aicf__cuo* c, aicf__matmul_desc* md, int Y, in
     return k;
 }
 
-/* The reason text of the activation inside cuBLASLt's epilogue ("" when none): sep, then its
-   name; a Gelu of the erf form taken as the tanh form says that the policy allowed it. */
-static const char* aicf__cuo_mm_act_name(const aicf__cuo* c, const aicf__matmul_desc* md, const char* sep) {
-    static const char* const relu[2] = {" relu", ", relu"}, *gelu[2] = {" gelu (tanh form)", ", gelu (tanh form)"},
-                             *gelu_pol[2] = {" gelu (erf form taken as the tanh form: policy gelu_tanh)",
-                                             ", gelu (erf form taken as the tanh form: policy gelu_tanh)"};
-    int j = sep[0] == ',', i;
-    if (md->act == AICF__MM_ACT_RELU) return relu[j];
+/* The name of the activation inside cuBLASLt's epilogue for the step's reason ("" when none); a
+   Gelu of the erf form taken as the tanh form says that the policy allowed it. */
+static const char* aicf__cuo_mm_act_name(const aicf__cuo* c, const aicf__matmul_desc* md) {
+    int i;
+    if (md->act == AICF__MM_ACT_RELU) return "relu";
     if (md->act != AICF__MM_ACT_GELU_TANH) return "";
-    for (i = 0; i < c->st->n_epi; i++)
-        if (c->st->epi[i].op == AICF__OP_Gelu) return c->st->epi[i].alpha != 0.0f ? gelu[j] : gelu_pol[j];
-    return gelu[j];
+    for (i = 0; i < c->st->n_epi && c->st->epi[i].op != AICF__OP_Gelu; i++) continue; /* the absorbed one: the first */
+    return i < c->st->n_epi && c->st->epi[i].alpha == 0.0f ? "gelu (erf form taken as the tanh form: policy gelu_tanh)" : "gelu (tanh form)";
 }
 
 static aicf_result aicf__cuo_lower_gemv(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
@@ -1408,9 +1404,9 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
             if ((r = aicf__cuo_mm_push(c, &md, slot, A, 0, B, 0, mode == 1 ? C : ec, 0, Y, 0,
                                        mode == 2 ? C : ebias)) != AICF_SUCCESS)
                 return r;
-            aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld%s; epilogue inside cuBLASLt:%s%s%s", why, (long long)md.M,
+            aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld%s; epilogue inside cuBLASLt:%s%s%s%s", why, (long long)md.M,
                              (long long)md.N, (long long)md.K, mode == 2 ? ", C as bias" : "", ebias >= 0 ? " bias" : "",
-                             ec >= 0 ? " residual (beta C)" : "", aicf__cuo_mm_act_name(c, &md, " "));
+                             ec >= 0 ? " residual (beta C)" : "", md.act ? " " : "", aicf__cuo_mm_act_name(c, &md));
             return AICF_SUCCESS;
         }
     }
@@ -1605,10 +1601,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         }
     }
     if (slot >= 0)
-        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
+        aicf__cuo_reason(c, "%.100s; M=%lld N=%lld K=%lld batch=%lld%s%s%s%s%s%s", why, (long long)md.M, (long long)N, (long long)K,
                          (long long)md.batch, md.trans_b ? ", B transposed (Transpose absorbed)" : "",
                          nbB == 1 && ob.rank > 0 ? " (batch folded into M)" : "", mm_bias >= 0 ? "; cuBLASLt epilogue: bias" : "",
-                         mm_c >= 0 ? ", residual (beta C)" : "", aicf__cuo_mm_act_name(c, &md, ", "));
+                         mm_c >= 0 ? ", residual (beta C)" : "", md.act ? ", " : "", aicf__cuo_mm_act_name(c, &md));
     else
         aicf__cuo_reason(c, "generated %s GEMM M=%lld N=%lld K=%lld batch=%lld x%lld%s (cuBLASLt: %.70s)", v, (long long)md.M,
                          (long long)N, (long long)K, (long long)md.batch, (long long)nrep,
