@@ -21043,6 +21043,7 @@ static aicf_result aicf__cuo_lower_norm(aicf__cuo* c) {
     aicf__cuo_op* op_ = NULL;
     char name[96];
     const char* v;
+    char rowreg[16]; /* the rowregNG variant's name */
     aicf_result r;
     if (op == AICF__OP_RMSNormalization) B = -1;
     if (op != AICF__OP_LayerNormalization) Mo = Io = -1;
@@ -21111,11 +21112,11 @@ static aicf_result aicf__cuo_lower_norm(aicf__cuo* c) {
         (B < 0 || aicf__cuo_align(c, B, 0) >= 4 * c->es)) {
         /* the fewest groups of 4 a lane that hold the row (no group idle at 384 or 768 columns, a
            transformer's usual rows): fewer registers and instructions */
-        static const char* const rr[5] = {"rowreg2", "rowreg3", "rowreg4", "rowreg6", "rowreg8"};
         static const int ng[5] = {2, 3, 4, 6, 8};
         int k = 0;
         while (k < 4 && a.cols > 128 * ng[k]) k++;
-        v = rr[k];
+        snprintf(rowreg, sizeof rowreg, "rowreg%d", ng[k]);
+        v = rowreg;
         grid[0] = (unsigned)AICF__MIN((a.rows + 7) / 8, AICF__CUO_MAX_GRID);
         aicf__cuo_reason(c, "%lld rows of %lld, scale and bias per column: one warp per row held in registers (4 per access, up to "
                          "%d per lane), float32 two-pass statistics", (long long)a.rows, (long long)a.cols, 4 * ng[k]);
