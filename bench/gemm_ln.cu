@@ -57,6 +57,35 @@ static __device__ __forceinline__ void load_slab(const LnArgs& g, unsigned slot,
     for (int j = 0; j < NCOL / 64; ++j) tma2d(slot + 8192 + j * 8192, &g.tb, j * 64, s * 64, bar);
 }
 
+/* The K loop both kernels share: n slabs through a ring of S slots of sl bytes (slot q's
+   mbarrier at bars + 8 q), four wgmma k16 steps a slab into d (N columns; A K-major, B MN-major
+   in 128-byte chunks: a k16 step is 2 units into A's descriptor, 128 into B's); a slot is
+   refilled (refill(q, slab), thread 0) once every warpgroup has read it. Returns with every
+   wgmma complete. */
+template <int N, class Refill>
+static __device__ __forceinline__ void k_ring(float* d, unsigned long long da, unsigned long long db, int sl, int n, int S,
+                                              unsigned bars, Refill refill) {
+    int q = 0;
+    unsigned phase = 0;
+    for (int i = 0; i < n; ++i) {
+        mbar_wait(bars + 8 * q, phase);
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) Wg<N>::template mma<0>(d, da + q * (sl / 16) + 2 * kk, db + q * (sl / 16) + 128 * kk, 1);
+        wg_commit();
+        if (i + S < n) { /* the slot again, once every warpgroup has read it */
+            wg_wait<0>();
+            __syncthreads();
+            if (threadIdx.x == 0) refill(q, i + S);
+        }
+        if (++q == S) {
+            q = 0;
+            phase ^= 1u;
+        }
+    }
+    wg_wait<0>();
+}
+
 template <int KS>
 __global__ void __launch_bounds__(256, 1) k_gemm_ln(const __grid_constant__ LnArgs g) {
     constexpr int CW = NCOL / KS, NF = CW / 16; /* a CTA's column slice; float4s a lane holds */
@@ -81,26 +110,8 @@ __global__ void __launch_bounds__(256, 1) k_gemm_ln(const __grid_constant__ LnAr
     for (int i = 0; i < 96; ++i) d[i] = 0.0f;
     /* A K-major (SBO 1024: 8 rows of 128 B); B MN-major, LBO 8192 between 64-column chunks,
        warpgroup w on chunks 3w .. 3w + 2 */
-    unsigned long long da = gdesc(base, 16, 1024, 1), db = gdesc(base + 8192 + wgi * 3 * 8192, 8192, 1024, 1);
-    int q = 0;
-    unsigned phase = 0;
-    for (int i = 0; i < nloc; ++i) {
-        mbar_wait(bars + 8 * q, phase);
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) Wg<192>::template mma<0>(d, da + q * (SLOT / 16) + 2 * kk, db + q * (SLOT / 16) + 128 * kk, 1);
-        wg_commit();
-        if (i + S < nloc) { /* the slot again, once both warpgroups have read it */
-            wg_wait<0>();
-            __syncthreads();
-            if (tid == 0) load_slab(g, base + q * SLOT, s0 + i + S, m0, bars + 8 * q);
-        }
-        if (++q == S) {
-            q = 0;
-            phase ^= 1u;
-        }
-    }
-    wg_wait<0>();
+    k_ring<192>(d, gdesc(base, 16, 1024, 1), gdesc(base + 8192 + wgi * 3 * 8192, 8192, 1024, 1), SLOT, nloc, S, bars,
+                [&](int q, int s) { load_slab(g, base + q * SLOT, s0 + s, m0, bars + 8 * q); });
     if (g.stop == 1) {
         if (d[0] == 12345.0f) g.y[tid] = __float2half(d[1]); /* keeps the accumulators live */
         return;
@@ -212,26 +223,7 @@ __global__ void __launch_bounds__(128, 1) k_gemm_ln_n(const __grid_constant__ Ln
     float d[NR];
 #pragma unroll
     for (int i = 0; i < NR; ++i) d[i] = 0.0f;
-    const unsigned long long da = gdesc(base, 16, 1024, 1), db = gdesc(base + 8192, 8192, 1024, 1);
-    int q = 0;
-    unsigned phase = 0;
-    for (int i = 0; i < g.nslab; ++i) {
-        mbar_wait(bars + 8 * q, phase);
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) Wg<CW>::template mma<0>(d, da + q * (SL / 16) + 2 * kk, db + q * (SL / 16) + 128 * kk, 1);
-        wg_commit();
-        if (i + S < g.nslab) {
-            wg_wait<0>();
-            __syncthreads();
-            if (tid == 0) load(q, i + S);
-        }
-        if (++q == S) {
-            q = 0;
-            phase ^= 1u;
-        }
-    }
-    wg_wait<0>();
+    k_ring<CW>(d, gdesc(base, 16, 1024, 1), gdesc(base + 8192, 8192, 1024, 1), SL, g.nslab, S, bars, load);
     if (g.stop == 1) {
         if (d[0] == 12345.0f) g.y[tid] = __float2half(d[1]); /* keeps the accumulators live */
         return;
