@@ -387,6 +387,26 @@ def test_pack_u64():
 
 
 @test
+def test_gelu_f16_fit_exhaustive():
+    """The float16 GELU's erfc fit in templates/unary.cu.j2, emulated in float32 over every finite
+    float16 input (codegen/gelu_fit.py): at most 8 results one unit off the correctly rounded GELU,
+    none further; a coefficient perturbed by 1e-4 relative is caught."""
+    try:
+        import gelu_fit
+    except ImportError as e:  # numpy
+        raise Skip("codegen/gelu_fit.py needs numpy: %s" % e)
+    coef = gelu_fit.template_coefficients()
+    check(len(coef) == 9, "expected a degree-8 polynomial in the template, got %d coefficients" % len(coef))
+    n, off, worst = gelu_fit.check(coef)
+    check(n == 63488, "finite float16 inputs: %d" % n)
+    check(off <= 8 and worst <= 1, "%d results off, largest %d units" % (off, worst))
+    bad = list(coef)
+    bad[4] *= 1.0 + 1e-4
+    n, off_bad, worst_bad = gelu_fit.check(bad)
+    check(off_bad > 4 * max(off, 8), "a perturbed coefficient went unnoticed: %d off" % off_bad)
+
+
+@test
 def test_empty_table_without_nvrtc():
     v, t = project("p_empty")
     o = os.path.join(TMP, "out_empty")

@@ -595,6 +595,72 @@ static void cases_unary(void) {
     run_case(&tc);
 }
 
+/* The float16 GELU over every finite float16 input (63488 values, one launch of the 8-wide
+   kernel): each result within one float16 unit of GELU computed in double and rounded to float16,
+   and at most 16 results off at all (codegen/gelu_fit.py's float32 emulation of the kernel's
+   erfc fit: 5 off, none by more than one unit; the GPU's approximate reciprocal and exponential
+   and the reference's double-then-float rounding may move a few more). */
+static void add_t(aicf_graph* g, const char* name, int rank, const int64_t* dims, const float* data, size_t bytes);
+static void add_n(aicf_graph* g, const char* name, const char* op, const char** in, int nin, const char** out,
+                  const aicf_attr* attrs, int nattrs);
+static void test_gelu_f16_exhaustive(void) {
+    enum { N = 63488 };
+    static float x[N];
+    static const int64_t dims[1] = {N};
+    const char* in[1] = {"x"};
+    const char* out[1] = {"y"};
+    aicf_attr at;
+    aicf_graph* g = NULL;
+    float* y = NULL;
+    size_t ny = 0;
+    aicf_dtype dt = AICF_DTYPE_FLOAT32;
+    char kernels[512];
+    void* ins[1];
+    aicf_result r;
+    int i, n = 0, off = 0, worst = 0, worst_at = -1;
+    for (i = 0; i < 65536; i++) { /* every finite float16, in bit order */
+        const uint16_t h = (uint16_t)i;
+        if ((h & 0x7c00u) == 0x7c00u) continue;
+        x[n++] = aicf__f16_to_f32(h);
+    }
+    CHECK(n == N, "finite float16 values: %d", n);
+    memset(&at, 0, sizeof at);
+    at.name = "approximate";
+    at.type = AICF_ATTR_STRING;
+    at.s = "none";
+    aicf_graph_create(g_ctx, &g);
+    aicf_graph_set_opset(g, "", 20);
+    add_t(g, "x", 1, dims, NULL, 0);
+    add_n(g, "gelu", "Gelu", in, 1, out, &at, 1);
+    CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "output y: %s", aicf_last_error(g_ctx));
+    ins[0] = x;
+    r = run_graph(g, AICF_BACKEND_CUDA, AICF_PRECISION_FP16, ins, in, 1, &y, &ny, &dt, kernels, sizeof kernels, NULL);
+    CHECK(r == AICF_SUCCESS, "Gelu over every float16: %s", aicf_last_error(g_ctx));
+    CHECK(strstr(kernels, "aicf_unary_gelu_f16_v8") != NULL, "Gelu over every float16: launched %s, not aicf_unary_gelu_f16_v8",
+          kernels);
+    if (r == AICF_SUCCESS && !g_plan_only) {
+        CHECK(ny == N, "Gelu over every float16: %zu outputs", ny);
+        for (i = 0; i < N && (size_t)i < ny; i++) {
+            const double v = x[i], ref = 0.5 * v * erfc(-v / sqrt(2.0));
+            const uint16_t a = aicf__f32_to_f16((float)ref), b = aicf__f32_to_f16(y[i]);
+            /* float16 bits on a line (sign-magnitude to two's complement): the distance in units */
+            const int ka = (a & 0x8000u) ? -(int)(a & 0x7fffu) : (int)a, kb = (b & 0x8000u) ? -(int)(b & 0x7fffu) : (int)b;
+            const int d = ka > kb ? ka - kb : kb - ka;
+            if (d) off++;
+            if (d > worst) {
+                worst = d;
+                worst_at = i;
+            }
+        }
+        CHECK(worst <= 1 && off <= 16, "Gelu over every float16: %d results off, the largest by %d units (x = %.9g: %.9g, expected %.9g)",
+              off, worst, worst_at >= 0 ? x[worst_at] : 0.0, worst_at >= 0 ? y[worst_at] : 0.0,
+              worst_at >= 0 ? 0.5 * x[worst_at] * erfc(-x[worst_at] / sqrt(2.0)) : 0.0);
+        printf("  Gelu over every float16 (aicf_unary_gelu_f16_v8): %d of %d results one unit off, none further\n", off, N);
+    }
+    free(y);
+    aicf_graph_destroy(g);
+}
+
 static void cases_binary(void) {
     static const struct {
         const char* op;
@@ -2406,6 +2472,7 @@ int main(int argc, char** argv) {
                   aicf__kt_kernels[i].block, want);
         }
     cases_unary();
+    test_gelu_f16_exhaustive();
     cases_binary();
     cases_conv();
     cases_conv_algo();
