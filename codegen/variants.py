@@ -107,14 +107,10 @@ def _conv_tc():
 
 def _attention():
     # scaled dot-product attention in one launch (src/81_cuda_ops.c aicf__cuo_lower_attention):
-    # any shape (one warp per query row), and float16 tensor cores for head sizes 32, 64, 128;
-    # _k32: head size 32 with a softmax step of 32 keys (75 registers, 6 blocks an SM) for grids
-    # of more than 4 blocks an SM
+    # any shape (one warp per query row), and float16 tensor cores for head sizes 32, 64, 128
     return ([_k("aicf_attention_%s" % dt, "attention", dt, {"variant": "warp"}, block=128) for dt in DTYPES] +
             [_k("aicf_attention_tc_f16_d%d" % hd, "attention", "f16", {"variant": "tc", "hd": hd, "tile": "64x64"}, block=128)
-             for hd in (32, 64, 128)] +
-            [_k("aicf_attention_tc_f16_d32_k32", "attention", "f16", {"variant": "tc", "hd": 32, "tile": "64x64", "kc": 32},
-                block=128)])
+             for hd in (32, 64, 128)])
 
 
 def _im2col():

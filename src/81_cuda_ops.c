@@ -1973,16 +1973,12 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     aicf__k_attention a;
     int64_t qH, kvH, hd_check;
     uint64_t voff[4] = {0, 0, 0, 0}; /* byte offsets of the views into their tensors */
-    int i, r3, tc = 0, k32 = 0;
-    int64_t sm = 132; /* SMs: the device's, else an H100's */
+    int i, r3, tc = 0;
     unsigned grid[3], block[3];
     aicf__cuo_op* op = NULL;
     char name[96], b1[96];
     float sc;
     aicf_result r;
-#if !defined(AICF_NO_CUDA)
-    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
-#endif
     for (i = 4; i < 7; i++)
         if (aicf__cuo_in(c, i) >= 0)
             return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "input %d (%s) has no device kernel (only the CPU reference runs it)", i,
@@ -2090,15 +2086,10 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
         grid[0] = (unsigned)((a.Sq + 63) / 64);
         grid[1] = (unsigned)(a.B * qH);
         grid[2] = 1;
-        /* head size 32 where the grid is more than 4 blocks an SM (the 64-key step's 102 registers
-           allow 4): the 32-key step's kernel (75 registers, 6 an SM), e.g. a batch-32 encoder's
-           768 blocks in one wave instead of 1.45 */
-        k32 = a.D == 32 && (int64_t)grid[0] * grid[1] > 4 * sm;
-        snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld%s", (long long)a.D, k32 ? "_k32" : "");
-        aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x 64 keys per block, online softmax over %d keys a step "
-                         "(%lld x %lld heads, %lld x %lld scores never stored; %u blocks on %lld SMs)%s", (long long)a.D, k32 ? 32 : 64,
-                         (long long)a.B, (long long)qH, (long long)a.Sq, (long long)a.Skv, grid[0] * grid[1], (long long)sm,
-                         M >= 0 ? ", mask added" : "");
+        snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld", (long long)a.D);
+        aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x 64 keys per block, online softmax (%lld x %lld heads, "
+                         "%lld x %lld scores never stored)%s", (long long)a.D, (long long)a.B, (long long)qH, (long long)a.Sq,
+                         (long long)a.Skv, M >= 0 ? ", mask added" : "");
     } else {
         int64_t rows = a.B * qH * a.Sq;
         grid[0] = (unsigned)AICF__MIN((rows + 3) / 4, AICF__CUO_MAX_GRID);
