@@ -1095,9 +1095,9 @@ static int plan_run(fb* b, aicf_backend backend, aicf_precision prec, int no_fus
     return plan_run_ex(b, backend, prec, no_fusion, 0, steps, kernels, outs, out_bytes, NULL);
 }
 
-/* max |a - b| / max(1e-6, max |b|) */
-static double rel_err(const float* a, const float* b, size_t n) {
-    double num = 0, den = 1e-6;
+/* max |a - b| / max(max |b|, floor) */
+static double rel_err_floor(const float* a, const float* b, size_t n, double floor) {
+    double num = 0, den = floor;
     size_t i;
     for (i = 0; i < n; i++) {
         double d = fabs((double)a[i] - (double)b[i]);
@@ -1106,6 +1106,9 @@ static double rel_err(const float* a, const float* b, size_t n) {
     }
     return num / den;
 }
+
+/* max |a - b| / max(1e-6, max |b|) */
+static double rel_err(const float* a, const float* b, size_t n) { return rel_err_floor(a, b, n, 1e-6); }
 
 /* Frees three runs' outputs (FB_MAX each), b's input data and its graph. */
 static void fb_free_run(fb* b, float** o1, float** o2, float** o3) {
@@ -2232,7 +2235,10 @@ static void test_attention_random(aicf_context* ctx, aicf_backend backend, aicf_
         if (plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &su, &ku, out_u, bu) &&
             plan_run(&b, backend, prec, 0, &sf, &kf, out_f, bf)) {
             for (i = 0; i < b.n_out; i++) {
-                double e = bu[i] == bf[i] ? rel_err(out_f[i], out_u[i], bu[i] / 4) : 1e30;
+                /* y is a convex combination of V's rows (drawn from [-1, 1]): its error is measured
+                   against 1, not against a |y| that cancellation can make small (a random case with
+                   one output, Sq = Dv = 1, once measured 6e-5 relative to its own |y| at float32) */
+                double e = bu[i] != bf[i] ? 1e30 : i == 0 ? rel_err_floor(out_f[i], out_u[i], bu[i] / 4, 1.0) : rel_err(out_f[i], out_u[i], bu[i] / 4);
                 CHECK(e <= tol, "%s %s %s: output %d fused vs the unfused CPU reference rel err %.3g > %.1g", desc,
                       backend == AICF_BACKEND_CUDA ? "cuda" : "cpu", prec == AICF_PRECISION_FP16 ? "fp16" : "fp32", i, e, tol);
             }
