@@ -4,7 +4,7 @@
 
      nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/gemm_wgmma.cu \
           -o build/gemm_wgmma -lcuda -lcublasLt
-     build/gemm_wgmma [replays [shape [bm bn nacc cn ks]]]
+     build/gemm_wgmma [replays [shape [bm bn nacc cn ks | ws]]]
 
    Y [M, N] = X [M, K] W + bias, float16 storage, float32 accumulation; W is [K, N] (ONNX MatMul's
    weights: the encoder) or [N, K] (Gemm transB = 1: the MLP). A block of BM / 64 warpgroups
@@ -21,7 +21,10 @@
    largest error against a float64 host reference and the time per GEMM in a CUDA graph of 20
    launches (with and without programmatic edges), beside cuBLASLt's (its heuristic's first
    algorithm, bias epilogue); then the encoder's 24 GEMMs (6 layers of qkv, o, f1, f2 at M = 128)
-   as one graph, each side with its best variant. `shape` and a variant run that alone (for ncu). */
+   as one graph, each side with its best variant. `shape` and a variant run that alone (for ncu).
+   For the batch-32 shapes (M = 4096) it also runs k_ws, the warp-specialised persistent kernel
+   (below), with st.global or TMA stores of the output tile and, for f1, the exact GELU in the
+   epilogue; `shape ws` runs only those (docs/benchmarks.md, session 32). */
 #include "hopper.cuh"
 
 struct Args {
@@ -183,13 +186,32 @@ __global__ void __launch_bounds__(BM * 2, BN >= 128 ? 2 : 1) k_wg(const __grid_c
    "empty" mbarrier), warpgroups 1 and 2 the consumers (rows 0-63 and 64-127 of the tile: each
    waits on the slot's "full" mbarrier, issues its 4 wgmma k16 steps, keeps one slab in flight and
    frees the slot of the one before). The producer runs ahead into the next tile while the
-   consumers store this one. W [K, N] only (ONNX MatMul weights), M, N multiples of the tile. */
+   consumers store this one: st.global pairs from the accumulators (tma_store 0), or the tile
+   staged in shared memory (128-byte swizzle) and written by TMA stores that run on while the
+   consumers start the next tile (tma_store 1). W [K, N] only (ONNX MatMul weights), M, N
+   multiples of the tile. */
 struct WsArgs {
-    CUtensorMap ta, tb; /* X: dims {K, M}, box {64, 128}; W: {N, K}, box {64, 64}; both 128-byte swizzle */
+    CUtensorMap ta, tb, tc; /* X: dims {K, M}, box {64, 128}; W: {N, K}, box {64, 64}; Y: {N, M}, box {64, 128}; 128-byte swizzle */
     const __half* bias;
     __half* y;
-    int M, N, K, ldy, stages, nslab, tiles_m, tiles;
+    int M, N, K, ldy, stages, nslab, tiles_m, tiles, tma_store, gelu;
 };
+/* GELU (erf form) as aicf's float16 GELU pass computes it (templates/unary.cu.j2 aicf_gelu_erfc16) */
+static __device__ __forceinline__ float gelu_erfc16(float x) {
+    float t, q;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(fmaf(fabsf(x), 0.35355339059327376f, 1.0f)));
+    float p = fmaf(t, 0.1150958240032196f, -0.811091423034668f);
+    p = fmaf(t, p, 2.153531551361084f);
+    p = fmaf(t, p, -2.6049835681915283f);
+    p = fmaf(t, p, 1.2569457292556763f);
+    p = fmaf(t, p, -0.3535967469215393f);
+    p = fmaf(t, p, 0.6373263597488403f);
+    p = fmaf(t, p, 1.4320260286331177f);
+    p = fmaf(t, p, -2.825253963470459f);
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(q) : "f"(fmaf(x * x, -0.72134752044448170f, p)));
+    q *= t;
+    return x * (x >= 0.0f ? 1.0f - q : q);
+}
 static __device__ __forceinline__ void mbar_arrive(unsigned bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
@@ -199,7 +221,8 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
     extern __shared__ unsigned char dsm[];
     const unsigned base = (smem_u32(dsm) + 1023u) & ~1023u;
     const int tid = threadIdx.x, wg = tid >> 7, S = g.stages;
-    const unsigned full = base + S * SLOT, empty = full + 8 * S;
+    const unsigned stage = base + S * SLOT; /* the output tile: BN / 64 boxes of [128][64], 16 KB each */
+    const unsigned full = stage + (g.tma_store ? BN / 64 * 16384 : 0), empty = full + 8 * S;
     if (tid == 0) {
         asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&g.ta), "l"(&g.tb) : "memory");
         for (int q = 0; q < S; ++q) {
@@ -256,6 +279,38 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
         wg_wait<0>();
         if (prev >= 0 && (tid & 127) == 0) mbar_arrive(empty + 8 * prev);
         /* thread (warp w, lane l) holds rows cw*64 + w*16 + l/4 (+8), columns j*8 + 2*(l%4) (+1) in d[4j..4j+3] */
+        if (g.tma_store) {
+            const int rr = cw * 64 + warp * 16 + (lane >> 2), cc = (lane & 3) * 2;
+            if (tid == 128) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); /* the last tile's stores have read the stage */
+            asm volatile("bar.sync 1, 256;\n" ::: "memory");
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+                const __half2 b = __ldg((const __half2*)(g.bias + n0 + cc + j * 8));
+                const float b0 = __low2float(b), b1 = __high2float(b);
+                const int col = cc + j * 8, sub = col >> 6, chunk = (col & 63) >> 3;
+                const unsigned a0 = stage + sub * 16384 + rr * 128 + ((chunk ^ (rr & 7)) << 4) + (col & 7) * 2;
+                float e0 = d[4 * j] + b0, e1 = d[4 * j + 1] + b1, e2 = d[4 * j + 2] + b0, e3 = d[4 * j + 3] + b1;
+                if (g.gelu) {
+                    e0 = gelu_erfc16(e0);
+                    e1 = gelu_erfc16(e1);
+                    e2 = gelu_erfc16(e2);
+                    e3 = gelu_erfc16(e3);
+                }
+                const __half2 v0 = __floats2half2_rn(e0, e1), v1 = __floats2half2_rn(e2, e3);
+                asm volatile("st.shared.b32 [%0], %1;\nst.shared.b32 [%2], %3;\n" ::"r"(a0), "r"(*(const unsigned*)&v0), "r"(a0 + 8 * 128),
+                             "r"(*(const unsigned*)&v1) : "memory"); /* row + 8: the same swizzle (row % 8) */
+            }
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            asm volatile("bar.sync 1, 256;\n" ::: "memory");
+            if (tid == 128) {
+#pragma unroll
+                for (int sb = 0; sb < BN / 64; ++sb)
+                    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                                 ::"l"(&g.tc), "r"(n0 + sb * 64), "r"(m0), "r"(stage + sb * 16384) : "memory");
+                asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            }
+            continue;
+        }
         const int r0 = m0 + cw * 64 + warp * 16 + (lane >> 2), c0 = n0 + (lane & 3) * 2;
         __half* yp = g.y + (size_t)r0 * g.ldy + c0;
         const size_t l8 = (size_t)8 * g.ldy;
@@ -267,6 +322,7 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
             *(__half2*)(yp + l8 + j * 8) = __floats2half2_rn(d[4 * j + 2] + b0, d[4 * j + 3] + b1);
         }
     }
+    if (g.tma_store && tid == 128) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 /* the floor: a kernel that does nothing but wait (PDL) and store one value a block */
@@ -423,13 +479,15 @@ static double max_err(const Gemm& G, const std::vector<double>& ref, double* sca
     return e;
 }
 
-static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, WsArgs* w, dim3* grid, int* smem) {
+static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, int tma_store, WsArgs* w, dim3* grid, int* smem) {
     const int slot = (128 + bn) * 128;
-    *smem = stages * slot + 1024 + 16 * stages;
+    *smem = stages * slot + 1024 + 16 * stages + (tma_store ? bn / 64 * 16384 : 0);
     if (*smem > 232448 || G.M % 128 || G.N % bn || G.K % 64 || G.tb) return false;
     memset(w, 0, sizeof *w);
     make_map(&w->ta, G.a, G.K, G.M, G.lda, 64, 128, CU_TENSOR_MAP_SWIZZLE_128B);
     make_map(&w->tb, G.b, G.N, G.K, G.ldb, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
+    make_map(&w->tc, G.y, G.N, G.M, G.ldy, 64, 128, CU_TENSOR_MAP_SWIZZLE_128B);
+    w->tma_store = tma_store;
     w->bias = G.bias;
     w->y = G.y;
     w->M = G.M; w->N = G.N; w->K = G.K; w->ldy = G.ldy;
@@ -456,6 +514,7 @@ int main(int argc, char** argv) {
     const int only = argc > 2 ? atoi(argv[2]) : -1; /* one shape (index), -1 all */
     Cfg pick = {0, 0, 0, 0, 0};                       /* one variant: bm bn nacc cn ks */
     if (argc > 7) pick = Cfg{atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7])};
+    const bool ws_only = argc == 4 && !strcmp(argv[3], "ws"); /* the warp-specialised kernel alone */
     cudaStream_t s;
     CK(cudaFree(0));
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -510,6 +569,8 @@ int main(int argc, char** argv) {
         CK(cudaMalloc(&G.y, (size_t)sh.M * sh.N * 2));
         LtGemm L = lt_make(G);
         const std::vector<double> ref = reference(G, ha, hb, hbias);
+        std::vector<double> ref_gelu(ref);
+        for (double& v : ref_gelu) v = 0.5 * v * std::erfc(-v / std::sqrt(2.0));
         CK(cudaMemset(G.y, 0, (size_t)sh.M * sh.N * 2));
         lt_run(L, s);
         CK(cudaStreamSynchronize(s));
@@ -526,6 +587,7 @@ int main(int argc, char** argv) {
                     for (int cn : CNS)
                         for (int ks : KSS) {
                             Cfg c = {bm, bn, nacc, cn, ks};
+                            if (ws_only) continue;
                             if (cap && (sh.M < 1024 || bn < 64)) continue; /* stage caps: the batch-32 shapes only */
                             if (sh.M >= 1024 && (bn < 64 || cn > 1 || ks > 1)) continue;
                             g_stage_cap = cap;
@@ -550,23 +612,26 @@ int main(int argc, char** argv) {
                         }
         g_stage_cap = 0;
         if (sh.M >= 1024 && !sh.tb) /* the warp-specialised persistent kernel */
+            for (int ts : {0, 1, 2}) /* 2: TMA stores and the GELU in the epilogue (f1 only) */
             for (int bn : {128, 192})
                 for (int st : {3, 4, 5, 6}) {
                     WsArgs w;
                     dim3 grid;
                     int smem;
-                    if (!ws_prepare(G, bn, st, prop.multiProcessorCount, &w, &grid, &smem)) continue;
+                    if (ts == 2 && strcmp(sh.name, "b32 f1")) continue;
+                    if (!ws_prepare(G, bn, st, prop.multiProcessorCount, ts != 0, &w, &grid, &smem)) continue;
+                    w.gelu = ts == 2;
                     CK(cudaMemset(G.y, 0, (size_t)sh.M * sh.N * 2));
                     ws_run(w, bn, grid, smem, s);
                     CK(cudaStreamSynchronize(s));
-                    const double e2 = max_err(G, ref, &sc);
+                    const double e2 = max_err(G, ts == 2 ? ref_gelu : ref, &sc);
                     if (!(e2 <= 2e-3 * sc + 1e-2)) {
                         ++fails;
-                        printf("  ws 128x%d, %d stages: WRONG err %.2e\n", bn, st, e2);
+                        printf("  ws%s 128x%d, %d stages: WRONG err %.2e\n", ts == 2 ? " tma-store+gelu" : ts ? " tma-store" : "", bn, st, e2);
                         continue;
                     }
                     const double t0 = time_graph(s, replays, [&](cudaStream_t st_) { for (int i = 0; i < CHAIN; ++i) ws_run(w, bn, grid, smem, st_); }) / CHAIN;
-                    printf("  ws 128x%-3d %d stages: %3d CTAs over %4d tiles, smem %6d B, err %.1e | %.2f us%s\n", bn, st, grid.x, w.tiles,
+                    printf("  ws%s 128x%-3d %d stages: %3d CTAs over %4d tiles, smem %6d B, err %.1e | %.2f us%s\n", ts == 2 ? " tma-store+gelu" : ts ? " tma-store" : "", bn, st, grid.x, w.tiles,
                            smem, e2, t0, t0 < tlt ? "  < cuBLASLt" : "");
                 }
         if (bt > 1e29) best[si] = Cfg{64, 64, 1, 1, 1};
