@@ -142,7 +142,7 @@
    cuBLASLt's epilogue. cuBLASLt's GELU is the tanh form, so a Gelu with approximate = "tanh"
    goes in always, one of the erf form (torch.nn.GELU(), the exported five-op GELU) only under
    the policy key `gelu_tanh = 1`: the two forms differ by at most 4.7e-4; the reference encoder
-   at batch 32 took 352 us with it against 386 without on an H200 (docs/benchmarks.md).
+   at batch 32 took 356 us with it against 380 without on an H200 (docs/benchmarks.md, session 32).
 
    KERNEL CHOICES: PINS AND AUTOTUNING
    Each Conv, Gemm and MatMul step has a kernel family (aicf_kernel_choice): the rules of the

@@ -9,7 +9,7 @@ The kernel computes, in float32, for a float16 input x:
     q = t * 2^(P(t) - 1 - x^2 log2(e) / 2)  = erfc(|x| / sqrt 2) / 2   (ex2.approx.ftz)
     GELU(x) = x * (x >= 0 ? 1 - q : q)
 with P evaluated by Horner's rule in fused multiply-adds, its constant term less 1 in the template
-(the halving folded into the exponent). The form is Press et al., Numerical
+and in --fit's output (the halving folded into the exponent). The form is Press et al., Numerical
 Recipes in C, 2nd ed. (1992), section 6.2 ("erfcc"), in log2 units. --fit finds P's coefficients
 by iteratively reweighted least squares on the relative error of erfc over z = |x| / sqrt 2 in
 [0, 9.5] (past it GELU is x or 0 in float16), rounds them to float32 and reports the largest
@@ -33,7 +33,8 @@ TEMPLATE = os.path.join(ROOT, "templates", "unary.cu.j2")
 
 
 def template_coefficients(path=TEMPLATE):
-    """P's coefficients, constant term first, as the template's Horner chain gives them."""
+    """The kernel's coefficients, constant term first (P's, its constant term less 1), as the
+    template's Horner chain gives them."""
     src = open(path).read()
     body = src[src.index("aicf_gelu_erfc16(float x)"):]
     body = body[:body.index("\n}\n")]
@@ -42,9 +43,7 @@ def template_coefficients(path=TEMPLATE):
     if not first or not rest:
         raise ValueError("%s: aicf_gelu_erfc16's Horner chain not found" % path)
     high_first = [float(first.group(1)), float(first.group(2))] + [float(v) for v in rest]
-    coef = high_first[::-1]
-    coef[0] += 1.0  # the template's constant term carries the halving (-1)
-    return coef
+    return high_first[::-1]
 
 
 def _r(v):
@@ -56,12 +55,12 @@ def _fma(a, b, c):
 
 
 def emulate(x, coef):
-    """The kernel's float32 arithmetic on float64 arrays holding float16 values."""
+    """The kernel's float32 arithmetic on float64 arrays holding float16 values; coef as the
+    kernel has them (constant term first, P's less 1)."""
     t = _r(1.0 / _fma(np.abs(x), _r(0.35355339059327376), 1.0))
     p = _r(coef[-1]) + 0.0 * x
-    for c in coef[-2:0:-1]:
+    for c in coef[-2::-1]:
         p = _fma(t, p, _r(c))
-    p = _fma(t, p, _r(coef[0] - 1.0))  # the halving in the exponent, as the template has it
     q = _r(t * _r(np.exp2(_fma(_r(x * x), _r(-0.72134752044448170), p))))
     return _r(x * np.where(x >= 0, _r(1.0 - q), q))
 
@@ -94,14 +93,16 @@ def fit(deg):
         e = np.abs(P.polyval(t, c) - y)
         w = w * (1.0 + e / e.max()) ** 1.5
         w /= w.mean()
-    c = c.astype(np.float32).astype(np.float64)
-    return c, float(np.abs(np.exp2(P.polyval(t, c) - y) - 1.0).max())
+    c = _r(c)
+    err = float(np.abs(np.exp2(P.polyval(t, c) - y) - 1.0).max())
+    c[0] = _r(c[0] - 1.0)  # the halving folded into the constant term, as the kernel has it
+    return c, err
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "--fit":
         c, err = fit(int(argv[2]))
-        print("coefficients (constant term first):", ", ".join(repr(float(np.float32(v))) for v in c))
+        print("the kernel's coefficients (constant term first, P's less 1):", ", ".join(repr(float(np.float32(v))) for v in c))
         print("largest relative error of erfc (float64):", err)
         n, off, worst = check(list(c))
         print("float16 inputs %d: %d results one or more units off, largest %d" % (n, off, worst))

@@ -595,14 +595,15 @@ static void cases_unary(void) {
     run_case(&tc);
 }
 
+static void add_t(aicf_graph* g, const char* name, int rank, const int64_t* dims, const float* data, size_t bytes);
+static void add_n(aicf_graph* g, const char* name, const char* op, const char** in, int nin, const char** out,
+                  const aicf_attr* attrs, int nattrs);
+
 /* The float16 GELU over every finite float16 input (63488 values, one launch of the 8-wide
    kernel): each result within one float16 unit of GELU computed in double and rounded to float16,
    and at most 16 results off at all (codegen/gelu_fit.py's float32 emulation of the kernel's
    erfc fit: 5 off, none by more than one unit; the GPU's approximate reciprocal and exponential
    and the reference's double-then-float rounding may move a few more). */
-static void add_t(aicf_graph* g, const char* name, int rank, const int64_t* dims, const float* data, size_t bytes);
-static void add_n(aicf_graph* g, const char* name, const char* op, const char** in, int nin, const char** out,
-                  const aicf_attr* attrs, int nattrs);
 static void test_gelu_f16_exhaustive(void) {
     enum { N = 63488 };
     static float x[N];
