@@ -196,7 +196,7 @@ struct WsArgs {
     __half* y;
     int M, N, K, ldy, stages, nslab, tiles_m, tiles, tma_store, gelu;
 };
-/* GELU (erf form) as aicf's float16 GELU pass computes it (templates/unary.cu.j2 aicf_gelu_erfc16) */
+/* GELU (erf form) as aicf's float16 GELU pass computes it (templates/elementwise_fns.inc.j2 aicf_gelu_erfc16) */
 static __device__ __forceinline__ float gelu_erfc16(float x) {
     float t, q;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(fmaf(fabsf(x), 0.35355339059327376f, 1.0f)));
@@ -323,6 +323,123 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
         }
     }
     if (g.tma_store && tid == 128) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+/* k_pp: the "pingpong" form of k_ws. Warpgroup 0 the producer (as in k_ws), warpgroups 1 and 2
+   consumers of alternate tiles: each computes a whole 128 x BN tile (two m64 wgmma a k16 step,
+   rows 0-63 and 64-127), so one consumer's epilogue (bias, GELU, the stage, the TMA store) runs
+   while the other's wgmma keep the tensor cores busy. The ring is shared: the consumer of the
+   CTA's i-th tile takes the slots of slabs i * nslab .. i * nslab + nslab - 1 in the order the
+   producer fills them. Each consumer has its own output stage. The producer gives registers to
+   the consumers (setmaxnreg: 40 and 232 a thread). */
+template <int BN>
+__global__ void __launch_bounds__(384, 1) k_pp(const __grid_constant__ WsArgs g) {
+    constexpr int BM = 128, SA = BM * 128, SB = BN * 128, SLOT = SA + SB, NR = BN / 2, STG = BN / 64 * 16384;
+    extern __shared__ unsigned char dsm[];
+    const unsigned base = (smem_u32(dsm) + 1023u) & ~1023u;
+    const int tid = threadIdx.x, wg = tid >> 7, S = g.stages;
+    const unsigned full = base + S * SLOT + 2 * STG, empty = full + 8 * S;
+    if (tid == 0) {
+        asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&g.ta), "l"(&g.tb) : "memory");
+        for (int q = 0; q < S; ++q) {
+            mbar_init(full + 8 * q, 1);
+            mbar_init(empty + 8 * q, 1);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid != 0) return;
+        int q = 0;
+        unsigned ph = 0;
+        for (int t = blockIdx.x; t < g.tiles; t += gridDim.x) {
+            const int m0 = (t % g.tiles_m) * BM, n0 = (t / g.tiles_m) * BN;
+            for (int s = 0; s < g.nslab; ++s) {
+                mbar_wait(empty + 8 * q, ph ^ 1u);
+                mbar_expect(full + 8 * q, SLOT);
+                tma2d(base + q * SLOT, &g.ta, s * 64, m0, full + 8 * q);
+#pragma unroll
+                for (int j = 0; j < BN / 64; ++j) tma2d(base + q * SLOT + SA + j * 8192, &g.tb, n0 + j * 64, s * 64, full + 8 * q);
+                if (++q == S) {
+                    q = 0;
+                    ph ^= 1u;
+                }
+            }
+        }
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    const int cw = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31, lt = tid & 127;
+    const unsigned stage = base + S * SLOT + cw * STG;
+    for (int i = cw, t = blockIdx.x + cw * gridDim.x; t < g.tiles; i += 2, t += 2 * gridDim.x) {
+        const int m0 = (t % g.tiles_m) * BM, n0 = (t / g.tiles_m) * BN;
+        int gs = i * g.nslab, q = gs % S;
+        unsigned ph = (unsigned)(gs / S) & 1u;
+        float d0[NR], d1[NR];
+#pragma unroll
+        for (int k = 0; k < NR; ++k) d0[k] = d1[k] = 0.0f;
+        int prev = -1;
+        /* turns: the ring's parity tells only two fills of a slot apart, so a consumer waits on its
+           tile's slabs only after the other has passed its waits on the slabs before (named
+           barriers 3 and 4, 256 threads: the other's bar.arrive, this one's bar.sync) */
+        if (i > 0) asm volatile("bar.sync %0, 256;\n" ::"r"(3 + cw) : "memory");
+        for (int s = 0; s < g.nslab; ++s) {
+            mbar_wait(full + 8 * q, ph);
+            if (s == g.nslab - 1 && t + gridDim.x < g.tiles) asm volatile("bar.arrive %0, 256;\n" ::"r"(4 - cw) : "memory");
+            wg_fence();
+            const unsigned long long da = gdesc(base + q * SLOT, 16, 1024, 1), db = gdesc(base + q * SLOT + SA, 8192, 1024, 1);
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk) {
+                Wg<BN>::template mma<0>(d0, da + 2 * kk, db + 128 * kk, 1);
+                Wg<BN>::template mma<0>(d1, da + 512 + 2 * kk, db + 128 * kk, 1);
+            }
+            wg_commit();
+            wg_wait<1>();
+            if (prev >= 0 && lt == 0) mbar_arrive(empty + 8 * prev);
+            prev = q;
+            if (++q == S) {
+                q = 0;
+                ph ^= 1u;
+            }
+        }
+        wg_wait<0>();
+        if (prev >= 0 && lt == 0) mbar_arrive(empty + 8 * prev);
+        if (lt == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); /* this consumer's last stores have read its stage */
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory");
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float* d = h ? d1 : d0;
+            const int rr = h * 64 + warp * 16 + (lane >> 2), cc = (lane & 3) * 2;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+                const __half2 b = __ldg((const __half2*)(g.bias + n0 + cc + j * 8));
+                const float b0 = __low2float(b), b1 = __high2float(b);
+                const int col = cc + j * 8, sub = col >> 6, chunk = (col & 63) >> 3;
+                const unsigned a0 = stage + sub * 16384 + rr * 128 + ((chunk ^ (rr & 7)) << 4) + (col & 7) * 2;
+                float e0 = d[4 * j] + b0, e1 = d[4 * j + 1] + b1, e2 = d[4 * j + 2] + b0, e3 = d[4 * j + 3] + b1;
+                if (g.gelu) {
+                    e0 = gelu_erfc16(e0);
+                    e1 = gelu_erfc16(e1);
+                    e2 = gelu_erfc16(e2);
+                    e3 = gelu_erfc16(e3);
+                }
+                const __half2 v0 = __floats2half2_rn(e0, e1), v1 = __floats2half2_rn(e2, e3);
+                asm volatile("st.shared.b32 [%0], %1;\nst.shared.b32 [%2], %3;\n" ::"r"(a0), "r"(*(const unsigned*)&v0), "r"(a0 + 8 * 128),
+                             "r"(*(const unsigned*)&v1) : "memory");
+            }
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory");
+        if (lt == 0) {
+#pragma unroll
+            for (int sb = 0; sb < BN / 64; ++sb)
+                asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                             ::"l"(&g.tc), "r"(n0 + sb * 64), "r"(m0), "r"(stage + sb * 16384) : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+    }
+    if (lt == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 /* the floor: a kernel that does nothing but wait (PDL) and store one value a block */
@@ -481,7 +598,7 @@ static double max_err(const Gemm& G, const std::vector<double>& ref, double* sca
 
 static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, int tma_store, WsArgs* w, dim3* grid, int* smem) {
     const int slot = (128 + bn) * 128;
-    *smem = stages * slot + 1024 + 16 * stages + (tma_store ? bn / 64 * 16384 : 0);
+    *smem = stages * slot + 1024 + 16 * stages + (tma_store ? (tma_store == 2 ? 2 : 1) * (bn / 64) * 16384 : 0); /* 2: k_pp, a stage a consumer */
     if (*smem > 232448 || G.M % 128 || G.N % bn || G.K % 64 || G.tb) return false;
     memset(w, 0, sizeof *w);
     make_map(&w->ta, G.a, G.K, G.M, G.lda, 64, 128, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -498,14 +615,19 @@ static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, int tma_store
     *grid = dim3(std::min(sms, w->tiles));
     return true;
 }
-static void ws_run(const WsArgs& w, int bn, dim3 grid, int smem, cudaStream_t s) {
+static void ws_run(const WsArgs& w, int bn, dim3 grid, int smem, cudaStream_t s, bool pp = false) {
     static bool init = false;
     if (!init) {
         CK(cudaFuncSetAttribute(k_ws<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
         CK(cudaFuncSetAttribute(k_ws<192>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+        CK(cudaFuncSetAttribute(k_pp<64>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+        CK(cudaFuncSetAttribute(k_pp<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
         init = true;
     }
-    if (bn == 128) k_ws<128><<<grid, 384, smem, s>>>(w);
+    if (pp) {
+        if (bn == 64) k_pp<64><<<grid, 384, smem, s>>>(w);
+        else k_pp<128><<<grid, 384, smem, s>>>(w);
+    } else if (bn == 128) k_ws<128><<<grid, 384, smem, s>>>(w);
     else k_ws<192><<<grid, 384, smem, s>>>(w);
 }
 
@@ -515,6 +637,7 @@ int main(int argc, char** argv) {
     Cfg pick = {0, 0, 0, 0, 0};                       /* one variant: bm bn nacc cn ks */
     if (argc > 7) pick = Cfg{atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7])};
     const bool ws_only = argc == 4 && !strcmp(argv[3], "ws"); /* the warp-specialised kernel alone */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     cudaStream_t s;
     CK(cudaFree(0));
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -612,26 +735,30 @@ int main(int argc, char** argv) {
                         }
         g_stage_cap = 0;
         if (sh.M >= 1024 && !sh.tb) /* the warp-specialised persistent kernel */
-            for (int ts : {0, 1, 2}) /* 2: TMA stores and the GELU in the epilogue (f1 only) */
-            for (int bn : {128, 192})
+            for (int ts : {0, 1, 2, 3, 4}) /* 2: TMA stores and the GELU in the epilogue (f1 only); 3, 4: k_pp (pingpong), 4 with the GELU */
+            for (int bn : {64, 128, 192})
                 for (int st : {3, 4, 5, 6}) {
                     WsArgs w;
                     dim3 grid;
                     int smem;
-                    if (ts == 2 && strcmp(sh.name, "b32 f1")) continue;
-                    if (!ws_prepare(G, bn, st, prop.multiProcessorCount, ts != 0, &w, &grid, &smem)) continue;
-                    w.gelu = ts == 2;
+                    const bool pp = ts >= 3, gelu = ts == 2 || ts == 4;
+                    static const char* const tsn[5] = {"", " tma-store", " tma-store+gelu", " pingpong", " pingpong+gelu"};
+                    if (gelu && strcmp(sh.name, "b32 f1")) continue;
+                    if (pp ? bn == 192 : bn == 64) continue;
+                    if (!ws_prepare(G, bn, st, prop.multiProcessorCount, pp ? 2 : ts != 0, &w, &grid, &smem)) continue;
+                    w.gelu = gelu;
+                    if (pp) w.tma_store = 1;
                     CK(cudaMemset(G.y, 0, (size_t)sh.M * sh.N * 2));
-                    ws_run(w, bn, grid, smem, s);
+                    ws_run(w, bn, grid, smem, s, pp);
                     CK(cudaStreamSynchronize(s));
-                    const double e2 = max_err(G, ts == 2 ? ref_gelu : ref, &sc);
+                    const double e2 = max_err(G, gelu ? ref_gelu : ref, &sc);
                     if (!(e2 <= 2e-3 * sc + 1e-2)) {
                         ++fails;
-                        printf("  ws%s 128x%d, %d stages: WRONG err %.2e\n", ts == 2 ? " tma-store+gelu" : ts ? " tma-store" : "", bn, st, e2);
+                        printf("  ws%s 128x%d, %d stages: WRONG err %.2e\n", tsn[ts], bn, st, e2);
                         continue;
                     }
-                    const double t0 = time_graph(s, replays, [&](cudaStream_t st_) { for (int i = 0; i < CHAIN; ++i) ws_run(w, bn, grid, smem, st_); }) / CHAIN;
-                    printf("  ws%s 128x%-3d %d stages: %3d CTAs over %4d tiles, smem %6d B, err %.1e | %.2f us%s\n", ts == 2 ? " tma-store+gelu" : ts ? " tma-store" : "", bn, st, grid.x, w.tiles,
+                    const double t0 = time_graph(s, replays, [&](cudaStream_t st_) { for (int i = 0; i < CHAIN; ++i) ws_run(w, bn, grid, smem, st_, pp); }) / CHAIN;
+                    printf("  ws%s 128x%-3d %d stages: %3d CTAs over %4d tiles, smem %6d B, err %.1e | %.2f us%s\n", tsn[ts], bn, st, grid.x, w.tiles,
                            smem, e2, t0, t0 < tlt ? "  < cuBLASLt" : "");
                 }
         if (bt > 1e29) best[si] = Cfg{64, 64, 1, 1, 1};
