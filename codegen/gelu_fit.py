@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The float16 GELU's erfc fit (templates/unary.cu.j2 aicf_gelu_erfc16): fit and exhaustive check.
+"""The float16 GELU's erfc fit (templates/elementwise_fns.inc.j2 aicf_gelu_erfc16): fit and exhaustive check.
 
   python3 codegen/gelu_fit.py            check the template's coefficients over every float16
   python3 codegen/gelu_fit.py --fit DEG  fit a polynomial of degree DEG and print its coefficients
@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEMPLATE = os.path.join(ROOT, "templates", "unary.cu.j2")
+TEMPLATE = os.path.join(ROOT, "templates", "elementwise_fns.inc.j2")
 
 
 def template_coefficients(path=TEMPLATE):

@@ -223,6 +223,15 @@ typedef struct aicf__k_gemm_wg {
     unsigned char pad[1216 - 256 - 904];
 } aicf__k_gemm_wg;
 typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(aicf__k_gemm_wg, g) == 256 ? 1 : -1];
+/* The warp-specialised Hopper GEMM's arguments (templates/gemm_tc.cu.j2 aicf_gemm_ws_args,
+   64-byte aligned): the TMA tensor maps of A, B and Y, then the tensor-core GEMM's struct, whose
+   flags also carry the stages (bits 8-15). */
+typedef struct aicf__k_gemm_ws {
+    uint64_t ta[16], tb[16], tc[16];
+    aicf__k_gemv g;
+    unsigned char pad[1344 - 384 - 904];
+} aicf__k_gemm_ws;
+typedef char aicf__k_check_gemm_ws[sizeof(aicf__k_gemm_ws) == 1344 && offsetof(aicf__k_gemm_ws, g) == 384 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 #define AICF__CUO_GEMV_MAX_M 8 /* rows of A up to which Gemm goes to the GEMV kernels */
 /* templates/ewchain.cu.j2: consecutive GEMV steps as one persistent kernel (aicf__cuo_persist) */
@@ -1320,6 +1329,8 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
 static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                             const char* lt_why);
 static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+static int aicf__cuo_ws_wanted(const aicf__cuo* c);
 /* 1 when the context loaded cuBLASLt */
 static int aicf__cuo_lt_loaded(const aicf__cuo* c) {
 #if !defined(AICF_NO_CUDA)
@@ -1370,6 +1381,10 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     }
     if (aicf__cuo_matmul_algo(c) != AICF_MATMUL_CUBLASLT) {
         r = aicf__cuo_lower_gemv(c, &md, A, B, has_c ? C : -1, beta, Y);
+        if (r != AICF_ERROR_UNSUPPORTED) return r;
+    }
+    if (aicf__cuo_ws_wanted(c)) { /* thousands of rows: the warp-specialised Hopper GEMM */
+        r = aicf__cuo_lower_gemm_ws(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
     if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) { /* without cuBLASLt: the Hopper GEMM */
@@ -1550,6 +1565,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         if (nrep == 1 && algo != AICF_MATMUL_GENERATED) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
+        }
+        if (nrep == 1 && aicf__cuo_ws_wanted(c)) { /* as in aicf__cuo_lower_gemm */
+            r = aicf__cuo_lower_gemm_ws(c, &plain, A, B, -1, 0.0f, Y);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
         if (nrep == 1 && algo == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) { /* the Hopper GEMM: as in aicf__cuo_lower_gemm */
             r = aicf__cuo_lower_gemm_wg(c, &plain, A, B, -1, 0.0f, Y);
@@ -3722,6 +3741,140 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", bn,
                      ks > 1 ? ", K split over a cluster of 4" : "", (long long)grid[0] * grid[1] * grid[2], (long long)stages,
                      (long long)per, pre ? ", W before the wait" : "", C >= 0 ? "C, " : "", c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
+/* Whether the step asks for the warp-specialised Hopper GEMM (aicf__cuo_lower_gemm_ws, which
+   says whether it applies): generated kernels asked for (policy, pin, autotuning); or the AUTO
+   rule where cuBLASLt is not loaded, or where the step's epilogue holds a Gelu of the erf form
+   that the policy does not let cuBLASLt's GELU epilogue (the tanh form) take: cuBLASLt would
+   leave it to a pass over the output (the batch-32 encoder's f1: 10.9 + 7.2 us against 16.2 for
+   the kernel with it inside in bench/gemm_wgmma.cu; docs/benchmarks.md, sessions 32-33), where
+   its tiles fill a wave (aicf__cuo_lower_gemm_ws). Elsewhere cuBLASLt's kernels
+   measured faster at the encoder's shapes (qkv 10.1 against 11.7 us, f2 9.9 against 10.9). */
+static int aicf__cuo_ws_wanted(const aicf__cuo* c) {
+    int k;
+    aicf_matmul_algo algo = aicf__cuo_matmul_algo(c);
+    if (algo == AICF_MATMUL_GENERATED) return 1;
+    if (algo != AICF_MATMUL_AUTO) return 0;
+    if (!aicf__cuo_lt_loaded(c)) return 1;
+    if (c->p->policy.gelu_tanh) return 0;
+    for (k = 0; k < c->st->n_epi; k++)
+        if (c->st->epi[k].op == AICF__OP_Gelu && c->st->epi[k].alpha == 0.0f) return 1; /* approximate = "none" */
+    return 0;
+}
+
+/* GEMM on Hopper for thousands of rows (templates/gemm_tc.cu.j2 aicf_gemm_ws_body, kernels
+   aicf_gemm_ws_f16_128x128 and _128x192, sm_90a only): Y [M, N] = chain(alpha A B + C) as
+   aicf__cuo_lower_gemm_tc computes it, A [M, K] and B [K, N] row-major, by a persistent kernel of
+   min(SMs, tiles) CTAs: a producer warpgroup copies K slabs of 64 by TMA into a ring of 4 slots,
+   two consumer warpgroups run wgmma on the 128 x BN tile's halves, apply the chain to the
+   accumulators and store the tile through shared memory by TMA (tensor maps of A, B and Y
+   encoded at exec creation: aicf__cuo_patch_tmap). BN: 128 or 192, the one with fewer columns
+   per CTA over the waves (ceil(tiles / SMs) x BN), 192 on a tie (f1 of the batch-32 encoder, N =
+   1536: 256 tiles of 192 in two waves against 384 of 128 in three; measured 12.2 against 12.9
+   us). Applies where aicf__cuo_tc_applies holds, B is not transposed, M >= 1024, the chain is at
+   most two Adds of a bias row or a full operand (4-byte aligned) then at most one Relu or Gelu of
+   the erf form (what the kernel's epilogue takes in registers; other ops, inlined, made the
+   kernel 15000 instructions and its Gelu epilogue 5 us slower at the encoder's f1),
+   Y is stored float16 (no absorbed output Cast), the device can run it (aicf__cuda_wg_ok) and,
+   under the AUTO rule with cuBLASLt loaded, there are at least as many 128 x 128 tiles as SMs.
+   Returns AICF_ERROR_UNSUPPORTED (nothing added) when it does not apply. */
+static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemm_ws w;
+    aicf__tmap_req ra, rb, rc;
+    aicf__cuo_op* op = NULL;
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, k, bn = 128, na, act;
+    int64_t sm = 132, smax = 232448 - 1024, tiles = 0, best = -1, stages, slot, stg, i;
+    size_t smem;
+    aicf_result r;
+    if (!aicf__cuo_tc_applies(c, md, A, B, Y) || md->trans_b || md->M < 1024) return AICF_ERROR_UNSUPPORTED;
+    if (md->M > 0x7fffffff - 128 || md->N > 0x7fffffff - 192 || md->K > 0x7fffffff - 64) return AICF_ERROR_UNSUPPORTED; /* TMA coordinates: int32 */
+#if !defined(AICF_NO_CUDA)
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->sm_count > 0) sm = c->p->ctx->cuda->sm_count;
+    if (c->p->ctx->cuda && c->p->ctx->cuda->ready && c->p->ctx->cuda->max_smem_optin > 0)
+        smax = c->p->ctx->cuda->max_smem_optin - 1024; /* the kernel's static shared memory (the chain's ops) */
+#endif
+    for (i = 128; i <= 192; i += 64) { /* columns a CTA computes over the waves */
+        int64_t t = ((md->M + 127) / 128) * ((md->N + i - 1) / i), cost = (t + sm - 1) / sm * i;
+        if (t > 0x7fffffff) return AICF_ERROR_UNSUPPORTED; /* the kernel's tile index: int */
+        if (best < 0 || cost <= best) {
+            best = cost;
+            bn = (int)i;
+            tiles = t;
+        }
+    }
+    /* the AUTO rule with cuBLASLt loaded: only with a full wave of 128 x 128 tiles (at M = 1024 the
+       encoder's f1 has 96 on 132 SMs, and cuBLASLt's smaller tiles fill them: measured slower there) */
+    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_AUTO && aicf__cuo_lt_loaded(c) &&
+        ((md->M + 127) / 128) * ((md->N + 127) / 128) < sm)
+        return AICF_ERROR_UNSUPPORTED;
+    snprintf(name, sizeof name, "aicf_gemm_ws_f16_128x%d", bn);
+    if ((k = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(c->p->ctx, k)) return AICF_ERROR_UNSUPPORTED;
+    if ((n_in = aicf__cuo_gemm_chain(c, C, beta, Y, in)) < 0) return AICF_ERROR_UNSUPPORTED;
+    /* shared memory: 1024 (alignment) + stages x (slab of A + slab of B) + the output stage
+       (BN / 64 boxes of 128 x 64) + a full and an empty mbarrier a stage; 4 stages measured best */
+    slot = (128 + bn) * 128;
+    stg = bn / 64 * 16384;
+    stages = (smax - 1024 - stg) / (slot + 16);
+    if (stages > 4) stages = 4;
+    if (stages < 2) return AICF_ERROR_UNSUPPORTED;
+    smem = (size_t)(1024 + stages * (slot + 16) + stg);
+    if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    if (w.g.e.flags & 1) return AICF_ERROR_UNSUPPORTED; /* Y float32: the stage and its stores are float16 */
+    for (i = 0, na = 0, act = 0; i < w.g.e.n_ops; i++) { /* the chain the kernel's epilogue takes (templates/gemm_tc.cu.j2) */
+        const aicf__k_ew_op* o = &w.g.e.ops[i];
+        if (o->code == 101 && !act && na < 2 && ops[i].operand >= 0 && aicf__cuo_align(c, ops[i].operand, 0) >= 4 &&
+            (o->src.mode == 0 || (o->src.mode == 2 && o->src.a == md->N))) /* Add of a full operand or a row */
+            na++;
+        else if ((o->code == 1 || o->code == 36) && !act) /* Relu, Gelu (erf form) */
+            act = o->code;
+        else
+            return AICF_ERROR_UNSUPPORTED;
+    }
+    w.g.flags |= (int32_t)(stages << 8);
+    memset(w.ta, 0, sizeof w.ta);
+    memset(w.tb, 0, sizeof w.tb);
+    memset(w.tc, 0, sizeof w.tc);
+    memset(w.pad, 0, sizeof w.pad);
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    memset(&rc, 0, sizeof rc);
+    ra.magic = rb.magic = rc.magic = AICF__TMAP_MAGIC;
+    ra.swizzle = rb.swizzle = rc.swizzle = 3; /* rows of 64 elements (128 bytes), 128-byte swizzle */
+    ra.box[0] = rb.box[0] = rc.box[0] = 64;
+    ra.box[1] = rc.box[1] = 128;
+    rb.box[1] = 64;
+    ra.dims[0] = (uint64_t)md->K; /* A [M, K] */
+    ra.dims[1] = (uint64_t)md->M;
+    ra.stride1 = (uint64_t)md->lda * 2;
+    rb.dims[0] = (uint64_t)md->N; /* B [K, N] */
+    rb.dims[1] = (uint64_t)md->K;
+    rb.stride1 = (uint64_t)md->ldb * 2;
+    rc.dims[0] = (uint64_t)md->N; /* Y [M, N] */
+    rc.dims[1] = (uint64_t)md->M;
+    rc.stride1 = (uint64_t)md->N * 2;
+    block[0] = 384u; /* the producer and two consumer warpgroups */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)(tiles < sm ? tiles : sm);
+    grid[1] = grid[2] = 1;
+    if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, ta), A, 0, &ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tb), B, 0, &rb);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tc), Y, 0, &rc);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, b), B, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "Hopper ws GEMM M=%lld N=%lld K=%lld: 128x%d tiles, %u CTAs over %lld, %lld stages, TMA stores; epilogue "
+                        "inside: %s%d ops (%s); %s",
+                     (long long)md->M, (long long)md->N, (long long)md->K, bn, grid[0], (long long)tiles, (long long)stages,
+                     C >= 0 ? "C, " : "", c->st->n_epi, modes,
+                     aicf__cuo_matmul_algo(c) == AICF_MATMUL_GENERATED ? "generated kernels asked for"
+                     : aicf__cuo_lt_loaded(c) ? "rule: erf-form Gelu at M >= 1024" : "rule without cuBLASLt at M >= 1024");
     return AICF_SUCCESS;
 }
 

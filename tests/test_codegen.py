@@ -388,9 +388,9 @@ def test_pack_u64():
 
 @test
 def test_gelu_f16_fit_exhaustive():
-    """The float16 GELU's erfc fit in templates/unary.cu.j2, emulated in float32 over every finite
-    float16 input (codegen/gelu_fit.py): at most 8 results one unit off the correctly rounded GELU,
-    none further; a coefficient perturbed by 1e-4 relative is caught."""
+    """The float16 GELU's erfc fit in templates/elementwise_fns.inc.j2, emulated in float32 over
+    every finite float16 input (codegen/gelu_fit.py): at most 8 results one unit off the correctly
+    rounded GELU, none further; a coefficient perturbed by 1e-4 relative is caught."""
     try:
         import gelu_fit
     except ImportError as e:  # numpy

@@ -3050,6 +3050,21 @@ static int tcs_pick(int64_t M, int64_t N, int64_t K, int tb, int64_t sm, int64_t
     return best;
 }
 
+/* The CPU reference of float32 graph g (inputs x [nx] and, when res != NULL, res [ny]; output
+   [ny]) into ref; *ref_ok says whether it was computed */
+static void gemm_graph_ref(aicf_graph* g, const float* x, int64_t nx, const float* res, int64_t ny, float* ref, int* ref_ok,
+                           const char* name) {
+    aicf_plan* cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
+    aicf_exec* ce = NULL;
+    *ref_ok = 0;
+    if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS && aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)nx) == AICF_SUCCESS &&
+        (!res || aicf_exec_set_input(ce, 1, res, sizeof(float) * (size_t)ny) == AICF_SUCCESS) && aicf_exec_run(ce) == AICF_SUCCESS)
+        *ref_ok = aicf_exec_get_output(ce, 0, ref, sizeof(float) * (size_t)ny) == AICF_SUCCESS;
+    CHECK(*ref_ok, "%s: CPU reference", name);
+    aicf_exec_destroy(ce);
+    aicf_plan_destroy(cp);
+}
+
 /* The GEMM test graphs of test_gemm_tc and test_gemm_wg on ctx: gemm 0: MatMul x [bt, S, K] x
    W [K, N] + bias, Tanh, + residual res [bt, S, N]; gemm 1: Gemm x [M, K], W [N, K] (transB),
    C = bias [N], alpha, then Sigmoid. Output "y". With ref != NULL, *ref_ok says whether the CPU
@@ -3059,8 +3074,6 @@ static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int6
                                    const char* name) {
     int64_t M = bt * S, xd[3], wd[2], bd[1];
     aicf_graph* g = NULL;
-    aicf_plan* cp = NULL;
-    aicf_exec* ce = NULL;
     aicf_tensor_desc td;
     aicf_node_desc nd;
     aicf_attr at[2];
@@ -3110,14 +3123,7 @@ static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int6
         aicf_graph_add_node(g, &nd);
     }
     CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph: %s", name, aicf_last_error(ctx));
-    if (!ref) return g;
-    cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO); /* the CPU reference of the float32 graph */
-    if (cp && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS && aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * K)) == AICF_SUCCESS &&
-        (gemm || aicf_exec_set_input(ce, 1, res, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS) && aicf_exec_run(ce) == AICF_SUCCESS)
-        *ref_ok = aicf_exec_get_output(ce, 0, ref, sizeof(float) * (size_t)(M * N)) == AICF_SUCCESS;
-    CHECK(*ref_ok, "%s: CPU reference", name);
-    aicf_exec_destroy(ce);
-    aicf_plan_destroy(cp);
+    if (ref) gemm_graph_ref(g, x, M * K, gemm ? NULL : res, M * N, ref, ref_ok, name);
     return g;
 }
 
@@ -3262,6 +3268,75 @@ static void test_gemm_tc(aicf_context* ctx, aicf_context* ctx_nolt) {
    driver encoded, read back from the kernel node's argument (the fake writes its inputs: the
    tensor's device address, dims, stride, box, swizzle, float16, L2 promotion 128 bytes); and a
    refused encoding fails aicf_exec_create with a message naming cuTensorMapEncodeTiled. */
+/* A context on the fake driver for the Hopper GEMM tests: with the fake cuBLASLt (lt) or without
+   any (the AUTO rule's case for the generated Hopper GEMMs); NULL when it cannot be made */
+static aicf_context* hopper_ctx(const char* path, int lt) {
+    aicf_context_desc cd;
+    aicf_context* ctx = NULL;
+    if (lt) return fake_lt_ctx(path);
+    memset(&cd, 0, sizeof cd);
+    cd.cuda_driver_path = path;
+    cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
+    cd.flags = AICF_CONTEXT_NO_THREADS;
+    if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
+        aicf_context_destroy(ctx);
+        ctx = NULL;
+    }
+    return ctx;
+}
+
+/* Sorts the patches of a Hopper GEMM launch op (its tensor-core GEMM struct at byte g0 of the
+   arguments): the tensor maps at 0, 128, .. (n of them) into mt, A, B and D, and the chain's
+   operand sources into src_of (the test's host arrays b for "bias", res for "res"). Returns the
+   number of patches that fit none of these. */
+static int hopper_patches(const aicf_plan* p, const aicf__cuo_op* op, size_t g0, int* mt, int n, int* A_t, int* B_t, int* D_t,
+                          const float** src_of, const float* b, const float* res) {
+    size_t so = g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops);
+    int k, bad = 0;
+    for (k = 0; k < AICF__EW_MAX_OPS; k++) src_of[k] = NULL;
+    for (k = 0; k < op->n_patch; k++) {
+        const aicf__cuo_fix* f = &op->patch[k];
+        const char* tn = f->tensor >= 0 ? p->g->tensors[f->tensor].name : "";
+        if (f->add) bad++;
+        else if (f->tmap && f->field % 128 == 0 && f->field / 128 < (uint32_t)n) mt[f->field / 128] = f->tensor;
+        else if (f->tmap) bad++;
+        else if (f->field == g0 + offsetof(aicf__k_gemv, a)) *A_t = f->tensor;
+        else if (f->field == g0 + offsetof(aicf__k_gemv, b)) *B_t = f->tensor;
+        else if (f->field == g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) *D_t = f->tensor;
+        else if (f->field >= so && (f->field - so) % sizeof(aicf__k_ew_op) == offsetof(aicf__k_ew_op, src) &&
+                 (f->field - so) / sizeof(aicf__k_ew_op) < AICF__EW_MAX_OPS)
+            src_of[(f->field - so) / sizeof(aicf__k_ew_op)] = !strcmp(tn, "bias") ? b : !strcmp(tn, "res") ? res : NULL;
+        else bad++;
+    }
+    return bad;
+}
+
+/* Plan p saved to text names its step si's tensor-map patches (at 0, 128, 256, ... of the
+   arguments, of tensors mt[0..n-1]) and loads back on g with step si's kernel `want` */
+static void tmap_plan_file(aicf_plan* p, aicf_graph* g, aicf_context* ctx, int si, const char* want, const int* mt, int n,
+                           const char* name) {
+    size_t need = 0;
+    char* txt = NULL;
+    int k;
+    if (aicf_plan_serialize(p, NULL, 0, &need) == AICF_SUCCESS && (txt = (char*)malloc(need)) != NULL &&
+        aicf_plan_serialize(p, txt, need, &need) == AICF_SUCCESS) {
+        aicf_plan* lp = NULL;
+        aicf_result lr;
+        for (k = 0; k < n; k++) {
+            char m[40];
+            snprintf(m, sizeof m, "%s%d:tmap:%d+0", k ? "," : " patch=", 128 * k, mt[k]);
+            CHECK(strstr(txt, m) != NULL, "%s: the plan file names the tensor-map patch '%s'", name, m);
+        }
+        lr = aicf_plan_load_memory(g, txt, strlen(txt), &lp);
+        CHECK(lr == AICF_SUCCESS && lp && !strcmp(lp->steps[si].kernel, want), "%s: the plan file loads back (%s: %s)", name,
+              aicf_result_str(lr), lr == AICF_SUCCESS ? "" : aicf_last_error(ctx));
+        aicf_plan_destroy(lp);
+    } else {
+        CHECK(0, "%s: plan save: %s", name, aicf_last_error(ctx));
+    }
+    free(txt);
+}
+
 static int wg_pick(int64_t M, int64_t N, int64_t K, int64_t sm, int64_t optin, int* bn, int* ks, int64_t* stages, unsigned* smem) {
     int64_t t32 = ((M + 63) / 64) * ((N + 31) / 32), nslab = (K + 63) / 64, per, slot, red;
     if (M < 128 || M > 256 || t32 > 2 * sm) return 0;
@@ -3288,7 +3363,7 @@ static void test_gemm_wg(const char* path) {
         {1, 1, 128, 8192, 256, 1.0f, 0, 1, 90, 1, 0},  /* K = 8192: the stages refilled (ring), K split */
         {1, 1, 64, 1024, 1024, 1.0f, 0, 1, 90, 1, 0},  /* M = 64: not by rule */
         {0, 1, 256, 4096, 1024, 1.0f, 0, 1, 90, 1, 0}, /* 64 x 32, 64 slabs through a ring of stages */
-        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* M = 1024: not by rule (cuBLASLt) */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* M = 1024: not this kernel (the warp-specialised one: test_gemm_ws) */
         {0, 1, 128, 384, 1152, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED: the portable tensor-core GEMM */
         {0, 1, 128, 384, 1152, 1.0f, 2, 1, 90, 1, 1},  /* CUBLASLT */
         {0, 1, 128, 384, 1152, 1.0f, 0, 0, 90, 1, 0},  /* float32 */
@@ -3332,20 +3407,7 @@ static void test_gemm_wg(const char* path) {
         char name[160], want[64];
         fd.set_device(1, TC[q].cc / 10, TC[q].cc % 10);
         set_tmap(TC[q].tmap);
-        if (TC[q].lt) {
-            ctx = fake_lt_ctx(path);
-        } else { /* no cuBLASLt: the AUTO rule's case for the Hopper GEMM */
-            aicf_context_desc cd;
-            memset(&cd, 0, sizeof cd);
-            cd.cuda_driver_path = path;
-            cd.cublaslt_path = "/nonexistent/libcublasLt.so.13";
-            cd.flags = AICF_CONTEXT_NO_THREADS;
-            ctx = NULL;
-            if (aicf_context_create(&cd, &ctx) != AICF_SUCCESS) {
-                aicf_context_destroy(ctx);
-                ctx = NULL;
-            }
-        }
+        ctx = hopper_ctx(path, TC[q].lt);
         snprintf(name, sizeof name, "Hopper GEMM %s M=%lld N=%lld K=%lld [%s %s, cc %d.%d%s%s]", TC[q].gemm ? "Gemm transB" : "MatMul",
                  (long long)M, (long long)N, (long long)K, TC[q].algo == 0 ? "AUTO" : TC[q].algo == 1 ? "GENERATED" : "CUBLASLT",
                  TC[q].prec ? "fp16" : "fp32", TC[q].cc / 10, TC[q].cc % 10, TC[q].tmap ? "" : ", no cuTensorMapEncodeTiled",
@@ -3376,7 +3438,7 @@ static void test_gemm_wg(const char* path) {
             aicf__k_gemm_wg wa;
             aicf__tmap_req ra, rb;
             const float* src_of[AICF__EW_MAX_OPS];
-            int k, e2, bad = 0, A_t = -1, B_t = -1, D_t = -1, TA_t = -1, TB_t = -1;
+            int e2, bad = 0, A_t = -1, B_t = -1, D_t = -1, TA_t = -1, TB_t = -1;
             int64_t m, n, kk;
             if (strncmp(st->kernel, "aicf_gemm_wg_", 13) != 0) continue;
             found++;
@@ -3407,45 +3469,17 @@ static void test_gemm_wg(const char* path) {
                                      rb.dims[0] == (uint64_t)N && rb.dims[1] == (uint64_t)K && rb.stride1 == (uint64_t)N * 2)),
                   "%s: B's tensor map request: swizzle %u box %u x %u dims %llu x %llu stride %llu", name, rb.swizzle, rb.box[0], rb.box[1],
                   (unsigned long long)rb.dims[0], (unsigned long long)rb.dims[1], (unsigned long long)rb.stride1);
-            for (k = 0; k < AICF__EW_MAX_OPS; k++) src_of[k] = NULL;
-            for (k = 0; k < op->n_patch; k++) {
-                const aicf__cuo_fix* f = &op->patch[k];
-                size_t g0 = offsetof(aicf__k_gemm_wg, g), so = g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops);
-                const char* tn = f->tensor >= 0 ? p->g->tensors[f->tensor].name : "";
-                if (f->add) bad++;
-                else if (f->field == 0 && f->tmap) TA_t = f->tensor;
-                else if (f->field == 128 && f->tmap) TB_t = f->tensor;
-                else if (f->tmap) bad++;
-                else if (f->field == g0 + offsetof(aicf__k_gemv, a)) A_t = f->tensor;
-                else if (f->field == g0 + offsetof(aicf__k_gemv, b)) B_t = f->tensor;
-                else if (f->field == g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) D_t = f->tensor;
-                else if (f->field >= so && (f->field - so) % sizeof(aicf__k_ew_op) == offsetof(aicf__k_ew_op, src) &&
-                         (f->field - so) / sizeof(aicf__k_ew_op) < AICF__EW_MAX_OPS)
-                    src_of[(f->field - so) / sizeof(aicf__k_ew_op)] = !strcmp(tn, "bias") ? b : !strcmp(tn, "res") ? res : NULL;
-                else bad++;
+            {
+                int mt[2] = {-1, -1};
+                bad = hopper_patches(p, op, offsetof(aicf__k_gemm_wg, g), mt, 2, &A_t, &B_t, &D_t, src_of, b, res);
+                TA_t = mt[0], TB_t = mt[1];
             }
             CHECK(!bad && A_t == st->in[0] && TA_t == A_t && B_t >= 0 && TB_t == B_t && !strcmp(p->g->tensors[B_t].name, "W") && D_t == st->out[0],
                   "%s: patches: maps of %d and %d, A %d (in %d) B %d D %d (out %d) (%d unexpected)", name, TA_t, TB_t, A_t, st->in[0], B_t,
                   D_t, st->out[0], bad);
             {
-                size_t need = 0;
-                char* txt = NULL;
-                if (aicf_plan_serialize(p, NULL, 0, &need) == AICF_SUCCESS && (txt = (char*)malloc(need)) != NULL &&
-                    aicf_plan_serialize(p, txt, need, &need) == AICF_SUCCESS) {
-                    char m0[32], m1[32];
-                    aicf_plan* lp = NULL;
-                    aicf_result lr;
-                    snprintf(m0, sizeof m0, " patch=0:tmap:%d+0", A_t);
-                    snprintf(m1, sizeof m1, ",128:tmap:%d+0", B_t);
-                    CHECK(strstr(txt, m0) && strstr(txt, m1), "%s: the plan file names the tensor-map patches (%s, %s)", name, m0, m1);
-                    lr = aicf_plan_load_memory(g, txt, strlen(txt), &lp);
-                    CHECK(lr == AICF_SUCCESS && lp && !strcmp(lp->steps[si].kernel, want), "%s: the plan file loads back (%s: %s)", name,
-                          aicf_result_str(lr), lr == AICF_SUCCESS ? "" : aicf_last_error(ctx));
-                    aicf_plan_destroy(lp);
-                } else {
-                    CHECK(0, "%s: plan save: %s", name, aicf_last_error(ctx));
-                }
-                free(txt);
+                const int mt[2] = {A_t, B_t};
+                tmap_plan_file(p, g, ctx, si, want, mt, 2, name);
             }
             if (!ref_ok) continue;
             for (m = 0; m < M; m++) /* the argument struct on the host, from float16-rounded inputs */
@@ -3537,6 +3571,326 @@ static void test_gemm_wg(const char* path) {
     next:
         aicf_context_destroy(ctx);
         free(x), free(w), free(b), free(res), free(ref), free(got);
+    }
+    set_tmap(0);
+    reset();
+    fake_exec_close(&fd);
+}
+
+/* The warp-specialised Hopper GEMM (aicf_gemm_ws_f16_128x*, aicf__cuo_lower_gemm_ws), on the fake
+   driver as a device of compute capability 9.0 with cuTensorMapEncodeTiled: MatMul + bias +
+   residual, Relu (ws_test_graph) at M >= 1024 under AUTO without cuBLASLt and under GENERATED;
+   not with cuBLASLt loaded (no erf-form Gelu), at float32, M < 1024, B transposed (Gemm
+   transB), on compute capability 8.9 or without cuTensorMapEncodeTiled. Checked: one launch of
+   the expected tile width (ws_pick), min(SMs, tiles) CTAs of 384 threads, the shared memory,
+   the stages in flags bits 8-15, the three tensor map requests (A, B, Y), the patches, the
+   argument struct run on the host against the CPU reference (small cases), the plan file naming
+   the three tensor-map patches and loading back, the maps the driver encoded at exec creation.
+   Then the AUTO rule with cuBLASLt loaded on MatMul + bias + Gelu (+ MatMul): the erf form
+   takes this kernel with the Gelu inside where its tiles fill a wave; the tanh form, the
+   policy's gelu_tanh and a part of a wave cuBLASLt. */
+static int ws_pick(int64_t M, int64_t N, int64_t sm, int64_t optin, int* bn, int64_t* tiles, int64_t* stages, unsigned* smem) {
+    int64_t best = -1, b;
+    for (b = 128; b <= 192; b += 64) {
+        int64_t t = ((M + 127) / 128) * ((N + b - 1) / b), cost = (t + sm - 1) / sm * b;
+        if (best < 0 || cost <= best) best = cost, *bn = (int)b, *tiles = t;
+    }
+    *stages = (optin - 1024 - 1024 - *bn / 64 * 16384) / ((128 + *bn) * 128 + 16);
+    if (*stages > 4) *stages = 4;
+    *smem = (unsigned)(1024 + *stages * ((128 + *bn) * 128 + 16) + *bn / 64 * 16384);
+    return *stages >= 2;
+}
+
+/* MatMul x [bt, S, K] x W [K, N] + bias + residual res [bt, S, N], then Relu: the chain the ws
+   GEMM's epilogue takes; output "y", the CPU reference into ref as gemm_test_graph does */
+static aicf_graph* ws_test_graph(aicf_context* ctx, int64_t bt, int64_t S, int64_t K, int64_t N, const float* x, const float* w,
+                                 const float* b, const float* res, float* ref, int* ref_ok, const char* name) {
+    int64_t M = bt * S, xd[3] = {bt, S, K}, rd[3] = {bt, S, N}, wd[2] = {K, N}, bd[1] = {N};
+    aicf_graph* g = NULL;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *rin[2] = {"res", "h"},
+               *rout[1] = {"t"}, *tin[1] = {"t"}, *tout[1] = {"y"};
+    if (ref_ok) *ref_ok = 0;
+    aicf_graph_create(ctx, &g);
+    aicf_graph_set_opset(g, "", 17);
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    td.name = "x", td.rank = 3, td.dims = xd;
+    aicf_graph_add_input(g, &td);
+    td.name = "res", td.dims = rd;
+    aicf_graph_add_input(g, &td);
+    td.name = "W", td.rank = 2, td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
+    aicf_graph_add_constant(g, &td);
+    td.name = "bias", td.rank = 1, td.dims = bd, td.data = b, td.data_bytes = sizeof(float) * (size_t)N;
+    aicf_graph_add_constant(g, &td);
+    memset(&nd, 0, sizeof nd);
+    nd.name = "mm", nd.op_type = "MatMul", nd.inputs = in, nd.num_inputs = 2, nd.outputs = out, nd.num_outputs = 1;
+    aicf_graph_add_node(g, &nd);
+    nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
+    aicf_graph_add_node(g, &nd);
+    nd.name = "residual", nd.op_type = "Add", nd.inputs = rin, nd.outputs = rout;
+    aicf_graph_add_node(g, &nd);
+    nd.name = "relu", nd.op_type = "Relu", nd.inputs = tin, nd.num_inputs = 1, nd.outputs = tout;
+    aicf_graph_add_node(g, &nd);
+    CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph: %s", name, aicf_last_error(ctx));
+    if (ref) gemm_graph_ref(g, x, M * K, res, M * N, ref, ref_ok, name);
+    return g;
+}
+
+static aicf_graph* ws_gelu_graph(aicf_context* ctx, int64_t M, int64_t K, int64_t N, const char* approximate) {
+    static float w[64 * 1152], b[1152], w2[1152 * 16];
+    int64_t xd[2] = {M, K}, wd[2] = {K, N}, bd[1] = {N}, w2d[2] = {N, 16};
+    aicf_graph* g = NULL;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    aicf_attr at[1];
+    const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *gin[1] = {"h"}, *gout[1] = {"g"},
+               *min_[2] = {"g", "W2"}, *mout[1] = {"y"};
+    int i;
+    for (i = 0; i < 64 * 1152; i++) w[i] = rndf(-0.2f, 0.2f);
+    for (i = 0; i < 1152; i++) b[i] = rndf(-0.5f, 0.5f);
+    for (i = 0; i < 1152 * 16; i++) w2[i] = rndf(-0.2f, 0.2f);
+    aicf_graph_create(ctx, &g);
+    aicf_graph_set_opset(g, "", 20);
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    td.name = "x", td.rank = 2, td.dims = xd;
+    aicf_graph_add_input(g, &td);
+    td.name = "W", td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
+    aicf_graph_add_constant(g, &td);
+    td.name = "bias", td.rank = 1, td.dims = bd, td.data = b, td.data_bytes = sizeof(float) * (size_t)N;
+    aicf_graph_add_constant(g, &td);
+    td.name = "W2", td.rank = 2, td.dims = w2d, td.data = w2, td.data_bytes = sizeof(float) * (size_t)(N * 16);
+    aicf_graph_add_constant(g, &td);
+    memset(&nd, 0, sizeof nd);
+    memset(at, 0, sizeof at);
+    nd.name = "mm", nd.op_type = "MatMul", nd.inputs = in, nd.num_inputs = 2, nd.outputs = out, nd.num_outputs = 1;
+    aicf_graph_add_node(g, &nd);
+    nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
+    aicf_graph_add_node(g, &nd);
+    at[0].name = "approximate", at[0].type = AICF_ATTR_STRING, at[0].s = approximate;
+    nd.name = "gelu", nd.op_type = "Gelu", nd.inputs = gin, nd.num_inputs = 1, nd.outputs = gout, nd.attrs = at, nd.num_attrs = 1;
+    aicf_graph_add_node(g, &nd);
+    nd.name = "mm2", nd.op_type = "MatMul", nd.inputs = min_, nd.num_inputs = 2, nd.outputs = mout, nd.attrs = NULL, nd.num_attrs = 0;
+    aicf_graph_add_node(g, &nd);
+    aicf_graph_add_output(g, "y");
+    return g;
+}
+
+static void test_gemm_ws(const char* path) {
+    static const struct { int gemm; int64_t bt, S, K, N; float alpha; int algo, prec, cc, tmap, lt; } TC[] = {
+        /* gemm 0 ws_test_graph, 1 Gemm transB, 2 gemm_test_graph's MatMul; algo 0 AUTO, 1 GENERATED, 2 CUBLASLT;
+           prec 1 fp16, 0 fp32; cc 90 or 89; lt: the fake cuBLASLt loaded */
+        {0, 32, 128, 384, 1536, 1.0f, 0, 1, 90, 1, 0}, /* the batch-32 encoder's f1 shape: 128 x 192, 132 of 256 tiles */
+        {0, 32, 128, 1536, 384, 1.0f, 0, 1, 90, 1, 0}, /* its f2: 128 x 128, 96 tiles */
+        {0, 8, 150, 72, 200, 1.0f, 0, 1, 90, 1, 0},    /* M = 1200, N = 200, K = 72: partial tiles and slab */
+        {0, 8, 128, 64, 512, 1.0f, 1, 1, 90, 1, 1},    /* GENERATED with cuBLASLt loaded: this kernel */
+        {2, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* MatMul + bias, Tanh, + residual: a chain the kernel does not take */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 1},    /* AUTO with cuBLASLt loaded, no Gelu: cuBLASLt */
+        {0, 8, 128, 64, 512, 1.0f, 2, 1, 90, 1, 1},    /* CUBLASLT */
+        {0, 8, 128, 64, 512, 1.0f, 0, 0, 90, 1, 0},    /* float32 */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 89, 1, 0},    /* compute capability 8.9 */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 0, 0},    /* a driver without cuTensorMapEncodeTiled */
+        {0, 7, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* M = 896 */
+        {1, 1, 1024, 64, 512, 1.0f, 0, 1, 90, 1, 0},   /* Gemm transB: B [N, K] */
+    };
+    fake_exec_dev fd;
+    void (*set_tmap)(int) = NULL;
+    void (*keep_args)(const char*, size_t) = NULL;
+    const unsigned char* (*kept_args)(int*) = NULL;
+    void (*reset)(void) = NULL;
+    void* sym;
+    int q;
+    if (!fake_exec_open(path, "Hopper ws GEMM", &fd)) return;
+    sym = dlsym(fd.h, "fakecuda_set_tmap"), memcpy(&set_tmap, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_keep_args"), memcpy(&keep_args, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_kept_args"), memcpy(&kept_args, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_reset"), memcpy(&reset, &sym, sizeof sym);
+    if (!set_tmap || !keep_args || !kept_args || !reset) {
+        printf("SKIP Hopper ws GEMM: the fake driver lacks fakecuda_set_tmap / _keep_args / _kept_args / _reset\n");
+        g_skip++;
+        fake_exec_close(&fd);
+        return;
+    }
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
+        int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, sm, optin, stages = 0, tiles = 0;
+        int i, si, found = 0, ref_ok = 0, bn = 0, want_ws, small = M * N * K <= 40000000;
+        unsigned smem_want = 0;
+        aicf_context* ctx;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_exec* e = NULL;
+        aicf_plan_desc pd;
+        float *x = (float*)malloc(sizeof(float) * (size_t)(M * K)), *w = (float*)malloc(sizeof(float) * (size_t)(K * N));
+        float *b = (float*)malloc(sizeof(float) * (size_t)N), *res = (float*)malloc(sizeof(float) * (size_t)(M * N));
+        float *ref = (float*)malloc(sizeof(float) * (size_t)(M * N)), *got = (float*)malloc(sizeof(float) * (size_t)(M * N));
+        char name[160], want[64];
+        fd.set_device(1, TC[q].cc / 10, TC[q].cc % 10);
+        set_tmap(TC[q].tmap);
+        ctx = hopper_ctx(path, TC[q].lt);
+        snprintf(name, sizeof name, "Hopper ws GEMM %s M=%lld N=%lld K=%lld [%s %s, cc %d.%d%s%s]",
+                 TC[q].gemm == 1 ? "Gemm transB" : TC[q].gemm == 2 ? "MatMul bias Tanh residual" : "MatMul bias residual Relu",
+                 (long long)M, (long long)N, (long long)K, TC[q].algo == 0 ? "AUTO" : TC[q].algo == 1 ? "GENERATED" : "CUBLASLT",
+                 TC[q].prec ? "fp16" : "fp32", TC[q].cc / 10, TC[q].cc % 10, TC[q].tmap ? "" : ", no cuTensorMapEncodeTiled",
+                 TC[q].lt ? ", cuBLASLt loaded" : "");
+        if (!ctx) {
+            CHECK(0, "%s: context", name);
+            goto next;
+        }
+        sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
+        optin = ctx->cuda && ctx->cuda->max_smem_optin > 0 ? ctx->cuda->max_smem_optin : 232448;
+        want_ws = (TC[q].algo == 1 || (TC[q].algo == 0 && !TC[q].lt)) && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && !TC[q].gemm &&
+                  M >= 1024 && ws_pick(M, N, sm, optin, &bn, &tiles, &stages, &smem_want);
+        snprintf(want, sizeof want, "aicf_gemm_ws_f16_128x%d", bn);
+        for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
+        for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f);
+        for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f);
+        for (i = 0; i < M * N; i++) res[i] = rndf(-1, 1);
+        g = TC[q].gemm ? gemm_test_graph(ctx, TC[q].gemm == 1, TC[q].bt, TC[q].S, K, N, TC[q].alpha, x, w, b, res, NULL, &ref_ok, name)
+                       : ws_test_graph(ctx, TC[q].bt, TC[q].S, K, N, x, w, b, res, want_ws && small ? ref : NULL, &ref_ok, name);
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = TC[q].prec ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        pd.policy.matmul_algo = TC[q].algo == 0 ? AICF_MATMUL_AUTO : TC[q].algo == 1 ? AICF_MATMUL_GENERATED : AICF_MATMUL_CUBLASLT;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        for (si = 0; p && si < p->n_steps; si++) {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op;
+            aicf__k_gemm_ws wa;
+            aicf__tmap_req ra, rb, rc;
+            const float* src_of[AICF__EW_MAX_OPS];
+            int e2, bad = 0, A_t = -1, B_t = -1, D_t = -1, TA_t = -1, TB_t = -1, TC_t = -1;
+            int64_t m, n, kk;
+            if (strncmp(st->kernel, "aicf_gemm_ws_", 13) != 0) continue;
+            found++;
+            CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want),
+                  "%s: one launch of %s, the epilogue inside (got %s, %d of %d)", name, want, st->kernel, st->epi_native, st->n_epi);
+            if (!pr || pr->n_ops != 1) continue;
+            op = aicf__cuo_prog_ops(pr);
+            memcpy(&wa, op->args, sizeof wa);
+            memcpy(&ra, wa.ta, sizeof ra);
+            memcpy(&rb, wa.tb, sizeof rb);
+            memcpy(&rc, wa.tc, sizeof rc);
+            CHECK(op->args_size == 1344 && op->block[0] == 384 && op->block[1] == 1 && op->grid[0] == (unsigned)(tiles < sm ? tiles : sm) &&
+                      op->grid[1] == 1 && op->grid[2] == 1 && op->shared_bytes == smem_want,
+                  "%s: launch grid %u,%u,%u block %u shared %u (want %u) args %u", name, op->grid[0], op->grid[1], op->grid[2], op->block[0],
+                  op->shared_bytes, smem_want, op->args_size);
+            CHECK(wa.g.M == M && wa.g.N == N && wa.g.K == K && wa.g.lda == K && wa.g.ldb == N && wa.g.alpha == TC[q].alpha &&
+                      wa.g.e.n == M * N && wa.g.e.n_ops == 3 && wa.g.flags == (int32_t)(stages << 8),
+                  "%s: arguments M %lld N %lld K %lld ops %d flags 0x%x (want %lld stages << 8)", name, (long long)wa.g.M, (long long)wa.g.N,
+                  (long long)wa.g.K, wa.g.e.n_ops, (unsigned)wa.g.flags, (long long)stages);
+            CHECK(ra.magic == AICF__TMAP_MAGIC && ra.swizzle == 3 && ra.box[0] == 64 && ra.box[1] == 128 && ra.dims[0] == (uint64_t)K &&
+                      ra.dims[1] == (uint64_t)M && ra.stride1 == (uint64_t)K * 2 && rb.magic == AICF__TMAP_MAGIC && rb.swizzle == 3 &&
+                      rb.box[0] == 64 && rb.box[1] == 64 && rb.dims[0] == (uint64_t)N && rb.dims[1] == (uint64_t)K &&
+                      rb.stride1 == (uint64_t)N * 2 && rc.magic == AICF__TMAP_MAGIC && rc.swizzle == 3 && rc.box[0] == 64 &&
+                      rc.box[1] == 128 && rc.dims[0] == (uint64_t)N && rc.dims[1] == (uint64_t)M && rc.stride1 == (uint64_t)N * 2,
+                  "%s: tensor map requests: A box %u x %u dims %llu x %llu; B box %u x %u dims %llu x %llu; Y box %u x %u dims %llu x %llu",
+                  name, ra.box[0], ra.box[1], (unsigned long long)ra.dims[0], (unsigned long long)ra.dims[1], rb.box[0], rb.box[1],
+                  (unsigned long long)rb.dims[0], (unsigned long long)rb.dims[1], rc.box[0], rc.box[1], (unsigned long long)rc.dims[0],
+                  (unsigned long long)rc.dims[1]);
+            {
+                int mt[3] = {-1, -1, -1};
+                bad = hopper_patches(p, op, offsetof(aicf__k_gemm_ws, g), mt, 3, &A_t, &B_t, &D_t, src_of, b, res);
+                TA_t = mt[0], TB_t = mt[1], TC_t = mt[2];
+            }
+            CHECK(!bad && A_t == st->in[0] && TA_t == A_t && B_t >= 0 && TB_t == B_t && !strcmp(p->g->tensors[B_t].name, "W") &&
+                      D_t == st->out[0] && TC_t == D_t,
+                  "%s: patches: maps of %d, %d and %d, A %d (in %d) B %d D %d (out %d) (%d unexpected)", name, TA_t, TB_t, TC_t, A_t,
+                  st->in[0], B_t, D_t, st->out[0], bad);
+            {
+                const int mt[3] = {A_t, B_t, D_t};
+                tmap_plan_file(p, g, ctx, si, want, mt, 3, name);
+            }
+            keep_args("aicf_gemm_ws_", 384);
+            if (aicf_exec_create(p, NULL, &e) == AICF_SUCCESS) {
+                int nk = 0;
+                const unsigned char* kept = kept_args(&nk);
+                uint64_t wa_[16], wb_[16], wc_[16], pa = 0, pb = 0, pc = 0;
+                memcpy(wa_, kept, 128);
+                memcpy(wb_, kept + 128, 128);
+                memcpy(wc_, kept + 256, 128);
+                aicf__cuda_exec_device_ptr(e, A_t, &pa);
+                aicf__cuda_exec_device_ptr(e, B_t, &pb);
+                aicf__cuda_exec_device_ptr(e, D_t, &pc);
+                CHECK(nk == 1 && pa && pb && pc && wa_[6] == 0x4d544b46u && wb_[6] == 0x4d544b46u && wc_[6] == 0x4d544b46u &&
+                          wa_[0] == pa && wb_[0] == pb && wc_[0] == pc && wa_[1] == ra.dims[0] && wa_[2] == ra.dims[1] &&
+                          wa_[3] == ra.stride1 && wa_[4] == (64u | (128ull << 32)) && wa_[5] == (3u | 6u << 8 | 2u << 16) &&
+                          wb_[1] == rb.dims[0] && wb_[2] == rb.dims[1] && wb_[4] == (64u | (64ull << 32)) && wc_[1] == rc.dims[0] &&
+                          wc_[2] == rc.dims[1] && wc_[3] == rc.stride1 && wc_[4] == (64u | (128ull << 32)) && wc_[5] == (3u | 6u << 8 | 2u << 16),
+                      "%s: exec: the encoded tensor maps (nodes %d; Y at 0x%llx, map 0x%llx)", name, nk, (unsigned long long)pc,
+                      (unsigned long long)wc_[0]);
+                aicf_exec_destroy(e);
+                e = NULL;
+            } else {
+                CHECK(0, "%s: exec create: %s", name, aicf_last_error(ctx));
+            }
+            keep_args(NULL, 0);
+            if (!ref_ok) continue;
+            for (m = 0; m < M; m++) /* the argument struct on the host, from float16-rounded inputs */
+                for (n = 0; n < N; n++) {
+                    float acc = 0.0f, val;
+                    int64_t i2 = m * N + n;
+                    for (kk = 0; kk < K; kk++) acc += h16(x[m * wa.g.lda + kk]) * h16(w[kk * wa.g.ldb + n]);
+                    val = acc * wa.g.alpha;
+                    for (e2 = 0; e2 < wa.g.e.n_ops; e2++) {
+                        const aicf__k_ew_op* o = &wa.g.e.ops[e2];
+                        if (o->code == 1) val = val > 0.0f ? val : 0.0f;
+                        else if (o->code == 101 && src_of[e2]) {
+                            float u = h16(gv_src(&o->src, wa.g.e.dims, i2, src_of[e2]));
+                            val = o->left ? u + val : val + u;
+                        } else val = NAN;
+                    }
+                    got[i2] = h16(val);
+                }
+            CHECK(rel_l2(got, ref, (size_t)(M * N)) <= 2e-3, "%s: emulated ws GEMM vs CPU reference rel err %.3g", name,
+                  rel_l2(got, ref, (size_t)(M * N)));
+        }
+        CHECK(found == want_ws, "%s: %d ws GEMM steps, expected %d%s%s", name, found, want_ws, want_ws ? ": " : "", want_ws ? want : "");
+        if (found == want_ws) printf("ok   %s: %s\n", name, want_ws ? want : "not the ws GEMM");
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    next:
+        aicf_context_destroy(ctx);
+        free(x), free(w), free(b), free(res), free(ref), free(got);
+    }
+    /* the AUTO rule with cuBLASLt loaded: the erf-form Gelu takes the ws GEMM (the Gelu inside)
+       where the 128 x 128 tiles fill a wave (2048 x 1152: 144), the tanh form, the policy's
+       gelu_tanh and fewer tiles (1024 x 1152: 72) cuBLASLt */
+    fd.set_device(1, 9, 0);
+    set_tmap(1);
+    for (q = 0; q < 4; q++) {
+        const int erf = q != 1, pol = q == 2, m1024 = q == 3, want_ws = erf && !pol && !m1024;
+        aicf_context* ctx = fake_lt_ctx(path);
+        aicf_graph* g = ctx ? ws_gelu_graph(ctx, m1024 ? 1024 : 2048, 64, 1152, erf ? "none" : "tanh") : NULL;
+        aicf_plan* p = NULL;
+        aicf_plan_desc pd;
+        char* txt = NULL;
+        size_t need = 0;
+        int si, found = 0, inside = 0;
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = AICF_PRECISION_FP16;
+        pd.policy.gelu_tanh = pol;
+        CHECK(g && aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "ws Gelu rule %d: plan (%s)", q, ctx ? aicf_last_error(ctx) : "no context");
+        for (si = 0; p && si < p->n_steps; si++)
+            if (!strncmp(p->steps[si].kernel, "aicf_gemm_ws_f16_128x192", 24)) {
+                found++;
+                inside += p->steps[si].epi_native == p->steps[si].n_epi && p->steps[si].n_epi == 2;
+            }
+        if (p && aicf_plan_format(p, NULL, 0, &need) == AICF_SUCCESS && (txt = (char*)malloc(need)) != NULL)
+            aicf_plan_format(p, txt, need, NULL);
+        CHECK(found == want_ws && inside == want_ws && (!want_ws || (txt && strstr(txt, "erf-form Gelu"))),
+              "ws Gelu rule: Gelu %s%s at M = %d: %d ws GEMM steps (%d with bias and Gelu inside), expected %d:\n%s", erf ? "none" : "tanh",
+              pol ? ", policy gelu_tanh" : "", m1024 ? 1024 : 2048, found, inside, want_ws, txt ? txt : "");
+        if (found == want_ws && inside == want_ws)
+            printf("ok   ws Gelu rule: Gelu %s%s at M = %d: %s\n", erf ? "none" : "tanh", pol ? ", policy gelu_tanh" : "", m1024 ? 1024 : 2048,
+                   want_ws ? "the ws GEMM with bias and Gelu inside" : "cuBLASLt");
+        free(txt);
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+        aicf_context_destroy(ctx);
     }
     set_tmap(0);
     reset();
@@ -4169,6 +4523,7 @@ int main(int argc, char** argv) {
     test_autotune_gemm(path);
     test_exec_concat_view_matmul(path);
     test_gemm_wg(path);
+    test_gemm_ws(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:
     aicf_context_destroy(ctx_nolt);

@@ -406,6 +406,57 @@ static void fb_linear_gelu(fb* b, const char* approximate) {
 static void c_linear_gelu_tanh(fb* b) { fb_linear_gelu(b, "tanh"); }
 static void c_linear_gelu_none(fb* b) { fb_linear_gelu(b, "none"); }
 
+/* The batch-32 encoder's feed-forward block at a smaller size: MatMul [8, 256, 320] x [320, 1160]
+   + bias, Gelu (approximate = "none"), then MatMul by [1160, 40] (so the first step's output
+   stays float16 inside a float16 plan): M = 2048, so on CUDA at fp16 on compute capability 9.0
+   the warp-specialised Hopper GEMM takes the first step with the erf-form Gelu inside
+   (src/81_cuda_ops.c aicf__cuo_ws_wanted; 160 tiles of 128 x 128 fill a wave): 112 tiles of
+   128 x 192, N = 1160 a partial column tile, K = 320 five slabs through a ring of four
+   (test_gpu_ws_gelu checks the kernel). */
+static void c_linear_gelu_m2048(fb* b) {
+    static const int64_t x[3] = {8, 256, 320}, w[2] = {320, 1160}, c[1] = {1160}, w2[2] = {1160, 40};
+    aicf_attr a[1];
+    memset(a, 0, sizeof a);
+    a[0].name = "approximate";
+    a[0].type = AICF_ATTR_STRING;
+    a[0].s = "none";
+    fb_input(b, "x", 3, x, -1, 1);
+    fb_const(b, "W", 2, w, -0.15f, 0.15f);
+    fb_const(b, "bias", 1, c, -0.5f, 0.5f);
+    fb_const(b, "W2", 2, w2, -0.05f, 0.05f);
+    fb_node(b, "mm", "MatMul", "x,W", "m", NULL, 0);
+    fb_node(b, "bias_add", "Add", "m,bias", "h", NULL, 0);
+    fb_node(b, "gelu", "Gelu", "h", "g", a, 1);
+    fb_node(b, "mm2", "MatMul", "g,W2", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
+/* MatMul [4, 520, 96] x [96, 1024] + bias + residual r [4, 520, 1024], the exported GELU (one
+   step), then MatMul by [1024, 40]; M = 2080 (a partial row tile of 128), N = 1024 (102 tiles of
+   128 x 192, the last partial), K = 96 (a partial slab): on CUDA at fp16 on compute capability
+   9.0 the warp-specialised Hopper GEMM with the bias, the residual and the Gelu inside. */
+static void c_linear_residual_gelu_m2080(fb* b) {
+    static const int64_t x[3] = {4, 520, 96}, r[3] = {4, 520, 1024}, w[2] = {96, 1024}, c[1] = {1024}, w2[2] = {1024, 40};
+    fb_input(b, "x", 3, x, -1, 1);
+    fb_input(b, "r", 3, r, -1, 1);
+    fb_const(b, "W", 2, w, -0.2f, 0.2f);
+    fb_const(b, "bias", 1, c, -0.5f, 0.5f);
+    fb_const(b, "W2", 2, w2, -0.05f, 0.05f);
+    fb_scalar(b, "sqrt2", 1.41421356f);
+    fb_scalar(b, "one", 1.0f);
+    fb_scalar(b, "half", 0.5f);
+    fb_node(b, "mm", "MatMul", "x,W", "m", NULL, 0);
+    fb_node(b, "bias_add", "Add", "m,bias", "mb", NULL, 0);
+    fb_node(b, "residual", "Add", "r,mb", "h", NULL, 0);
+    fb_node(b, "div", "Div", "h,sqrt2", "d", NULL, 0);
+    fb_node(b, "erf", "Erf", "d", "e", NULL, 0);
+    fb_node(b, "add1", "Add", "e,one", "f", NULL, 0);
+    fb_node(b, "mul_h", "Mul", "h,f", "g", NULL, 0);
+    fb_node(b, "mul_half", "Mul", "g,half", "z", NULL, 0);
+    fb_node(b, "mm2", "MatMul", "z,W2", "y", NULL, 0);
+    fb_output(b, "y");
+}
+
 /* Conv 3x3 (bias, pad 1) of x [x4] keeping its C channels + residual Add (conv first unless
    res_first) + Relu, weights in [-wr, wr]: a ResNet block's tail */
 static void fb_conv_residual_relu(fb* b, const int64_t* x4, float wr, int res_first) {
@@ -1000,6 +1051,8 @@ static const fcase CASES[] = {
     {"linear_gelu_enc", c_linear_gelu_enc, 7, 1, 1e-6, 0, 0, 0},
     {"linear_gelu_tanh", c_linear_gelu_tanh, 3, 1, 0, 0, 0, 0},
     {"linear_gelu_none", c_linear_gelu_none, 3, 1, 0, 0, 0, 0},
+    {"linear_gelu_m2048", c_linear_gelu_m2048, 4, 2, 0, 0, 0, 0},
+    {"linear_residual_gelu_m2080", c_linear_residual_gelu_m2080, 9, 2, 1e-6, 0, 0, 0},
     {"conv_residual_relu", c_conv_residual_relu, 3, 1, 0, 0, 0, 0},
     {"conv_residual_relu_splitk", c_conv_residual_relu_splitk, 6, 2, 0, 0, 0, 0},
     {"conv_residual_relu_batched", c_conv_residual_relu_batched, 3, 1, 0, 0, 0, 0},
@@ -1268,6 +1321,61 @@ static void test_gpu_gelu_tanh(aicf_context* ctx) {
             }
             fb_free_run(&b, o0, o1, oref);
         }
+}
+
+/* GPU: the warp-specialised Hopper GEMM with an erf-form Gelu inside (src/81_cuda_ops.c
+   aicf__cuo_lower_gemm_ws), chosen by the AUTO rule with cuBLASLt loaded at fp16 on compute
+   capability 9.0: the plan names it and launches fewer kernels than the unfused plan (a cuBLASLt
+   GEMM and passes for the rest); the output matches the CPU reference (float32) and the
+   unfused CUDA plan's to float16 accuracy. Elsewhere: skipped, with the reason. */
+static void test_gpu_ws_gelu(aicf_context* ctx) {
+    int v;
+    aicf_device_info di;
+    if (aicf_context_device_info(ctx, &di) != AICF_SUCCESS || !di.cublaslt_available || di.cc_major != 9 || di.cc_minor != 0) {
+        printf("SKIP ws_gelu: needs compute capability 9.0 and cuBLASLt (sm_%d%d)\n", di.cc_major, di.cc_minor);
+        g_skip++;
+        return;
+    }
+    for (v = 0; v < 2; v++) {
+        static const char* const vn[2] = {"MatMul+bias+Gelu M=2048", "MatMul+bias+residual+exported GELU M=2080"};
+        fb b;
+        float *o0[FB_MAX] = {0}, *o1[FB_MAX] = {0}, *oref[FB_MAX] = {0};
+        size_t b0[FB_MAX], b1[FB_MAX], bref[FB_MAX];
+        int s0 = 0, s1 = 0, sr = 0, k0 = 0, k1 = 0, kr = 0, ok;
+        aicf_plan_desc pd;
+        aicf_plan* plan = NULL;
+        char* text = NULL;
+        size_t need = 0;
+        memset(&b, 0, sizeof b);
+        b.ctx = ctx;
+        b.ok = aicf_graph_create(ctx, &b.g) == AICF_SUCCESS;
+        if (b.ok) aicf_graph_set_opset(b.g, "", 17);
+        if (b.ok) (v == 0 ? c_linear_gelu_m2048 : c_linear_residual_gelu_m2080)(&b);
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = AICF_PRECISION_FP16;
+        ok = b.ok && aicf_plan_create(b.g, &pd, &plan) == AICF_SUCCESS && aicf_plan_format(plan, NULL, 0, &need) == AICF_SUCCESS &&
+             (text = (char*)malloc(need)) != NULL && aicf_plan_format(plan, text, need, NULL) == AICF_SUCCESS;
+        CHECK(ok && strstr(text, "aicf_gemm_ws_f16_128x192") != NULL && strstr(text, "erf-form Gelu") != NULL,
+              "ws_gelu %s: the plan takes the warp-specialised GEMM with the Gelu inside (%s):\n%s", vn[v], aicf_last_error(ctx),
+              text ? text : "");
+        free(text);
+        aicf_plan_destroy(plan);
+        ok = b.ok && plan_run(&b, AICF_BACKEND_CUDA, AICF_PRECISION_FP16, 0, &s0, &k0, o0, b0);
+        ok = ok && plan_run(&b, AICF_BACKEND_CUDA, AICF_PRECISION_FP16, 1, &s1, &k1, o1, b1);
+        ok = ok && plan_run(&b, AICF_BACKEND_CPU, AICF_PRECISION_FP32, 1, &sr, &kr, oref, bref);
+        CHECK(ok && b0[0] == bref[0] && b1[0] == bref[0], "ws_gelu %s: the three plans run", vn[v]);
+        if (ok && b0[0] == bref[0] && b1[0] == bref[0]) {
+            size_t n = bref[0] / 4;
+            double e0 = rel_err(o0[0], oref[0], n), e1 = rel_err(o1[0], oref[0], n), e01 = rel_err(o0[0], o1[0], n);
+            CHECK(e0 <= 1e-2 && e01 <= 1e-2, "ws_gelu %s: rel err %.3g against the CPU reference, %.3g against the unfused plan (%.3g)",
+                  vn[v], e0, e01, e1);
+            CHECK(k1 > k0, "ws_gelu %s: fused %d steps, %d kernel nodes; unfused %d steps, %d kernel nodes", vn[v], s0, k0, s1, k1);
+            printf("ok   ws_gelu %s: rel err %.3g (unfused plan %.3g, between them %.3g), kernel nodes %d -> %d\n", vn[v], e0, e1, e01,
+                   k1, k0);
+        }
+        fb_free_run(&b, o0, o1, oref);
+    }
 }
 
 /* GPU: the persistent GEMV launch replayed many times (its epoch word carries over between
@@ -2612,6 +2720,7 @@ int main(void) {
             test_gpu_persistent_replays(ctx);
             test_gpu_lt_answers(ctx);
             test_gpu_gelu_tanh(ctx);
+            test_gpu_ws_gelu(ctx);
             test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
             test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
         }

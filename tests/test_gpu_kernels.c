@@ -1055,10 +1055,10 @@ static void cases_gemm(void) {
                 {128, 1152, 384, 0, 1, 1.0f, "aicf_gemm_tc_f16_s32x64"},     /* the encoder's qkv at batch 1: 72 blocks */
                 {100, 2000, 64, 1, 0, 1.0f, "aicf_gemm_tc_f16_s32x64_tb"},   /* 128 blocks */
                 {256, 1024, 1024, 1, 1, 1.0f, "aicf_gemm_tc_f16_s32x64_tb"}, /* the MLP's hidden layer at batch 256: 215 KB shared */
-                {1024, 512, 64, 0, 1, 1.0f, "aicf_gemm_tc_f16_m64n64"},      /* no small-M tile within one wave */
+                {1000, 512, 64, 0, 1, 1.0f, "aicf_gemm_tc_f16_m64n64"},      /* no small-M tile within one wave */
                 {600, 1000, 200, 1, 2, -0.5f, "aicf_gemm_tc_f16_m64n64_tb"},
                 {16, 64, 8192, 0, 1, 1.0f, "aicf_gemm_tc_f16_m64n64"},       /* K too deep for the small-M slices */
-                {2048, 1152, 200, 0, 1, 1.0f, "aicf_gemm_tc_f16_m128n128"},
+                {1000, 2304, 200, 0, 1, 1.0f, "aicf_gemm_tc_f16_m128n128"},  /* 144 tiles (M >= 1024: the Hopper ws GEMM) */
                 {1100, 2064, 40, 1, 0, 1.0f, "aicf_gemm_tc_f16_m128n128_tb"},
             };
             size_t q;
@@ -1115,6 +1115,33 @@ static void cases_gemm(void) {
             tc_in(&tc, "b", 2, DIMS(2, I64(200), I64(96)), 0, -1, 1);
             tc.expect = "cublasLt:matmul";
             run_case_both(&tc, "aicf_gemm_wg_f16_64x16");
+            /* the warp-specialised Hopper GEMM (aicf__cuo_lower_gemm_ws: M >= 1024, B [K, N]), the
+               AUTO rule's choice without cuBLASLt and the generated kernels' (with cuBLASLt loaded
+               the rule takes it only for an erf-form Gelu: test_gpu_fusion test_gpu_ws_gelu):
+               both tile widths, C [N] / [M, N] / none, alpha, partial tiles in M, N and K, the
+               ring of 4 stages wrapped (K = 4096), N below one box (64), the batch folded into M */
+            {
+                static const struct { int64_t M, N, K; int c; float alpha; const char* ex; } WS[] = {
+                    {4096, 1536, 384, 1, 1.0f, "aicf_gemm_ws_f16_128x192"}, /* the batch-32 encoder's f1: 256 tiles, two waves */
+                    {4096, 384, 1536, 2, 1.0f, "aicf_gemm_ws_f16_128x128"}, /* its f2 (+ residual) */
+                    {2048, 1152, 200, 1, -0.5f, "aicf_gemm_ws_f16_128x192"}, /* 96 tiles of 192 against 144 of 128 */
+                    {1100, 200, 72, 2, 0.5f, "aicf_gemm_ws_f16_128x128"},   /* partial tiles in M, N and K */
+                    {1024, 40, 4096, 0, 1.0f, "aicf_gemm_ws_f16_128x128"},  /* N inside one box; 64 slabs through 4 stages */
+                };
+                for (q = 0; q < sizeof WS / sizeof WS[0]; q++) {
+                    gemm_tcase(&tc, pr, WS[q].M, WS[q].N, WS[q].K, 0, WS[q].c, WS[q].alpha, "Hopper ws GEMM");
+                    tc.expect = "cublasLt:matmul";
+                    run_case_both(&tc, WS[q].ex);
+                    gemm_tcase(&tc, pr, WS[q].M, WS[q].N, WS[q].K, 0, WS[q].c, WS[q].alpha, "Hopper ws GEMM");
+                    tc.expect = "cublasLt:matmul";
+                    run_case_both_tc(&tc, WS[q].ex);
+                }
+                tc_new(&tc, "MatMul", pr, "MatMul [4,300,64]x[64,96] (Hopper ws GEMM)");
+                tc_in(&tc, "a", 3, DIMS(3, I64(4), I64(300), I64(64)), 0, -1, 1);
+                tc_in(&tc, "b", 2, DIMS(2, I64(64), I64(96)), 1, -1, 1);
+                tc.expect = "cublasLt:matmul";
+                run_case_both(&tc, "aicf_gemm_ws_f16_128x128");
+            }
         } else if (pr == AICF_PRECISION_FP16) {
             printf("SKIP Hopper GEMM cases: not on this device (sm_%d) or driver (cuTensorMapEncodeTiled)\n", g_cc);
         }
@@ -2468,6 +2495,7 @@ int main(int argc, char** argv) {
                             : !strncmp(nm, "aicf_attention_", 15)    ? 128u /* aicf__cuo_lower_attention: 4 warps */
                             : !strncmp(nm, "aicf_gemm_tc_f16_s", 18) ? 512u /* aicf__cuo_lower_gemm_tcs: 16 warps */
                             : !strncmp(nm, "aicf_gemm_wg_", 13)      ? 128u /* aicf__cuo_lower_gemm_wg: one warpgroup */
+                            : !strncmp(nm, "aicf_gemm_ws_", 13)      ? 384u /* aicf__cuo_lower_gemm_ws: three warpgroups */
                                                                      : AICF__CUO_BLOCK;
             CHECK(aicf__kt_kernels[i].block == want, "kernel %s: block %u, the lowering launches %u", aicf__kt_kernels[i].name,
                   aicf__kt_kernels[i].block, want);
@@ -2503,7 +2531,7 @@ int main(int argc, char** argv) {
                    aicf__kt_kernels[i].name);
             continue;
         }
-        if (!strcmp(aicf__kt_kernels[i].op, "gemm_wg") && !g_wg) { /* sm_90a images, tensor maps */
+        if ((!strcmp(aicf__kt_kernels[i].op, "gemm_wg") || !strcmp(aicf__kt_kernels[i].op, "gemm_ws")) && !g_wg) { /* sm_90a images, tensor maps */
             printf("SKIP %s: compute capability 9.0 (sm_90a) and cuTensorMapEncodeTiled only; the device is sm_%d\n",
                    aicf__kt_kernels[i].name, g_cc);
             continue;
