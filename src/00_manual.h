@@ -179,7 +179,9 @@
    =======
    Kernels are generated at build time (codegen/ renders the templates/ directory with Jinja2 and
    compiles them with NVRTC into cubins for sm_80, sm_86, sm_89, sm_90 plus PTX for the newest;
-   one module, the Hopper GEMM of plans without cuBLASLt, is an sm_90a cubin for H100/H200 alone).
+   one module, the Hopper GEMMs (wgmma + TMA: those of plans without cuBLASLt, and the
+   warp-specialised one that takes a large GEMM with an erf-form Gelu inside), is an sm_90a cubin
+   for H100/H200 alone).
    At run time aicf picks the cubin of the device's SM, else the same major with a lower minor,
    else the PTX, else fails with AICF_ERROR_NO_KERNEL naming the device's compute capability and
    the embedded targets. `make kernels SM="80 90"` regenerates the table for other targets.

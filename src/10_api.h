@@ -238,7 +238,11 @@ typedef enum aicf_conv_algo {
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
    with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded, on a
    compute capability 9.0 device (H100, H200) the Hopper GEMM (wgmma + TMA, float16, epilogue
-   inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles; else, or where cuBLASLt has
+   inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles, and its warp-specialised
+   persistent form for M >= 1024 (B [K, N]; the epilogue at most two Adds and a Relu or erf-form
+   Gelu), which AUTO also takes with cuBLASLt loaded where the step's epilogue holds an erf-form
+   Gelu (cuBLASLt's GELU epilogue is the tanh form) and its 128 x 128 tiles fill a wave; else,
+   or where cuBLASLt has
    no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue inside:
    the small-M kernel where its tiles fit one wave, else the pipelined one), else the generated
    tiled GEMM. */
