@@ -1985,6 +1985,25 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
    past_key / past_value, nonpad_kv_seqlen, outputs 1-3, softcap, sliding windows, bool masks.
    Kernel: the tensor-core one (float16, D = Dv in {32, 64, 128}, strides and addresses 16-byte
    aligned), else one warp per query row (D, Dv <= 256). */
+/* The tensor-core attention kernel addresses one (batch, head) slice with 32-bit offsets
+   (templates/attention.cu.j2): the row offsets of Q, K, V, O and the mask, for rows up to 64
+   past the last (formed, never dereferenced), plus a row, must stay below 2^31 elements; every
+   stride must be non-negative. 1 if so. */
+static int aicf__attention_off32(const aicf__k_attention* a) {
+    const int64_t lim = (int64_t)1 << 31;
+    const int64_t st[6] = {a->qs, a->ks, a->vs, a->os, a->mi, a->mj};
+    int i;
+    for (i = 0; i < 6; i++)
+        if (st[i] < 0 || st[i] >= lim) return 0;
+    /* the batch and head offsets are 64-bit products in the kernel */
+    if (a->qb < 0 || a->kb < 0 || a->vb < 0 || a->ob < 0 || a->qh < 0 || a->kh < 0 || a->vh < 0 || a->oh < 0 || a->mb < 0 || a->mh < 0)
+        return 0;
+    if (a->Sq + 64 >= lim || a->Skv + 64 >= lim) return 0;
+    /* rows up to a 64-multiple past Sq / Skv are formed (never dereferenced) */
+    return (a->Sq + 64) * a->qs + a->D < lim && (a->Skv + 64) * a->ks + a->D < lim && (a->Skv + 64) * a->vs + a->Dv < lim &&
+           (a->Sq + 64) * a->os + a->Dv < lim && (a->Sq + 64) * a->mi + (a->mlen + 64) * a->mj < lim;
+}
+
 static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     const aicf__node* n = c->nd;
     int Q = aicf__cuo_in(c, 0), K = aicf__cuo_in(c, 1), V = aicf__cuo_in(c, 2), M = aicf__cuo_in(c, 3), Y = aicf__cuo_out(c, 0);
@@ -2099,12 +2118,13 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     if (c->f16 && a.D == a.Dv && (a.D == 32 || a.D == 64 || a.D == 128) && a.qs % 8 == 0 && a.qh % 8 == 0 && a.qb % 8 == 0 &&
         a.ks % 8 == 0 && a.kh % 8 == 0 && a.kb % 8 == 0 && a.vs % 8 == 0 && a.vh % 8 == 0 && a.vb % 8 == 0 && a.os % 2 == 0 &&
         a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, voff[0]) >= 16 && aicf__cuo_align(c, K, voff[1]) >= 16 &&
-        aicf__cuo_align(c, V, voff[2]) >= 16 && aicf__cuo_align(c, Y, voff[3]) >= 4 && a.B * qH <= 65535 && (a.Sq + 63) / 64 <= 65535)
+        aicf__cuo_align(c, V, voff[2]) >= 16 && aicf__cuo_align(c, Y, voff[3]) >= 4 && a.B <= 65535 && qH <= 65535 &&
+        (a.Sq + 63) / 64 <= 65535 && aicf__attention_off32(&a))
         tc = 1;
     if (tc) {
         grid[0] = (unsigned)((a.Sq + 63) / 64);
-        grid[1] = (unsigned)(a.B * qH);
-        grid[2] = 1;
+        grid[1] = (unsigned)qH;
+        grid[2] = (unsigned)a.B;
         snprintf(name, sizeof name, "aicf_attention_tc_f16_d%lld", (long long)a.D);
         aicf__cuo_reason(c, "float16, head size %lld: tensor cores, 64 queries x 64 keys per block, online softmax (%lld x %lld heads, "
                          "%lld x %lld scores never stored)%s", (long long)a.D, (long long)a.B, (long long)qH, (long long)a.Sq,
@@ -2119,6 +2139,8 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
                          (long long)rows, (long long)a.D, (long long)a.Dv,
                          !c->f16 ? "float32 storage"
                          : a.D != a.Dv || (a.D != 32 && a.D != 64 && a.D != 128) ? "the tensor-core kernel takes D = Dv in {32, 64, 128}"
+                         : !aicf__attention_off32(&a) ? "offsets in a head beyond 32 bits"
+                         : a.B > 65535 || qH > 65535 || (a.Sq + 63) / 64 > 65535 ? "the grid's y or z dimension exceeds 65535"
                                                                                  : "strides or addresses not 16-byte aligned",
                          (long long)a.Sq, (long long)a.Skv);
     }

@@ -4460,6 +4460,117 @@ static void test_ew_cast_fold(aicf_context* ctx) {
     }
 }
 
+/* The tensor-core attention kernel's launch (aicf__cuo_lower_attention): grid (ceil(Sq / 64), H,
+   B) with the head and batch as block indices (so B * H may pass 65535 as long as each does
+   not), the argument struct's strides, the one-warp kernel where the head size is not 32, 64,
+   128 or the precision is float32; and the 32-bit offset rule (aicf__attention_off32) at its
+   boundaries. */
+static void test_attention_tc(aicf_context* ctx) {
+    static const struct { int64_t B, H, kvH, Sq, Skv, D; int prec; const char* want; } TC[] = {
+        {2, 6, 6, 130, 70, 32, 1, "aicf_attention_tc_f16_d32"},
+        {1, 8, 2, 50, 150, 64, 1, "aicf_attention_tc_f16_d64"},   /* grouped-query: grp 4 */
+        {3, 2, 2, 64, 64, 128, 1, "aicf_attention_tc_f16_d128"},
+        {260, 260, 260, 1, 3, 32, 1, "aicf_attention_tc_f16_d32"}, /* 67600 heads: B * H > 65535 */
+        {2, 3, 3, 40, 20, 48, 1, "aicf_attention_f16"},            /* head size 48 */
+        {2, 6, 6, 130, 70, 32, 0, "aicf_attention_f32"},
+    };
+    int q;
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
+        int64_t qd[4], kd[4];
+        const char *in[3] = {"q", "k", "v"}, *out[1] = {"y"};
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_plan_desc pd;
+        aicf_tensor_desc td;
+        aicf_node_desc nd;
+        char name[128];
+        int si, found = 0, tc = strstr(TC[q].want, "_tc_") != NULL;
+        snprintf(name, sizeof name, "attention q [%lld,%lld,%lld,%lld] kv heads %lld, %lld keys, %s", (long long)TC[q].B,
+                 (long long)TC[q].H, (long long)TC[q].Sq, (long long)TC[q].D, (long long)TC[q].kvH, (long long)TC[q].Skv,
+                 TC[q].prec ? "fp16" : "fp32");
+        aicf_graph_create(ctx, &g);
+        aicf_graph_set_opset(g, "", 23);
+        memset(&td, 0, sizeof td);
+        td.dtype = AICF_DTYPE_FLOAT32;
+        td.rank = 4;
+        qd[0] = TC[q].B, qd[1] = TC[q].H, qd[2] = TC[q].Sq, qd[3] = TC[q].D;
+        kd[0] = TC[q].B, kd[1] = TC[q].kvH, kd[2] = TC[q].Skv, kd[3] = TC[q].D;
+        td.name = "q", td.dims = qd;
+        aicf_graph_add_input(g, &td);
+        td.name = "k", td.dims = kd;
+        aicf_graph_add_input(g, &td);
+        td.name = "v";
+        aicf_graph_add_input(g, &td);
+        memset(&nd, 0, sizeof nd);
+        nd.name = "att", nd.op_type = "Attention", nd.inputs = in, nd.num_inputs = 3, nd.outputs = out, nd.num_outputs = 1;
+        aicf_graph_add_node(g, &nd);
+        aicf_graph_add_output(g, "y");
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = TC[q].prec ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        for (si = 0; p && si < p->n_steps; si++) {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op;
+            aicf__k_attention a;
+            if (strncmp(st->kernel, "aicf_attention", 14) != 0) continue;
+            found++;
+            CHECK(!strcmp(st->kernel, TC[q].want) && pr && pr->n_ops == 1, "%s: %s (want %s)", name, st->kernel, TC[q].want);
+            if (!pr || pr->n_ops != 1) continue;
+            op = aicf__cuo_prog_ops(pr);
+            memcpy(&a, op->args, sizeof a);
+            if (tc)
+                CHECK(op->grid[0] == (unsigned)((TC[q].Sq + 63) / 64) && op->grid[1] == (unsigned)TC[q].H && op->grid[2] == (unsigned)TC[q].B &&
+                          op->block[0] == 128,
+                      "%s: grid %u,%u,%u block %u", name, op->grid[0], op->grid[1], op->grid[2], op->block[0]);
+            else
+                CHECK(op->grid[0] == (unsigned)((TC[q].B * TC[q].H * TC[q].Sq + 3) / 4) && op->grid[1] == 1 && op->grid[2] == 1,
+                      "%s: grid %u,%u,%u", name, op->grid[0], op->grid[1], op->grid[2]);
+            CHECK(op->args_size == sizeof a && a.B == TC[q].B && a.H == TC[q].H && a.grp == TC[q].H / TC[q].kvH && a.Sq == TC[q].Sq &&
+                      a.Skv == TC[q].Skv && a.D == TC[q].D && a.qs == TC[q].D && a.qh == TC[q].Sq * TC[q].D &&
+                      a.kh == TC[q].Skv * TC[q].D && a.kb == TC[q].kvH * TC[q].Skv * TC[q].D && a.os == TC[q].D && a.mask == 0 &&
+                      a.mlen == TC[q].Skv && a.causal == 0 && fabsf(a.scale - 1.0f / sqrtf((float)TC[q].D)) < 1e-6f,
+                  "%s: arguments B %lld H %lld grp %lld Sq %lld Skv %lld D %lld qs %lld kh %lld scale %g", name, (long long)a.B, (long long)a.H,
+                  (long long)a.grp, (long long)a.Sq, (long long)a.Skv, (long long)a.D, (long long)a.qs, (long long)a.kh, a.scale);
+        }
+        CHECK(found == 1, "%s: %d attention steps", name, found);
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    }
+    { /* the offset rule: the batch-32 encoder's views (3-D, 12 heads of 32 in a row of 1152), then each limit */
+        const int64_t L = (int64_t)1 << 31;
+        aicf__k_attention a;
+        memset(&a, 0, sizeof a);
+        a.B = 32, a.H = 12, a.grp = 1, a.Sq = a.Skv = 128, a.D = a.Dv = 32, a.mlen = 128;
+        a.qs = a.ks = a.vs = 1152, a.qh = a.kh = a.vh = 32, a.qb = a.kb = a.vb = 128 * 1152;
+        a.os = 384, a.oh = 32, a.ob = 128 * 384;
+        CHECK(aicf__attention_off32(&a), "off32: the encoder's views");
+        a.Skv = L / 1152 - 64; /* (Skv + 64) * ks + D = L - 128 + 32: fits */
+        a.mlen = a.Skv;
+        CHECK(aicf__attention_off32(&a), "off32: K rows up to 2^31 - 96");
+        a.Skv += 1; /* L + 1024 + 32: does not */
+        a.mlen = a.Skv;
+        CHECK(!aicf__attention_off32(&a), "off32: K rows past 2^31");
+        a.Skv = a.mlen = 128;
+        a.os = L / 192 + 1; /* (Sq + 64) * os >= 2^31 */
+        CHECK(!aicf__attention_off32(&a), "off32: O rows past 2^31");
+        a.os = 384;
+        a.mi = 128, a.mj = 1;
+        CHECK(aicf__attention_off32(&a), "off32: a [128, 128] mask");
+        a.mi = L / 100;
+        CHECK(!aicf__attention_off32(&a), "off32: mask rows past 2^31");
+        a.mi = 0, a.mj = 0;
+        a.qs = -1152;
+        CHECK(!aicf__attention_off32(&a), "off32: a negative stride");
+        a.qs = 1152;
+        a.kb = L * 4; /* batch strides are 64-bit products in the kernel */
+        CHECK(aicf__attention_off32(&a), "off32: a batch stride of 2^33");
+        a.kh = -32;
+        CHECK(!aicf__attention_off32(&a), "off32: a negative head stride");
+    }
+}
+
 int main(int argc, char** argv) {
     const char* seed_env = getenv("AICF_SEED");
     const char* path = getenv("AICF_FAKE_CUDA");
@@ -4511,6 +4622,7 @@ int main(int argc, char** argv) {
     test_gemvp_smem_cut(ctx);
     test_ew_cast_fold(ctx);
     test_gemm_tc(ctx, ctx_nolt);
+    test_attention_tc(ctx);
     test_weights_chunked();
     test_pool_rule(ctx);
     test_no_algorithm(ctx);

@@ -1351,6 +1351,24 @@ static void cases_attention(void) {
         tc_in(&tc, "mask", 4, DIMS(4, I64(1), I64(4), I64(50), I64(150)), 0, -2, 0.5f);
         tc.expect = expect;
         run_case(&tc);
+        /* the grid's z (batch) and y (head): 260 x 260 heads, more than the 65535 one grid
+           dimension holds; and grouped-query heads (grp 3) with the causal limit */
+        snprintf(expect, sizeof expect, p ? "aicf_attention_tc_f16_d32" : "aicf_attention_f32");
+        tc_new(&tc, "Attention", PRECS[p], "Attention [260,260,1,32] x 3 keys (67600 heads)");
+        tc.opset = 23;
+        tc_in(&tc, "q", 4, DIMS(4, I64(260), I64(260), I64(1), I64(32)), 0, -1, 1);
+        tc_in(&tc, "k", 4, DIMS(4, I64(260), I64(260), I64(3), I64(32)), 0, -1, 1);
+        tc_in(&tc, "v", 4, DIMS(4, I64(260), I64(260), I64(3), I64(32)), 0, -1, 1);
+        tc.expect = expect;
+        run_case(&tc);
+        tc_new(&tc, "Attention", PRECS[p], "Attention GQA causal q [2,6,70,32] kv [2,2,70,32]");
+        tc.opset = 23;
+        tc_in(&tc, "q", 4, DIMS(4, I64(2), I64(6), I64(70), I64(32)), 0, -1, 1);
+        tc_in(&tc, "k", 4, DIMS(4, I64(2), I64(2), I64(70), I64(32)), 0, -1, 1);
+        tc_in(&tc, "v", 4, DIMS(4, I64(2), I64(2), I64(70), I64(32)), 0, -1, 1);
+        tc_attr_i(&tc, "is_causal", 1);
+        tc.expect = expect;
+        run_case(&tc);
         snprintf(expect, sizeof expect, "aicf_attention_%s", dt);
         tc_new(&tc, "Attention", PRECS[p], "Attention 3-D GQA q [2,20,4x24] kv [2,33,2x24] / [2,33,2x40]");
         tc.opset = 23;
