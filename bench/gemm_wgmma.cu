@@ -215,7 +215,11 @@ static __device__ __forceinline__ float gelu_erfc16(float x) {
 static __device__ __forceinline__ void mbar_arrive(unsigned bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-template <int BN>
+/* an arrive on a barrier of another CTA of the cluster (bar: its shared::cluster address, from mapa) */
+static __device__ __forceinline__ void mbar_arrive_remote(unsigned bar) {
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+template <int BN, int CM>
 __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g) {
     constexpr int BM = 128, SA = BM * 128, SB = BN * 128, SLOT = SA + SB, NR = BN / 2;
     extern __shared__ unsigned char dsm[];
@@ -223,40 +227,59 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
     const int tid = threadIdx.x, wg = tid >> 7, S = g.stages;
     const unsigned stage = base + S * SLOT; /* the output tile: BN / 64 boxes of [128][64], 16 KB each */
     const unsigned full = stage + (g.tma_store ? BN / 64 * 16384 : 0), empty = full + 8 * S;
+    /* CM = 2: a cluster of two CTAs on vertically adjacent tiles (the same W columns): each copies
+       half of every W slab (32 of its 64 K rows) and multicasts it to both, so W crosses from L2
+       once per pair; a slot is refilled only after the consumers of both CTAs have freed it */
+    const unsigned rank = CM > 1 ? cluster_rank() : 0u;
     if (tid == 0) {
         asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&g.ta), "l"(&g.tb) : "memory");
         for (int q = 0; q < S; ++q) {
             mbar_init(full + 8 * q, 1);
-            mbar_init(empty + 8 * q, 2);
+            mbar_init(empty + 8 * q, 2 * CM);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
+    if (CM > 1) cluster_sync(); /* the peer's barriers are initialised before any multicast or remote arrive reaches them */
+    const int tstep = gridDim.x / CM, tcount = g.tiles / CM, t0 = blockIdx.x / CM, tm = g.tiles_m / CM;
     if (wg == 0) {
         if (tid != 0) return;
         int q = 0;
         unsigned ph = 0;
-        for (int t = blockIdx.x; t < g.tiles; t += gridDim.x) {
-            const int m0 = (t % g.tiles_m) * BM, n0 = (t / g.tiles_m) * BN;
+        for (int t = t0; t < tcount; t += tstep) {
+            const int m0 = ((t % tm) * CM + (int)rank) * BM, n0 = (t / tm) * BN;
             for (int s = 0; s < g.nslab; ++s) {
                 mbar_wait(empty + 8 * q, ph ^ 1u); /* the first round passes: the phase before the first */
                 mbar_expect(full + 8 * q, SLOT);
                 tma2d(base + q * SLOT, &g.ta, s * 64, m0, full + 8 * q);
 #pragma unroll
-                for (int j = 0; j < BN / 64; ++j) tma2d(base + q * SLOT + SA + j * 8192, &g.tb, n0 + j * 64, s * 64, full + 8 * q);
+                for (int j = 0; j < BN / 64; ++j) {
+                    if (CM == 1) tma2d(base + q * SLOT + SA + j * 8192, &g.tb, n0 + j * 64, s * 64, full + 8 * q);
+                    else tma2d_mc(base + q * SLOT + SA + j * 8192 + rank * 4096, &g.tb, n0 + j * 64, s * 64 + (int)rank * 32, full + 8 * q, 3);
+                }
                 if (++q == S) {
                     q = 0;
                     ph ^= 1u;
                 }
             }
         }
+        if (CM > 1) /* stay until every slot's last release, the peer's included, has arrived */
+            for (int i = 0; i < S; ++i) {
+                mbar_wait(empty + 8 * q, ph ^ 1u);
+                if (++q == S) {
+                    q = 0;
+                    ph ^= 1u;
+                }
+            }
         return;
     }
     const int cw = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
+    unsigned peer_empty = 0;
+    if (CM > 1) asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(peer_empty) : "r"(empty), "r"(rank ^ 1u));
     int q = 0;
     unsigned ph = 0;
-    for (int t = blockIdx.x; t < g.tiles; t += gridDim.x) {
-        const int m0 = (t % g.tiles_m) * BM, n0 = (t / g.tiles_m) * BN;
+    for (int t = t0; t < tcount; t += tstep) {
+        const int m0 = ((t % tm) * CM + (int)rank) * BM, n0 = (t / tm) * BN;
         float d[NR];
 #pragma unroll
         for (int i = 0; i < NR; ++i) d[i] = 0.0f;
@@ -269,7 +292,10 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
             for (int kk = 0; kk < 4; ++kk) Wg<BN>::template mma<0>(d, da + 2 * kk, db + 128 * kk, 1);
             wg_commit();
             wg_wait<1>(); /* the slab before this one is read: free its slot */
-            if (prev >= 0 && (tid & 127) == 0) mbar_arrive(empty + 8 * prev);
+            if (prev >= 0 && (tid & 127) == 0) {
+                mbar_arrive(empty + 8 * prev);
+                if (CM > 1) mbar_arrive_remote(peer_empty + 8 * prev);
+            }
             prev = q;
             if (++q == S) {
                 q = 0;
@@ -277,7 +303,10 @@ __global__ void __launch_bounds__(384, 1) k_ws(const __grid_constant__ WsArgs g)
             }
         }
         wg_wait<0>();
-        if (prev >= 0 && (tid & 127) == 0) mbar_arrive(empty + 8 * prev);
+        if (prev >= 0 && (tid & 127) == 0) {
+            mbar_arrive(empty + 8 * prev);
+            if (CM > 1) mbar_arrive_remote(peer_empty + 8 * prev);
+        }
         /* thread (warp w, lane l) holds rows cw*64 + w*16 + l/4 (+8), columns j*8 + 2*(l%4) (+1) in d[4j..4j+3] */
         if (g.tma_store) {
             const int rr = cw * 64 + warp * 16 + (lane >> 2), cc = (lane & 3) * 2;
@@ -596,13 +625,13 @@ static double max_err(const Gemm& G, const std::vector<double>& ref, double* sca
     return e;
 }
 
-static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, int tma_store, WsArgs* w, dim3* grid, int* smem) {
+static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, int tma_store, WsArgs* w, dim3* grid, int* smem, int cm = 1) {
     const int slot = (128 + bn) * 128;
     *smem = stages * slot + 1024 + 16 * stages + (tma_store ? (tma_store == 2 ? 2 : 1) * (bn / 64) * 16384 : 0); /* 2: k_pp, a stage a consumer */
-    if (*smem > 232448 || G.M % 128 || G.N % bn || G.K % 64 || G.tb) return false;
+    if (*smem > 232448 || G.M % (128 * cm) || G.N % bn || G.K % 64 || G.tb) return false;
     memset(w, 0, sizeof *w);
     make_map(&w->ta, G.a, G.K, G.M, G.lda, 64, 128, CU_TENSOR_MAP_SWIZZLE_128B);
-    make_map(&w->tb, G.b, G.N, G.K, G.ldb, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
+    make_map(&w->tb, G.b, G.N, G.K, G.ldb, 64, 64 / cm, CU_TENSOR_MAP_SWIZZLE_128B); /* cm 2: each CTA copies half of the K rows */
     make_map(&w->tc, G.y, G.N, G.M, G.ldy, 64, 128, CU_TENSOR_MAP_SWIZZLE_128B);
     w->tma_store = tma_store;
     w->bias = G.bias;
@@ -612,23 +641,65 @@ static bool ws_prepare(const Gemm& G, int bn, int stages, int sms, int tma_store
     w->nslab = G.K / 64;
     w->tiles_m = G.M / 128;
     w->tiles = w->tiles_m * (G.N / bn);
-    *grid = dim3(std::min(sms, w->tiles));
+    *grid = dim3(std::min(sms, w->tiles) / cm * cm); /* cm 2: sms is already 2 x the clusters that fit at once */
     return true;
 }
-static void ws_run(const WsArgs& w, int bn, dim3 grid, int smem, cudaStream_t s, bool pp = false) {
+static void ws_init() {
     static bool init = false;
-    if (!init) {
-        CK(cudaFuncSetAttribute(k_ws<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
-        CK(cudaFuncSetAttribute(k_ws<192>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
-        CK(cudaFuncSetAttribute(k_pp<64>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
-        CK(cudaFuncSetAttribute(k_pp<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
-        init = true;
-    }
+    if (init) return;
+    CK(cudaFuncSetAttribute(k_ws<128, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+    CK(cudaFuncSetAttribute(k_ws<192, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+    CK(cudaFuncSetAttribute(k_ws<128, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+    CK(cudaFuncSetAttribute(k_ws<192, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+    CK(cudaFuncSetAttribute(k_pp<64>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+    CK(cudaFuncSetAttribute(k_pp<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+    init = true;
+}
+template <int BN, int CM> static void ws_launch(const WsArgs& w, dim3 grid, int smem, cudaStream_t s) {
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at[1];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(384);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = CM;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = CM > 1;
+    CK(cudaLaunchKernelEx(&cfg, k_ws<BN, CM>, w));
+}
+/* CTAs of the cm = 2 kernel that can be resident at once: 2 x the clusters that fit */
+static int ws_cluster_ctas(int bn, int smem) {
+    ws_init();
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at[1];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = dim3(264);
+    cfg.blockDim = dim3(384);
+    cfg.dynamicSmemBytes = smem;
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = 2;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    int n = 0;
+    CK(cudaOccupancyMaxActiveClusters(&n, bn == 128 ? (const void*)k_ws<128, 2> : (const void*)k_ws<192, 2>, &cfg));
+    return 2 * n;
+}
+static void ws_run(const WsArgs& w, int bn, dim3 grid, int smem, cudaStream_t s, bool pp = false, int cm = 1) {
+    ws_init();
     if (pp) {
         if (bn == 64) k_pp<64><<<grid, 384, smem, s>>>(w);
         else k_pp<128><<<grid, 384, smem, s>>>(w);
-    } else if (bn == 128) k_ws<128><<<grid, 384, smem, s>>>(w);
-    else k_ws<192><<<grid, 384, smem, s>>>(w);
+    } else if (cm == 2) {
+        if (bn == 128) ws_launch<128, 2>(w, grid, smem, s);
+        else ws_launch<192, 2>(w, grid, smem, s);
+    } else if (bn == 128) ws_launch<128, 1>(w, grid, smem, s);
+    else ws_launch<192, 1>(w, grid, smem, s);
 }
 
 int main(int argc, char** argv) {
@@ -735,21 +806,30 @@ int main(int argc, char** argv) {
                         }
         g_stage_cap = 0;
         if (sh.M >= 1024 && !sh.tb) /* the warp-specialised persistent kernel */
-            for (int ts : {0, 1, 2, 3, 4}) /* 2: TMA stores and the GELU in the epilogue (f1 only); 3, 4: k_pp (pingpong), 4 with the GELU */
+            for (int ts : {1, 2, 5, 6, 3, 4}) /* 2: TMA stores and the GELU in the epilogue (f1 only); 3, 4: k_pp (pingpong), 4 with the GELU;
+                                                 5, 6: 1, 2 in clusters of two sharing W's copies */
             for (int bn : {64, 128, 192})
                 for (int st : {3, 4, 5, 6}) {
                     WsArgs w;
                     dim3 grid;
                     int smem;
-                    const bool pp = ts >= 3, gelu = ts == 2 || ts == 4;
-                    static const char* const tsn[5] = {"", " tma-store", " tma-store+gelu", " pingpong", " pingpong+gelu"};
+                    const bool pp = ts == 3 || ts == 4, gelu = ts == 2 || ts == 4 || ts == 6;
+                    const int cm = ts >= 5 ? 2 : 1;
+                    static const char* const tsn[7] = {"", " tma-store", " tma-store+gelu", " pingpong", " pingpong+gelu", " cluster2", " cluster2+gelu"};
                     if (gelu && strcmp(sh.name, "b32 f1")) continue;
                     if (pp ? bn == 192 : bn == 64) continue;
-                    if (!ws_prepare(G, bn, st, prop.multiProcessorCount, pp ? 2 : ts != 0, &w, &grid, &smem)) continue;
+                    if (pp && st != 4) continue;
+                    int sms = prop.multiProcessorCount;
+                    if (cm == 2) {
+                        const int slot = (128 + bn) * 128;
+                        sms = ws_cluster_ctas(bn, st * slot + 1024 + 16 * st + (bn / 64) * 16384);
+                        if (sms < 2) continue;
+                    }
+                    if (!ws_prepare(G, bn, st, sms, pp ? 2 : 1, &w, &grid, &smem, cm)) continue;
                     w.gelu = gelu;
                     if (pp) w.tma_store = 1;
                     CK(cudaMemset(G.y, 0, (size_t)sh.M * sh.N * 2));
-                    ws_run(w, bn, grid, smem, s, pp);
+                    ws_run(w, bn, grid, smem, s, pp, cm);
                     CK(cudaStreamSynchronize(s));
                     const double e2 = max_err(G, gelu ? ref_gelu : ref, &sc);
                     if (!(e2 <= 2e-3 * sc + 1e-2)) {
@@ -757,7 +837,7 @@ int main(int argc, char** argv) {
                         printf("  ws%s 128x%d, %d stages: WRONG err %.2e\n", tsn[ts], bn, st, e2);
                         continue;
                     }
-                    const double t0 = time_graph(s, replays, [&](cudaStream_t st_) { for (int i = 0; i < CHAIN; ++i) ws_run(w, bn, grid, smem, st_, pp); }) / CHAIN;
+                    const double t0 = time_graph(s, replays, [&](cudaStream_t st_) { for (int i = 0; i < CHAIN; ++i) ws_run(w, bn, grid, smem, st_, pp, cm); }) / CHAIN;
                     printf("  ws%s 128x%-3d %d stages: %3d CTAs over %4d tiles, smem %6d B, err %.1e | %.2f us%s\n", tsn[ts], bn, st, grid.x, w.tiles,
                            smem, e2, t0, t0 < tlt ? "  < cuBLASLt" : "");
                 }
