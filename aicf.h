@@ -20183,13 +20183,6 @@ static aicf_result aicf__cuo_lower_softmax(aicf__cuo* c) {
     return AICF_SUCCESS;
 }
 
-/* ---- Attention (ONNX opset 23, and the plan's attention fusion): one launch ----
-   Supported on the device: 3-D or 4-D Q, K, V (grouped-query heads), a float attn_mask that
-   broadcasts to [B, qH, Sq, Skv] (a shorter last axis reads as -inf, as ONNX pads it),
-   is_causal, scale. Not on the device (AICF_ERROR_UNSUPPORTED, naming the input or attribute):
-   past_key / past_value, nonpad_kv_seqlen, outputs 1-3, softcap, sliding windows, bool masks.
-   Kernel: the tensor-core one (float16, D = Dv in {32, 64, 128}, strides and addresses 16-byte
-   aligned), else one warp per query row (D, Dv <= 256). */
 /* The tensor-core attention kernel addresses one (batch, head) slice with 32-bit offsets
    (templates/attention.cu.j2): the row offsets of Q, K, V, O and the mask, for rows up to 64
    past the last (formed, never dereferenced), plus a row, must stay below 2^31 elements; every
@@ -20209,6 +20202,14 @@ static int aicf__attention_off32(const aicf__k_attention* a) {
            (a->Sq + 64) * a->os + a->Dv < lim && (a->Sq + 64) * a->mi + (a->mlen + 64) * a->mj < lim;
 }
 
+/* ---- Attention (ONNX opset 23, and the plan's attention fusion): one launch ----
+   Supported on the device: 3-D or 4-D Q, K, V (grouped-query heads), a float attn_mask that
+   broadcasts to [B, qH, Sq, Skv] (a shorter last axis reads as -inf, as ONNX pads it),
+   is_causal, scale. Not on the device (AICF_ERROR_UNSUPPORTED, naming the input or attribute):
+   past_key / past_value, nonpad_kv_seqlen, outputs 1-3, softcap, sliding windows, bool masks.
+   Kernel: the tensor-core one (float16, D = Dv in {32, 64, 128}, strides and addresses 16-byte
+   aligned, B and heads <= 65535, offsets in a head within 32 bits), else one warp per query row
+   (D, Dv <= 256). */
 static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     const aicf__node* n = c->nd;
     int Q = aicf__cuo_in(c, 0), K = aicf__cuo_in(c, 1), V = aicf__cuo_in(c, 2), M = aicf__cuo_in(c, 3), Y = aicf__cuo_out(c, 0);
