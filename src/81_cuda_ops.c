@@ -2012,7 +2012,7 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     aicf__k_attention a;
     int64_t qH, kvH, hd_check;
     uint64_t voff[4] = {0, 0, 0, 0}; /* byte offsets of the views into their tensors */
-    int i, r3, tc = 0;
+    int i, r3, tc = 0, off32;
     unsigned grid[3], block[3];
     aicf__cuo_op* op = NULL;
     char name[96], b1[96];
@@ -2116,11 +2116,12 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
     }
     block[0] = 128;
     block[1] = block[2] = 1;
+    off32 = aicf__attention_off32(&a);
     if (c->f16 && a.D == a.Dv && (a.D == 32 || a.D == 64 || a.D == 128) && a.qs % 8 == 0 && a.qh % 8 == 0 && a.qb % 8 == 0 &&
         a.ks % 8 == 0 && a.kh % 8 == 0 && a.kb % 8 == 0 && a.vs % 8 == 0 && a.vh % 8 == 0 && a.vb % 8 == 0 && a.os % 2 == 0 &&
         a.oh % 2 == 0 && a.ob % 2 == 0 && aicf__cuo_align(c, Q, voff[0]) >= 16 && aicf__cuo_align(c, K, voff[1]) >= 16 &&
         aicf__cuo_align(c, V, voff[2]) >= 16 && aicf__cuo_align(c, Y, voff[3]) >= 4 && a.B <= 65535 && qH <= 65535 &&
-        (a.Sq + 63) / 64 <= 65535 && aicf__attention_off32(&a))
+        (a.Sq + 63) / 64 <= 65535 && off32)
         tc = 1;
     if (tc) {
         grid[0] = (unsigned)((a.Sq + 63) / 64);
@@ -2140,7 +2141,7 @@ static aicf_result aicf__cuo_lower_attention(aicf__cuo* c) {
                          (long long)rows, (long long)a.D, (long long)a.Dv,
                          !c->f16 ? "float32 storage"
                          : a.D != a.Dv || (a.D != 32 && a.D != 64 && a.D != 128) ? "the tensor-core kernel takes D = Dv in {32, 64, 128}"
-                         : !aicf__attention_off32(&a) ? "offsets in a head beyond 32 bits"
+                         : !off32 ? "offsets in a head beyond 32 bits"
                          : a.B > 65535 || qH > 65535 || (a.Sq + 63) / 64 > 65535 ? "the grid's y or z dimension exceeds 65535"
                                                                                  : "strides or addresses not 16-byte aligned",
                          (long long)a.Sq, (long long)a.Skv);

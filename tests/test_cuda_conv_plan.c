@@ -4462,17 +4462,18 @@ static void test_ew_cast_fold(aicf_context* ctx) {
 
 /* The tensor-core attention kernel's launch (aicf__cuo_lower_attention): grid (ceil(Sq / 64), H,
    B) with the head and batch as block indices (so B * H may pass 65535 as long as each does
-   not), the argument struct's strides, the one-warp kernel where the head size is not 32, 64,
-   128 or the precision is float32; and the 32-bit offset rule (aicf__attention_off32) at its
-   boundaries. */
+   not), the argument struct's strides, the one-warp kernel (and the reason the plan records)
+   where the head size is not 32, 64, 128, B passes 65535 or the precision is float32; and the
+   32-bit offset rule (aicf__attention_off32) at its boundaries. */
 static void test_attention_tc(aicf_context* ctx) {
-    static const struct { int64_t B, H, kvH, Sq, Skv, D; int prec; const char* want; } TC[] = {
-        {2, 6, 6, 130, 70, 32, 1, "aicf_attention_tc_f16_d32"},
-        {1, 8, 2, 50, 150, 64, 1, "aicf_attention_tc_f16_d64"},   /* grouped-query: grp 4 */
-        {3, 2, 2, 64, 64, 128, 1, "aicf_attention_tc_f16_d128"},
-        {260, 260, 260, 1, 3, 32, 1, "aicf_attention_tc_f16_d32"}, /* 67600 heads: B * H > 65535 */
-        {2, 3, 3, 40, 20, 48, 1, "aicf_attention_f16"},            /* head size 48 */
-        {2, 6, 6, 130, 70, 32, 0, "aicf_attention_f32"},
+    static const struct { int64_t B, H, kvH, Sq, Skv, D; int prec; const char *want, *why; } TC[] = {
+        {2, 6, 6, 130, 70, 32, 1, "aicf_attention_tc_f16_d32", "tensor cores, 64 queries x 64 keys per block"},
+        {1, 8, 2, 50, 150, 64, 1, "aicf_attention_tc_f16_d64", "tensor cores"},    /* grouped-query: grp 4 */
+        {3, 2, 2, 64, 64, 128, 1, "aicf_attention_tc_f16_d128", "tensor cores"},
+        {260, 260, 260, 1, 3, 32, 1, "aicf_attention_tc_f16_d32", "tensor cores"}, /* 67600 heads: B * H > 65535 */
+        {65536, 1, 1, 1, 2, 32, 1, "aicf_attention_f16", "the grid's y or z dimension exceeds 65535"}, /* B past grid z */
+        {2, 3, 3, 40, 20, 48, 1, "aicf_attention_f16", "the tensor-core kernel takes D = Dv in {32, 64, 128}"},
+        {2, 6, 6, 130, 70, 32, 0, "aicf_attention_f32", "float32 storage"},
     };
     int q;
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
@@ -4516,7 +4517,8 @@ static void test_attention_tc(aicf_context* ctx) {
             aicf__k_attention a;
             if (strncmp(st->kernel, "aicf_attention", 14) != 0) continue;
             found++;
-            CHECK(!strcmp(st->kernel, TC[q].want) && pr && pr->n_ops == 1, "%s: %s (want %s)", name, st->kernel, TC[q].want);
+            CHECK(!strcmp(st->kernel, TC[q].want) && pr && pr->n_ops == 1 && strstr(st->reason, TC[q].why) != NULL,
+                  "%s: %s (want %s), why: %s (want \"%s\")", name, st->kernel, TC[q].want, st->reason, TC[q].why);
             if (!pr || pr->n_ops != 1) continue;
             op = aicf__cuo_prog_ops(pr);
             memcpy(&a, op->args, sizeof a);
