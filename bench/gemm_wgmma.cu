@@ -23,8 +23,10 @@
    algorithm, bias epilogue); then the encoder's 24 GEMMs (6 layers of qkv, o, f1, f2 at M = 128)
    as one graph, each side with its best variant. `shape` and a variant run that alone (for ncu).
    For the batch-32 shapes (M = 4096) it also runs k_ws, the warp-specialised persistent kernel
-   (below), with st.global or TMA stores of the output tile and, for f1, the exact GELU in the
-   epilogue; `shape ws` runs only those (docs/benchmarks.md, session 32). */
+   (below), with TMA stores of the output tile and, for f1, the exact GELU in the epilogue; the
+   same in clusters of two sharing W's copies (multicast); and k_pp, its pingpong form. `shape ws`
+   runs only those (docs/benchmarks.md, sessions 32-34; k_ws's st.global stores, tma_store 0,
+   measured slower in session 32, are no longer run). */
 #include "hopper.cuh"
 
 struct Args {
