@@ -467,6 +467,10 @@ extract_node_tests()
 if args.suite == "cpu":
     unit_tests(sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "tests", "test_*.c"))
                       if "gpu" not in os.path.basename(p)))
+    # the device lowering of every op case of the GPU suite, planned and built into a CUDA graph on
+    # the fake driver (nothing runs; tests/test_gpu_kernels.c --plan-only)
+    run_counted("test_gpu_kernels --plan-only (fake driver)",
+                [os.path.join(B, "test_gpu_kernels"), "--plan-only", "--driver", os.path.join(B, "fakecuda", "libcuda.so.1")])
     if os.path.exists(os.path.join(ROOT, "tests", "test_codegen.py")):
         run_counted("codegen", [sys.executable, "tests/test_codegen.py"])
     if os.path.exists(os.path.join(ROOT, "tests", "onnx_crosscheck.py")):

@@ -5,7 +5,9 @@
      - the outputs: bitwise equal on the CPU reference (both paths run the same float32 math),
        within tolerance on CUDA (fp32 1e-5, fp16 1e-2 relative to the largest magnitude), and
        the CUDA outputs against the CPU reference too; fewer kernel launches when fused.
-   Fresh random data every run (seed printed; AICF_SEED=N repeats it).
+   Fresh random data every run (seed printed; AICF_SEED=N repeats it). On CUDA, AICF_FUSION_ONLY=TEXT
+   runs only the cases whose name contains TEXT (and the random attention graphs if "attention"
+   contains it), for a quick check of one kernel on the GPU machine.
    Built as build/test_fusion (CPU suite) and, with AICF_FUSION_TEST_CUDA, as
    build/test_gpu_fusion (tests/test_gpu_fusion.c, GPU suite). */
 #define _POSIX_C_SOURCE 200809L
@@ -2713,16 +2715,25 @@ int main(void) {
             printf("SKIP: no CUDA device (%s)\n", aicf_last_error(ctx));
             g_skip += (int)(sizeof CASES / sizeof CASES[0]);
         } else {
+            const char* only = getenv("AICF_FUSION_ONLY");
+            if (only && !*only) only = NULL;
             for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+                if (only && !strstr(CASES[i].name, only)) continue;
                 run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
                 run_case(ctx, &CASES[i], AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
             }
-            test_gpu_persistent_replays(ctx);
-            test_gpu_lt_answers(ctx);
-            test_gpu_gelu_tanh(ctx);
-            test_gpu_ws_gelu(ctx);
-            test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
-            test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
+            if (!only) {
+                test_gpu_persistent_replays(ctx);
+                test_gpu_lt_answers(ctx);
+                test_gpu_gelu_tanh(ctx);
+                test_gpu_ws_gelu(ctx);
+            } else {
+                printf("AICF_FUSION_ONLY '%s': the cases named so, and the random attention graphs if 'attention' contains it\n", only);
+            }
+            if (!only || strstr("attention", only)) {
+                test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP32);
+                test_attention_random(ctx, AICF_BACKEND_CUDA, AICF_PRECISION_FP16);
+            }
         }
     } else {
         for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(ctx, &CASES[i], AICF_BACKEND_CPU, AICF_PRECISION_FP32);
