@@ -2578,7 +2578,7 @@ int main(int argc, char** argv) {
             continue;
         }
         if (!strcmp(aicf__kt_kernels[i].op, "im2col") && !g_have_lt) { /* Conv as im2col + cuBLASLt GEMM only */
-            printf("SKIP %s: the im2col lowering feeds a cuBLASLt GEMM; this machine has no cuBLASLt (the fake driver's)\n",
+            printf("SKIP %s: the im2col lowering feeds a cuBLASLt GEMM, and no cuBLASLt is loaded here (as with the fake driver)\n",
                    aicf__kt_kernels[i].name);
             continue;
         }
