@@ -1,8 +1,9 @@
-/* hopper.cuh: what the Hopper microbenchmarks share (bench/gemm_wgmma.cu, bench/gemm_ln.cu): wgmma
-   m64nNk16 (float32 += float16 x float16, both operands from shared memory through matrix
-   descriptors; PTX ISA 8.0 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"), mbarriers,
-   TMA (cp.async.bulk.tensor.2d), cluster rank and barrier, tensor maps, a CUDA-graph timer and
-   seeded random float16 data. The Wg<N> wrappers are written out for N = 16, 32, 64, 128, 192. */
+/* hopper.cuh: what the Hopper microbenchmarks share (bench/gemm_wgmma.cu, bench/gemm_ln.cu,
+   bench/ln_fold.cu): wgmma m64nNk16 (float32 += float16 x float16, both operands from shared
+   memory through matrix descriptors; PTX ISA 8.0 "Asynchronous Warpgroup Level Matrix Multiply-
+   Accumulate"), mbarriers, TMA (cp.async.bulk.tensor.2d), cluster rank and barrier, tensor maps,
+   a launch with an optional programmatic edge, a CUDA-graph timer and seeded random float16 data.
+   The Wg<N> wrappers are written out for N = 16, 32, 64, 128, 192. */
 #pragma once
 #include <cublasLt.h>
 #include <cuda.h>
@@ -101,6 +102,23 @@ static void make_map(CUtensorMap* m, const void* p, unsigned long long inner, un
     cuuint32_t box[2] = {box_in, box_out}, es[2] = {1, 1};
     CU(cuTensorMapEncodeTiled(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void*)p, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+/* kern<<<grid, block, smem, s>>>(args...) through cudaLaunchKernelEx, with a programmatic edge
+   to the launch before it on the stream when prog (the kernel then waits: griddepcontrol.wait) */
+template <class... P, class... A>
+static void launch_ex(void (*kern)(P...), dim3 grid, dim3 block, int smem, cudaStream_t s, bool prog, A... args) {
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at[1];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = prog ? 1 : 0;
+    CK(cudaLaunchKernelEx(&cfg, kern, args...));
 }
 /* median us per replay of a graph captured from enqueue(s) */
 template <class F> static double time_graph(cudaStream_t s, int replays, F enqueue) {
