@@ -2,7 +2,11 @@
 # bench/run.sh: the project's benchmark, one command, on the GPU machine (docs/benchmarks.md).
 #
 #   bench/run.sh [--iters N] [--no-compile] [--only WORKLOAD...] [--skip-peers] [--skip-models] [--skip-gemm]
-#                [--skip-plan]
+#                [--skip-plan] [--no-build]
+#
+#   --no-build  measure the binaries already in build/ (built on another machine and carried here)
+#               instead of running make bench-build; build/aicf must exist, and build/gemm_direct
+#               too unless --skip-gemm
 #
 #   (A against B: bench/ab.sh, two builds alternated on the same models)
 #
@@ -43,6 +47,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 ITERS=300
 NO_COMPILE=
+NO_BUILD=0
 ONLY=()
 DO_PEERS=1 DO_MODELS=1 DO_GEMM=1 DO_PLAN=1
 while [ $# -gt 0 ]; do
@@ -54,7 +59,8 @@ while [ $# -gt 0 ]; do
     --skip-models) DO_MODELS=0; shift ;;
     --skip-gemm) DO_GEMM=0; shift ;;
     --skip-plan) DO_PLAN=0; shift ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    --no-build) NO_BUILD=1; shift ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (--help lists them)" >&2; exit 1 ;;
   esac
 done
@@ -82,9 +88,17 @@ START=$(date +%s)
 log() { echo "[bench $(( $(date +%s) - START ))s] $*"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
-log "build"
-if ! make -j"${JOBS:-8}" bench-build > "$OUT/build.log" 2>&1; then
-  tail -40 "$OUT/build.log"; echo "bench/run.sh: build failed (log: $OUT/build.log)" >&2; exit 1
+if [ "$NO_BUILD" = 1 ]; then
+  log "build: skipped (--no-build), measuring the binaries in build/"
+  echo "--no-build: make not run" > "$OUT/build.log"
+  for b in build/aicf $([ "$DO_GEMM" = 1 ] && echo build/gemm_direct); do
+    [ -x "$b" ] || { echo "bench/run.sh: --no-build, but $b is missing or not executable" >&2; exit 1; }
+  done
+else
+  log "build"
+  if ! make -j"${JOBS:-8}" bench-build > "$OUT/build.log" 2>&1; then
+    tail -40 "$OUT/build.log"; echo "bench/run.sh: build failed (log: $OUT/build.log)" >&2; exit 1
+  fi
 fi
 build/aicf info | tee -a "$OUT/gpu.txt"
 if ! grep -q "^CUDA device:" "$OUT/gpu.txt"; then
