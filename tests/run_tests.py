@@ -406,6 +406,60 @@ def bench_ab_tests():
         print(f"  ok      {name}: 4 alternated runs, outputs identical; failures and bad arguments reported", flush=True)
 
 
+def bench_devrun_tests():
+    """bench/devrun.sh (the GPU machine's side of bench/devpack.sh) without a GPU: a pack of one
+    probe program (xz, as devpack makes it) is unpacked into build/, a cmd job runs it and its
+    output comes back in cmd-1.txt, a failing job makes exit 1 with its status in devrun.txt, a
+    job over DEVRUN_TIMEOUT is cut and said so; an unknown job exits 2 before anything runs."""
+    import io
+    import lzma
+    import tempfile
+    name = "bench devrun.sh"
+    if args.filter and args.filter not in name:
+        return
+    probe = f"devrun_probe_{os.getpid()}"
+    dest = os.path.join(ROOT, "build", probe)
+    problems = []
+    out = ""
+    with tempfile.TemporaryDirectory() as td:
+        pack = os.path.join(td, "pack")
+        os.makedirs(pack)
+        body = b"#!/bin/sh\necho probe-ran-$1\n"
+        raw = io.BytesIO()
+        with tarfile.open(fileobj=raw, mode="w") as t:
+            info = tarfile.TarInfo("./" + probe)
+            info.size, info.mode = len(body), 0o755
+            t.addfile(info, io.BytesIO(body))
+        with open(os.path.join(pack, "bins.tar.xz"), "wb") as f:
+            f.write(lzma.compress(raw.getvalue()))
+        env = dict(os.environ, DEVDATA=pack, OUT=os.path.join(td, "out"), DEVRUN_TIMEOUT="5")
+        try:
+            rc, out, _ = run(["bash", "bench/devrun.sh", f"cmd=build/{probe} 42", "cmd=false", "cmd=sleep 30"], 120, env=env)
+            log = open(os.path.join(td, "out", "devrun.txt")).read() if os.path.exists(os.path.join(td, "out", "devrun.txt")) else ""
+            got = open(os.path.join(td, "out", "cmd-1.txt")).read() if os.path.exists(os.path.join(td, "out", "cmd-1.txt")) else ""
+            if rc != 1:
+                problems.append(f"exit {rc} (want 1: one job failed)")
+            if f"unpacked into build/: {probe}" not in log:
+                problems.append("no 'unpacked' line naming the probe")
+            if "probe-ran-42" not in got:
+                problems.append(f"cmd-1.txt {got!r}")
+            if "cmd false: exit 1" not in log or "cmd sleep 30: exit 124 (timed out after 5 s)" not in log:
+                problems.append("the failing and the timed-out job's lines")
+            if "done: 3 job(s), 2 not exiting 0" not in log:
+                problems.append("the summary line")
+            rc2, out2, _ = run(["bash", "bench/devrun.sh", "cmd=true", "bogus"], 60, env=env)
+            if rc2 != 2 or "unknown job 'bogus'" not in out2:
+                problems.append(f"unknown job: exit {rc2} (want 2) {out2[-200:]}")
+        finally:
+            if os.path.exists(dest):
+                os.remove(dest)
+    if problems:
+        record(name, "failed", "; ".join(problems) + " " + out[-400:])
+    else:
+        record(name, "passed")
+        print(f"  ok      {name}: a pack unpacked and run, a failing and a timed-out job reported, bad usage exit 2", flush=True)
+
+
 def node_tests(backend, extra=()):
     tar = os.path.join(DATA, "onnx-node-1.23.1.tar.gz")
     dest = os.path.join(B, "onnx-node")
@@ -480,6 +534,7 @@ if args.suite == "cpu":
     memory_tests()
     bench_table_tests()
     bench_ab_tests()
+    bench_devrun_tests()
     cli_tests("cpu")
     node_tests("cpu")
     hardening()
