@@ -374,37 +374,10 @@ static double max_err(const Problem& P) {
     return e;
 }
 
-/* cuBLASLt: H = X W + bias + R (bias epilogue, R as C with beta = 1), column-major H^T = W^T X^T */
-struct Lt { cublasLtMatmulDesc_t d; cublasLtMatrixLayout_t la, lb, lc; cublasLtMatmulAlgo_t algo; };
-static cublasLtHandle_t g_lt;
-static void* g_ws;
-static const size_t WS = 32u << 20;
-static Lt lt_make(const Problem& P) {
-    Lt L;
-    cublasOperation_t op = CUBLAS_OP_N;
-    cublasLtEpilogue_t ep = CUBLASLT_EPILOGUE_BIAS;
-    LT(cublasLtMatmulDescCreate(&L.d, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_TRANSA, &op, sizeof op));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_TRANSB, &op, sizeof op));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &P.bias, sizeof P.bias));
-    LT(cublasLtMatrixLayoutCreate(&L.la, CUDA_R_16F, NCOL, P.K, NCOL));
-    LT(cublasLtMatrixLayoutCreate(&L.lb, CUDA_R_16F, P.K, P.M, P.K));
-    LT(cublasLtMatrixLayoutCreate(&L.lc, CUDA_R_16F, NCOL, P.M, NCOL));
-    cublasLtMatmulPreference_t pref;
-    LT(cublasLtMatmulPreferenceCreate(&pref));
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &WS, sizeof WS));
-    cublasLtMatmulHeuristicResult_t r[1];
-    int n = 0;
-    LT(cublasLtMatmulAlgoGetHeuristic(g_lt, L.d, L.la, L.lb, L.lc, L.lc, pref, 1, r, &n));
-    if (n < 1) { fprintf(stderr, "cuBLASLt: no algorithm for %s\n", P.name); exit(1); }
-    L.algo = r[0].algo;
-    cublasLtMatmulPreferenceDestroy(pref);
-    return L;
-}
-static void run_base(const Problem& P, const Lt& L, cudaStream_t s) {
-    const float one = 1.0f;
-    LT(cublasLtMatmul(g_lt, L.d, &one, P.w, L.la, P.x, L.lb, &one, P.res, L.lc, P.h, L.lc, &L.algo, g_ws, WS, s));
+/* cuBLASLt: H = X W + bias + R (bench/hopper.cuh lt_mm_make; R as C with beta = 1) */
+static LtMm lt_make(const Problem& P) { return lt_mm_make(P.name, P.M, NCOL, P.K, 0, P.K, NCOL, NCOL, P.bias); }
+static void run_base(const Problem& P, const LtMm& L, cudaStream_t s) {
+    lt_mm_run(L, P.x, P.w, 1.0f, P.res, P.h, s);
     k_ln<<<(P.M + 7) / 8, 256, 0, s>>>(P.h, P.gamma, P.beta, P.y, P.M, 1e-5f);
 }
 
@@ -474,16 +447,11 @@ static void run_fused(const Fused& F, cudaStream_t s) {
 
 int main(int argc, char** argv) {
     const int replays = argc > 1 ? std::max(20, atoi(argv[1])) : 300, CHAIN = 20;
-    cudaStream_t s;
-    CK(cudaFree(0));
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    LT(cublasLtCreate(&g_lt));
-    CK(cudaMalloc(&g_ws, WS));
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    cudaStream_t s = bench_init(&prop);
     printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
     Problem ps[2] = {make_problem("o  (K = 384)", 128, 384), make_problem("f2 (K = 1536)", 128, 1536)};
-    Lt lts[2] = {lt_make(ps[0]), lt_make(ps[1])};
+    LtMm lts[2] = {lt_make(ps[0]), lt_make(ps[1])};
     int best[2] = {0, 0}, fails = 0;
     for (int pi = 0; pi < 2; ++pi) {
         Problem& P = ps[pi];

@@ -567,39 +567,10 @@ static void run(const Prepared& P, cudaStream_t s, bool pdl) {
     P.fn(a, P.grid, P.smem, s, pdl);
 }
 
-/* cuBLASLt: row-major Y = X W + bias as column-major Y^T [N, M] = W^T X^T */
-struct LtGemm { cublasLtMatmulDesc_t d; cublasLtMatrixLayout_t la, lb, lc; cublasLtMatmulAlgo_t algo; Gemm G; };
-static cublasLtHandle_t g_lt;
-static void* g_ws;
-static const size_t WS = 32u << 20;
-static LtGemm lt_make(const Gemm& G) {
-    LtGemm L;
-    L.G = G;
-    cublasOperation_t ta = G.tb ? CUBLAS_OP_T : CUBLAS_OP_N, tn = CUBLAS_OP_N;
-    LT(cublasLtMatmulDescCreate(&L.d, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_TRANSB, &tn, sizeof tn));
-    cublasLtEpilogue_t ep = CUBLASLT_EPILOGUE_BIAS;
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep));
-    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &G.bias, sizeof G.bias));
-    LT(cublasLtMatrixLayoutCreate(&L.la, CUDA_R_16F, G.tb ? G.K : G.N, G.tb ? G.N : G.K, G.ldb));
-    LT(cublasLtMatrixLayoutCreate(&L.lb, CUDA_R_16F, G.K, G.M, G.lda));
-    LT(cublasLtMatrixLayoutCreate(&L.lc, CUDA_R_16F, G.N, G.M, G.ldy));
-    cublasLtMatmulPreference_t p;
-    LT(cublasLtMatmulPreferenceCreate(&p));
-    LT(cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &WS, sizeof WS));
-    cublasLtMatmulHeuristicResult_t r[1];
-    int n = 0;
-    LT(cublasLtMatmulAlgoGetHeuristic(g_lt, L.d, L.la, L.lb, L.lc, L.lc, p, 1, r, &n));
-    if (n < 1) { fprintf(stderr, "cuBLASLt: no algorithm for %s\n", G.name); exit(1); }
-    L.algo = r[0].algo;
-    cublasLtMatmulPreferenceDestroy(p);
-    return L;
-}
-static void lt_run(const LtGemm& L, cudaStream_t s) {
-    const float one = 1.0f, zero = 0.0f;
-    LT(cublasLtMatmul(g_lt, L.d, &one, L.G.b, L.la, L.G.a, L.lb, &zero, L.G.y, L.lc, L.G.y, L.lc, &L.algo, g_ws, WS, s));
-}
+/* cuBLASLt on the same GEMM (bench/hopper.cuh lt_mm_make): the reference every variant is timed against */
+struct LtGemm { LtMm m; Gemm G; };
+static LtGemm lt_make(const Gemm& G) { return LtGemm{lt_mm_make(G.name, G.M, G.N, G.K, G.tb, G.lda, G.ldb, G.ldy, G.bias), G}; }
+static void lt_run(const LtGemm& L, cudaStream_t s) { lt_mm_run(L.m, L.G.a, L.G.b, 0.0f, L.G.y, L.G.y, s); }
 
 static std::vector<double> reference(const Gemm& G, const std::vector<float>& ha, const std::vector<float>& hb,
                                      const std::vector<float>& hbias) {
@@ -710,14 +681,8 @@ int main(int argc, char** argv) {
     Cfg pick = {0, 0, 0, 0, 0};                       /* one variant: bm bn nacc cn ks */
     if (argc > 7) pick = Cfg{atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7])};
     const bool ws_only = argc == 4 && !strcmp(argv[3], "ws"); /* the warp-specialised kernel alone */
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    cudaStream_t s;
-    CK(cudaFree(0));
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    LT(cublasLtCreate(&g_lt));
-    CK(cudaMalloc(&g_ws, WS));
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    cudaStream_t s = bench_init(&prop);
     printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
     struct Shape { const char* name; int M, N, K, lda, tb; };
     const Shape shapes[] = {{"enc qkv", 128, 1152, 384, 384, 0}, {"enc o", 128, 384, 384, 1152, 0},

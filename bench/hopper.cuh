@@ -2,7 +2,8 @@
    bench/ln_fold.cu): wgmma m64nNk16 (float32 += float16 x float16, both operands from shared
    memory through matrix descriptors; PTX ISA 8.0 "Asynchronous Warpgroup Level Matrix Multiply-
    Accumulate"), mbarriers, TMA (cp.async.bulk.tensor.2d), cluster rank and barrier, tensor maps,
-   a launch with an optional programmatic edge, a CUDA-graph timer and seeded random float16 data.
+   a launch with an optional programmatic edge, the start (stream, cuBLASLt handle and workspace),
+   cuBLASLt's Y = X W + bias as the reference, a CUDA-graph timer and seeded random float16 data.
    The Wg<N> wrappers are written out for N = 16, 32, 64, 128, 192. */
 #pragma once
 #include <cublasLt.h>
@@ -102,6 +103,53 @@ static void make_map(CUtensorMap* m, const void* p, unsigned long long inner, un
     cuuint32_t box[2] = {box_in, box_out}, es[2] = {1, 1};
     CU(cuTensorMapEncodeTiled(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void*)p, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+/* ---- the microbenchmarks' start and their cuBLASLt reference ---- */
+static cublasLtHandle_t g_lt;
+static void* g_ws;
+static const size_t WS = 32u << 20; /* cuBLASLt's workspace */
+/* the CUDA context, a non-blocking stream, cuBLASLt's handle and workspace; line-buffered stdout */
+static cudaStream_t bench_init(cudaDeviceProp* prop) {
+    cudaStream_t s;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    CK(cudaFree(0));
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    LT(cublasLtCreate(&g_lt));
+    CK(cudaMalloc(&g_ws, WS));
+    CK(cudaGetDeviceProperties(prop, 0));
+    return s;
+}
+/* cuBLASLt for row-major Y [M, N] = X [M, K] W + bias (+ beta C at lt_mm_run), float16 storage,
+   float32 compute: column-major Y^T = W^T X^T with the BIAS epilogue; W is [K, N], or [N, K]
+   when tb; lda, ldb, ldy in elements. The heuristic's first algorithm; none is an exit naming what. */
+struct LtMm { cublasLtMatmulDesc_t d; cublasLtMatrixLayout_t la, lb, lc; cublasLtMatmulAlgo_t algo; };
+static LtMm lt_mm_make(const char* what, int M, int N, int K, int tb, int lda, int ldb, int ldy, const __half* bias) {
+    LtMm L;
+    cublasOperation_t ta = tb ? CUBLAS_OP_T : CUBLAS_OP_N, tn = CUBLAS_OP_N;
+    cublasLtEpilogue_t ep = CUBLASLT_EPILOGUE_BIAS;
+    LT(cublasLtMatmulDescCreate(&L.d, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_TRANSB, &tn, sizeof tn));
+    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep));
+    LT(cublasLtMatmulDescSetAttribute(L.d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    LT(cublasLtMatrixLayoutCreate(&L.la, CUDA_R_16F, tb ? K : N, tb ? N : K, ldb));
+    LT(cublasLtMatrixLayoutCreate(&L.lb, CUDA_R_16F, K, M, lda));
+    LT(cublasLtMatrixLayoutCreate(&L.lc, CUDA_R_16F, N, M, ldy));
+    cublasLtMatmulPreference_t p;
+    LT(cublasLtMatmulPreferenceCreate(&p));
+    LT(cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &WS, sizeof WS));
+    cublasLtMatmulHeuristicResult_t r[1];
+    int n = 0;
+    LT(cublasLtMatmulAlgoGetHeuristic(g_lt, L.d, L.la, L.lb, L.lc, L.lc, p, 1, r, &n));
+    if (n < 1) { fprintf(stderr, "cuBLASLt: no algorithm for %s\n", what); exit(1); }
+    L.algo = r[0].algo;
+    cublasLtMatmulPreferenceDestroy(p);
+    return L;
+}
+/* Y = X W + bias + beta C (C of Y's layout; beta 0 reads nothing) */
+static void lt_mm_run(const LtMm& L, const __half* x, const __half* w, float beta, const __half* c, __half* y, cudaStream_t s) {
+    const float one = 1.0f;
+    LT(cublasLtMatmul(g_lt, L.d, &one, w, L.la, x, L.lb, &beta, c, L.lc, y, L.lc, &L.algo, g_ws, WS, s));
 }
 /* kern<<<grid, block, smem, s>>>(args...) through cudaLaunchKernelEx, with a programmatic edge
    to the launch before it on the stream when prog (the kernel then waits: griddepcontrol.wait) */
