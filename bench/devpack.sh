@@ -6,7 +6,8 @@
 #
 #   bench/devpack.sh [--base REV] [--data] [--extra BIN...]
 #
-#   builds   build/aicf and the GPU suite's binaries (build/test_gpu_*, build/node_tests) with make
+#   builds   build/aicf and the GPU suite's binaries (build/test_gpu_* of tests/test_gpu*.c,
+#            build/node_tests) with make
 #   --base REV  also build/aicf of commit REV (a git worktree under /tmp sharing build/kcache, so
 #            only the changed kernels compile), packed as build/aicf_base: bench/ab.sh's A side
 #   --data   copy ../shared/data (the models and the ONNX node tests, ~31 MB) to .devdata/data:
@@ -35,7 +36,14 @@ while [ $# -gt 0 ]; do
 done
 SHARED=${SHARED:-../shared}
 D=.devdata
-BINS=(aicf test_gpu_fusion test_gpu_kernels test_gpu_smoke test_gpu_threads node_tests)
+# build/aicf, the GPU suite's unit tests (tests/test_gpu*.c, as tests/run_tests.py --suite gpu finds
+# them) and the ONNX node test runner
+BINS=(aicf node_tests)
+for t in tests/test_gpu*.c; do t=${t#tests/}; BINS+=("${t%.c}"); done
+rev=""
+if [ -n "$BASE" ]; then
+  rev=$(git rev-parse --verify --quiet "$BASE^{commit}") || { echo "bench/devpack.sh: --base $BASE: no such commit" >&2; exit 2; }
+fi
 
 echo "devpack: make all and the GPU suite's binaries"
 if ! make -s all "${BINS[@]/#/build/}" > /tmp/devpack-make.log 2>&1; then
@@ -49,8 +57,7 @@ mkdir -p "$D/bench" build/devpack
 rm -f build/devpack/*
 for b in "${BINS[@]}" "${EXTRA[@]}"; do ln -f "build/$b" "build/devpack/$b" 2>/dev/null || cp "build/$b" "build/devpack/$b"; done
 
-if [ -n "$BASE" ]; then
-  rev=$(git rev-parse --verify "$BASE^{commit}" 2>/dev/null) || { echo "bench/devpack.sh: --base $BASE: no such commit" >&2; exit 2; }
+if [ -n "$rev" ]; then
   wt=/tmp/aicf-devpack-base
   echo "devpack: the base build/aicf of $(git rev-parse --short "$rev") in $wt"
   git worktree remove --force "$wt" > /dev/null 2>&1; rm -rf "$wt"

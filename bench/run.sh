@@ -67,6 +67,13 @@ done
 case "$ITERS" in ''|*[!0-9]*) echo "bench/run.sh: --iters must be a positive integer" >&2; exit 1 ;; esac
 [ "$ITERS" -ge 10 ] || { echo "bench/run.sh: --iters must be at least 10" >&2; exit 1; }
 
+# --no-build: the binaries it measures exist (checked before the GPU, so it is testable without one)
+if [ "$NO_BUILD" = 1 ]; then
+  for b in build/aicf $([ "$DO_GEMM" = 1 ] && echo build/gemm_direct); do
+    [ -x "$b" ] || { echo "bench/run.sh: --no-build, but $b is missing or not executable" >&2; exit 1; }
+  done
+fi
+
 # A GPU first: nothing is built or measured without one.
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "bench/run.sh: no NVIDIA GPU here (nvidia-smi $(command -v nvidia-smi >/dev/null 2>&1 && echo 'lists no device' || echo 'not found')): nothing measured. Run it on the GPU machine." >&2
@@ -91,9 +98,6 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 if [ "$NO_BUILD" = 1 ]; then
   log "build: skipped (--no-build), measuring the binaries in build/"
   echo "--no-build: make not run" > "$OUT/build.log"
-  for b in build/aicf $([ "$DO_GEMM" = 1 ] && echo build/gemm_direct); do
-    [ -x "$b" ] || { echo "bench/run.sh: --no-build, but $b is missing or not executable" >&2; exit 1; }
-  done
 else
   log "build"
   if ! make -j"${JOBS:-8}" bench-build > "$OUT/build.log" 2>&1; then

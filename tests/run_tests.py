@@ -410,8 +410,11 @@ def bench_devrun_tests():
     """bench/devrun.sh (the GPU machine's side of bench/devpack.sh) without a GPU: a pack of one
     probe program (xz, as devpack makes it) is unpacked into build/, a cmd job runs it and its
     output comes back in cmd-1.txt, a failing job makes exit 1 with its status in devrun.txt, a
-    job over DEVRUN_TIMEOUT is cut and said so; an unknown job exits 2 before anything runs."""
+    job over DEVRUN_TIMEOUT is cut and said so; an unknown job exits 2 before anything runs, a
+    corrupt pack exits 1 saying so. Also the usage errors of bench/devpack.sh (exit 2, before any
+    build) and bench/run.sh --no-build without its binaries (exit 1 naming the missing one)."""
     import io
+    import shutil
     import lzma
     import tempfile
     name = "bench devrun.sh"
@@ -450,6 +453,23 @@ def bench_devrun_tests():
             rc2, out2, _ = run(["bash", "bench/devrun.sh", "cmd=true", "bogus"], 60, env=env)
             if rc2 != 2 or "unknown job 'bogus'" not in out2:
                 problems.append(f"unknown job: exit {rc2} (want 2) {out2[-200:]}")
+            with open(os.path.join(pack, "bins.tar.xz"), "wb") as f:
+                f.write(b"not xz")
+            rc3, out3, _ = run(["bash", "bench/devrun.sh", "cmd=true"], 60, env=env)
+            if rc3 != 1 or f"unpacking {pack}/bins.tar.xz failed" not in out3:
+                problems.append(f"corrupt pack: exit {rc3} (want 1) {out3[-200:]}")
+            # bench/devpack.sh's usage errors, found before it builds anything
+            rc4, out4, _ = run(["bash", "bench/devpack.sh", "--bogus"], 60)
+            rc5, out5, _ = run(["bash", "bench/devpack.sh", "--base", "no-such-commit-xyz"], 60)
+            if rc4 != 2 or "unknown argument '--bogus'" not in out4 or rc5 != 2 or "--base no-such-commit-xyz: no such commit" not in out5:
+                problems.append(f"devpack usage: exit {rc4}, {rc5} (want 2, 2) {out4[-150:]} {out5[-150:]}")
+            # bench/run.sh --no-build where build/ lacks the binaries: exit 1 naming the first
+            # (a copy of the script in a tree of its own, so this build's binaries do not count)
+            os.makedirs(os.path.join(td, "tree", "bench"))
+            shutil.copy(os.path.join(ROOT, "bench", "run.sh"), os.path.join(td, "tree", "bench", "run.sh"))
+            rc6, out6, _ = run(["bash", os.path.join(td, "tree", "bench", "run.sh"), "--no-build"], 60)
+            if rc6 != 1 or "--no-build, but build/aicf is missing or not executable" not in out6:
+                problems.append(f"run.sh --no-build without binaries: exit {rc6} (want 1) {out6[-200:]}")
         finally:
             if os.path.exists(dest):
                 os.remove(dest)
@@ -457,7 +477,8 @@ def bench_devrun_tests():
         record(name, "failed", "; ".join(problems) + " " + out[-400:])
     else:
         record(name, "passed")
-        print(f"  ok      {name}: a pack unpacked and run, a failing and a timed-out job reported, bad usage exit 2", flush=True)
+        print(f"  ok      {name}: a pack unpacked and run, a failing and a timed-out job reported, bad usage exit 2, "
+              "a corrupt pack exit 1; devpack.sh's and run.sh --no-build's errors", flush=True)
 
 
 def node_tests(backend, extra=()):
