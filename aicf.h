@@ -922,6 +922,8 @@ aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...)
 #define AICF__T_INPUT 0x1u  /* graph input */
 #define AICF__T_OUTPUT 0x2u /* graph output */
 #define AICF__T_CONST 0x4u  /* has constant data */
+#define AICF__T_KEEP_F32 0x10u /* a float32 constant stored float32 in a float16 plan too (the
+                                  LayerNorm fold's column terms: aicf__fuse_ln_prologue) */
 
 typedef struct aicf__shape {
     int rank;
@@ -1163,6 +1165,14 @@ typedef struct aicf__step {
     int choice_src;            /* AICF__CHOICE_FROM_* */
     int n_tuned;               /* autotune: candidates timed (0 = not tuned) */
     struct aicf__tuned tuned[AICF__TUNE_MAX];
+    /* prologue (aicf__fuse_ln_prologue, 70_plan.c): a MatMul step that runs the
+       LayerNormalization producing its input 0 first. pro = that node + 1 (0 = none; it is the
+       main node's fused[0] too); in[0] is the LayerNorm's X, in[pro_in] its Scale and
+       in[pro_in + 1] its B (-1 absent); CUDA plans: in[1] is W' = float16(Scale (.) W), a plan
+       constant, and in[pro_in + 2], in[pro_in + 3] the column terms c1 = sum_k W'[k, n] and
+       c2 = B W (float32 constants); out[1] is the LayerNorm's output when anything else reads it
+       (the residual), else -1 */
+    int pro, pro_in;
 } aicf__step;
 
 struct aicf_plan {
@@ -1348,6 +1358,11 @@ aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req*
    aicf_gemm_wg_*): compute capability 9.0 (its sm_90a image), a driver with
    cuTensorMapEncodeTiled, and table kernel k with an image for the device. */
 int aicf__cuda_wg_ok(aicf_context* ctx, int k);
+/* 1 when the Hopper GEMM with a LayerNorm folded in (aicf_gemm_wg_f16_64xBN_ln, src/81_cuda_ops.c
+   aicf__cuo_lower_ln_fold) can run Y [M, N] = LayerNorm(X [M, K]) W on the device p plans for:
+   float16 storage, 128 <= M <= 256, K and N multiples of 8, every slab of K resident in shared
+   memory, the kernel in the table with an image for the device (aicf__cuda_wg_ok). */
+int aicf__cuda_ln_fold_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -1466,9 +1481,10 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
 /* CUDA autotuning (80_cuda.c), on a plan whose steps are lowered and memory placed: every
    Conv, Gemm and MatMul step with choice_src RULE is lowered and timed under each candidate
    choice on scratch device memory (the plan's weights, random activations); the fastest is left
-   in st->choice (choice_src TUNE) with every candidate's time in st->tuned. The caller then
-   lowers and places the plan again. */
-aicf_result aicf__cuda_tune(aicf_plan* p);
+   in st->choice (choice_src TUNE) with every candidate's time in st->tuned. *tunable: how many
+   steps had two or more candidates: their lowerings were replaced by the candidates', so the
+   caller then lowers and places the plan again (also where none was tuned). */
+aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable);
 /* FNV-1a of step si's lowered program (launches, arguments, patches, cuBLASLt records); 0 if none:
    two candidates with the same hash run the same launches */
 uint64_t aicf__cuda_step_hash(const aicf_plan* p, int si);
@@ -12116,6 +12132,152 @@ static aicf_result aicf__fuse_gelu(aicf_plan* p) {
     return r;
 }
 
+/* ---- fusion: a LayerNormalization as the prologue of the MatMul that reads it ----
+   A post-LN transformer's LayerNorms each feed a GEMM (11 of the encoder's 12). With
+   LN(x)_k = (x_k - mean) rstd gamma_k + beta_k over a row of K,
+       LN(x) W = rstd (x W') - rstd mean c1 + c2,
+   W' = diag(gamma) W rounded to float16 once here, c1_n = sum_k W'_kn, c2_n = sum_k beta_k W_kn:
+   the GEMM runs on the raw rows x and only its epilogue needs each row's mean and rstd, which a
+   Hopper GEMM holding all of its rows' K in shared memory computes from its own slabs
+   (src/81_cuda_ops.c aicf__cuo_lower_ln_fold). One launch instead of two: enc_b1 -4.8 to -5.0 us
+   for its 11 folds (docs/benchmarks.md, session 37). The pass runs on the steps, after the
+   epilogue chains:
+   a MatMul step (no absorbed Transpose, not a view) whose input 0 is written by the step of a
+   LayerNormalization (axis the last, stash_type 1, Scale and B plan constants of K values, no
+   Mean / InvStdDev output, nothing fused into it), whose B is a float32 constant [K, N], with
+   M = rows of X in [128, 256], K and N multiples of 8, K <= AICF__LN_FOLD_MAX_K, and every other
+   reader of the LayerNorm's output a later step, absorbs the LayerNorm (aicf__step.pro): its
+   step goes, X becomes input 0, the output stays as out[1] where something else reads it (the
+   residual; CPU plans always keep it). On CUDA it applies only where the fold kernel runs
+   (aicf__cuda_ln_fold_ok: float16 storage, sm_90a), not with matmul_algo cublaslt nor a pin
+   of the MatMul other than generated; the plan then holds W', c1 and c2 as constants of its own
+   (c1, c2 kept float32). The CPU reference runs the LayerNorm, then the MatMul, exactly as the
+   unfused plan does (the same sums in the same order: bitwise equal). Off with no_fusion. */
+#define AICF__LN_FOLD_MAX_K 1024 /* 16 slabs of 64 resident with 64 x 32 tiles: 192 KiB of shared memory */
+static aicf_result aicf__fuse_ln_prologue(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    const int cuda = p->target == AICF_BACKEND_CUDA;
+    int s, j, k;
+    if (cuda && (p->policy.precision != AICF_PRECISION_FP16 || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT)) return AICF_SUCCESS;
+    for (s = 0; s < p->n_steps; s++) {
+        aicf__step* st = &p->steps[s];
+        aicf__node *mm, *ln;
+        int t, w, x, l, lnode, scale, bias, other = 0, pinned = 0, wf = -1, c1 = -1, c2 = -1;
+        int64_t K, N, M, axis;
+        const aicf__shape *xs, *wsh;
+        if (st->kind != AICF__STEP_NODE || st->pro) continue;
+        mm = &g->nodes[st->node];
+        if (mm->op != AICF__OP_MatMul || mm->n_in != 2 || mm->trans_b || mm->views || mm->n_fused || st->n_in != 2 || st->n_out != 1)
+            continue;
+        t = st->in[0];
+        w = st->in[1];
+        if (t < 0 || w < 0 || aicf__is_const(g, t) || !aicf__is_const(g, w)) continue;
+        for (l = s - 1; l >= 0; l--)
+            if (p->steps[l].kind == AICF__STEP_NODE && p->steps[l].n_out >= 1 && p->steps[l].out[0] == t) break;
+        if (l < 0 || p->steps[l].n_epi || p->steps[l].pro) continue;
+        lnode = p->steps[l].node;
+        ln = &g->nodes[lnode];
+        if (ln->op != AICF__OP_LayerNormalization || ln->n_in < 2 || ln->out[0] != t || ln->views || ln->n_fused) continue;
+        for (j = 1; j < p->steps[l].n_out && p->steps[l].out[j] < 0; j++) continue;
+        if (j < p->steps[l].n_out) continue; /* Mean or InvStdDev read */
+        x = ln->in[0];
+        scale = ln->in[1];
+        bias = ln->n_in > 2 ? ln->in[2] : -1;
+        if (x < 0 || g->tensors[x].dtype != AICF_DTYPE_FLOAT32 || g->tensors[t].dtype != AICF_DTYPE_FLOAT32) continue;
+        xs = &g->tensors[x].shape;
+        wsh = &g->tensors[w].shape;
+        if (xs->rank < 2 || wsh->rank != 2 || g->tensors[w].dtype != AICF_DTYPE_FLOAT32 || !g->tensors[w].data) continue;
+        axis = aicf__attr_i(ln, "axis", -1);
+        if (axis < 0) axis += xs->rank;
+        if (axis != xs->rank - 1 || aicf__attr_i(ln, "stash_type", 1) != 1) continue;
+        K = xs->d[xs->rank - 1];
+        N = wsh->d[1];
+        if (K <= 0 || wsh->d[0] != K || !aicf__same_shape(&g->tensors[t].shape, xs)) continue;
+        M = aicf__shape_numel(xs) / K;
+        if (!aicf__is_const(g, scale) || g->tensors[scale].dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&g->tensors[scale].shape) != K)
+            continue;
+        if (bias >= 0 && (!aicf__is_const(g, bias) || g->tensors[bias].dtype != AICF_DTYPE_FLOAT32 ||
+                          aicf__shape_numel(&g->tensors[bias].shape) != K))
+            continue;
+        if (M < 128 || M > 256 || K % 8 != 0 || N % 8 != 0 || N <= 0 || K > AICF__LN_FOLD_MAX_K) continue;
+        if (cuda && !aicf__cuda_ln_fold_ok(p, M, N, K)) continue;
+        for (k = 0; k < AICF_MAX_PINS; k++)
+            if (p->policy.pins[k].node[0] && mm->name && strcmp(p->policy.pins[k].node, mm->name) == 0 &&
+                p->policy.pins[k].kernel != AICF_CHOICE_GENERATED)
+                pinned = 1;
+        if (pinned) continue;
+        /* every other reader of the LayerNorm's output is a later step */
+        for (k = 0; k < p->n_steps && other >= 0; k++) {
+            const aicf__step* o = &p->steps[k];
+            int reads = 0;
+            if (k == s || k == l) continue;
+            for (j = 0; j < o->n_in; j++) reads |= o->in[j] == t;
+            for (j = 0; j < o->n_epi; j++) reads |= o->epi[j].operand == t;
+            if (reads) other = k > s ? 1 : -1;
+        }
+        if (other < 0) continue;
+        for (k = 0; k < g->n_outputs; k++) other |= g->outputs[k] == t;
+        if (cuda) { /* W' = float16(gamma (.) W), c1 = column sums of W', c2 = beta W */
+            char nm[96];
+            aicf__shape cs, wshape = g->tensors[w].shape; /* a copy: new tensors may move the array */
+            const float *W, *ga, *be;
+            float *wp, *p1, *p2;
+            int64_t kk, n;
+            cs.rank = 1;
+            cs.d[0] = N;
+            snprintf(nm, sizeof nm, "\x01" "lnfold%d.W", st->node);
+            if ((wf = aicf__new_const_f32(g, nm, &wshape, (size_t)(K * N))) < 0) goto oom;
+            snprintf(nm, sizeof nm, "\x01" "lnfold%d.c1", st->node);
+            if ((c1 = aicf__new_const_f32(g, nm, &cs, (size_t)N)) < 0) goto oom;
+            snprintf(nm, sizeof nm, "\x01" "lnfold%d.c2", st->node);
+            if ((c2 = aicf__new_const_f32(g, nm, &cs, (size_t)N)) < 0) goto oom;
+            g->tensors[c1].flags |= AICF__T_KEEP_F32;
+            g->tensors[c2].flags |= AICF__T_KEEP_F32;
+            W = (const float*)g->tensors[w].data;
+            ga = (const float*)g->tensors[scale].data;
+            be = bias >= 0 ? (const float*)g->tensors[bias].data : NULL;
+            wp = (float*)g->tensors[wf].data;
+            p1 = (float*)g->tensors[c1].data;
+            p2 = (float*)g->tensors[c2].data;
+            for (kk = 0; kk < K; kk++)
+                for (n = 0; n < N; n++) wp[kk * N + n] = aicf__f16_to_f32(aicf__f32_to_f16(ga[kk] * W[kk * N + n]));
+            for (n = 0; n < N; n++) {
+                double a = 0.0, b = 0.0;
+                for (kk = 0; kk < K; kk++) {
+                    a += (double)wp[kk * N + n];
+                    if (be) b += (double)be[kk] * (double)W[kk * N + n];
+                }
+                p1[n] = (float)a;
+                p2[n] = (float)b;
+            }
+        }
+        st = &p->steps[s];
+        mm = &g->nodes[st->node];
+        st->in[0] = x;
+        if (cuda) st->in[1] = wf;
+        st->pro_in = 2;
+        st->in[2] = scale;
+        st->in[3] = bias;
+        st->n_in = 4;
+        if (cuda) {
+            st->in[4] = c1;
+            st->in[5] = c2;
+            st->n_in = 6;
+        }
+        st->out[1] = cuda && !other ? -1 : t;
+        st->n_out = 2;
+        st->pro = lnode + 1;
+        mm->fused[0] = lnode;
+        mm->n_fused = 1;
+        memmove(&p->steps[l], &p->steps[l + 1], (size_t)(p->n_steps - l - 1) * sizeof *p->steps);
+        p->n_steps--;
+        s--;
+    }
+    return AICF_SUCCESS;
+oom:
+    return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (LayerNorm fold)");
+}
+
 /* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
    - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
      Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
@@ -12402,6 +12564,10 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                                                  "Gemm or MatMul node", pin->node, g->nodes[node].op_type, hn->name, s);
                             else if (hn->fused[f] == node) host = s;
                     }
+            if (host >= 0 && p->steps[host].pro == node + 1)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the LayerNormalization is "
+                                 "folded into MatMul '%s' (step %d); pins apply to a step's main Conv, Gemm or MatMul node", pin->node,
+                                 g->nodes[p->steps[host].node].name, host);
             if (host >= 0)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
                                  "Attention of step %d (node '%s'), which runs one attention kernel; policy no_fusion = 1 keeps the "
@@ -12718,6 +12884,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             st.kernel_index = -1;
             if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
         }
+    if (!p->policy.no_fusion && (r = aicf__fuse_ln_prologue(p)) != AICF_SUCCESS) goto fail;
     /* storage of every tensor */
     p->loc = (aicf__loc*)aicf__calloc(ctx, (size_t)g->n_tensors + 1, sizeof(aicf__loc));
     if (!p->loc) goto oom;
@@ -12727,7 +12894,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         int ok;
         l->alias_of = -1;
         l->sdtype = t->dtype;
-        if (fp16 && t->dtype == AICF_DTYPE_FLOAT32) l->sdtype = AICF_DTYPE_FLOAT16;
+        if (fp16 && t->dtype == AICF_DTYPE_FLOAT32 && !(t->flags & AICF__T_KEEP_F32)) l->sdtype = AICF_DTYPE_FLOAT16;
         if (!t->shape_known) continue;
         l->bytes = aicf__shape_bytes(&t->shape, l->sdtype, &ok);
         if (!ok) {
@@ -12877,13 +13044,14 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
        planned memory, then everything is planned again with the winners. */
     t1 = aicf__now_us();
     if (p->target == AICF_BACKEND_CUDA) {
-        int tuned = 0;
         if ((r = aicf__apply_choices(p, choices)) != AICF_SUCCESS) goto fail;
         if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
         if (p->policy.autotune && !choices) {
-            if ((r = aicf__cuda_tune(p)) != AICF_SUCCESS) goto fail;
-            for (i = 0; i < p->n_steps; i++) tuned += p->steps[i].n_tuned > 0;
-            if (tuned) {
+            int tunable = 0;
+            if ((r = aicf__cuda_tune(p, &tunable)) != AICF_SUCCESS) goto fail;
+            /* the candidates' lowerings replaced the steps' (even where none was faster, or only
+               one applied: the LayerNorm fold's step): lowered again with the choices made */
+            if (tunable) {
                 aicf__cuda_plan_free(p);
                 if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
             }
@@ -13043,6 +13211,9 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
             }
             if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
         }
+        if (st->kind == AICF__STEP_NODE && st->pro > 0)
+            aicf__sbuf_printf(&b, "\n          prologue: LayerNormalization '%s' absorbed (run first on '%s'%s)", p->g->nodes[st->pro - 1].name,
+                              aicf__tname(p->g, st->in[0]), st->n_out > 1 && st->out[1] >= 0 ? ", its output kept as out 1" : "");
         if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu && p->g->nodes[st->node].n_fused > 0) {
             aicf__sbuf_printf(&b, "\n          Gelu:");
             aicf__gelu_replaced(&b, p->g, st->node);
@@ -13299,6 +13470,20 @@ aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
             else in[j] = e->host_arena + p->loc[t].offset;
         }
         for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
+        if (st->pro > 0) { /* the absorbed LayerNormalization first, into its output (out[1]) */
+            const void* lin[3];
+            void* lout[3];
+            if (!outp[1] || st->n_out < 2)
+                return aicf__err(e->ctx, AICF_ERROR_STATE, "step %d (node '%s'): the fused LayerNorm's output has no storage", s,
+                                 g->nodes[st->node].name);
+            lin[0] = in[0];
+            lin[1] = in[st->pro_in];
+            lin[2] = in[st->pro_in + 1];
+            lout[0] = outp[1];
+            lout[1] = lout[2] = NULL;
+            if ((r = aicf__cpu_run(g, st->pro - 1, lin, lout)) != AICF_SUCCESS) return r;
+            in[0] = outp[1];
+        }
         if (g->nodes[st->node].views) r = aicf__cpu_run_views(e, s, in, outp);
         else r = aicf__cpu_run(g, st->node, in, outp);
         if (r != AICF_SUCCESS) return r;
@@ -14254,6 +14439,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__io_qstr(&b, tn->name);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->pro > 0) aicf__sbuf_printf(&b, "  prologue node=%d in=%d\n", st->pro - 1, st->pro_in);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
             for (j = 0; j < g->nodes[st->node].n_fused && j < AICF__NODE_FUSED_MAX; j++) {
                 int fn = g->nodes[st->node].fused[j];
@@ -14961,6 +15147,15 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
             }
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
+        }
+        if (st->kind == AICF__STEP_NODE && st->pro > 0 && st->pro <= g->n_nodes) {
+            const aicf__node* ln = &g->nodes[st->pro - 1];
+            aicf__sbuf_printf(&b, "  prologue: LayerNormalization '%s' (node %d) absorbed, run first on input 0 '%s' (epsilon %.9g)%s; %s\n",
+                              ln->name, st->pro - 1, aicf__tname(g, st->in[0]), (double)aicf__attr_f(ln, "epsilon", 1e-5f),
+                              st->n_out > 1 && st->out[1] >= 0 ? ", its output kept as output 1 for its other readers" : ", its output not stored",
+                              p->target == AICF_BACKEND_CUDA ? "folded into the GEMM: W' = Scale (.) W and the column terms c1, c2 are plan "
+                                                                "constants, the rows' mean and rstd come from the GEMM's resident slabs"
+                                                              : "the CPU reference runs it, then the MatMul, as the unfused plan does");
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].op == AICF__OP_Gelu &&
             g->nodes[st->node].n_fused > 0) {
@@ -17883,7 +18078,7 @@ done:
     return res;
 }
 
-aicf_result aicf__cuda_tune(aicf_plan* p) {
+aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
     aicf__cuda_exec* x = NULL;
@@ -17896,7 +18091,8 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
     uint32_t rng = 0x9e3779b9u;
     int si, k, n_tunable = 0;
     char saved[AICF__ERR_CAP];
-    if (!p || !p->ctx || !p->g) return AICF_ERROR_INVALID_ARGUMENT;
+    if (tunable) *tunable = 0;
+    if (!p || !p->ctx || !p->g || !tunable) return AICF_ERROR_INVALID_ARGUMENT;
     ctx = p->ctx;
     cu = aicf__cuda_ready(ctx, &res);
     if (!cu) return res;
@@ -17918,6 +18114,7 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
             if (b > max_scratch) max_scratch = b;
         }
     }
+    *tunable = n_tunable;
     if (n_tunable == 0) return AICF_SUCCESS;
     if (!aicf__add_size(base, (max_scratch + 255u) & ~(size_t)255u, &total))
         return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: autotuning: arena and scratch exceed the address space");
@@ -18063,7 +18260,10 @@ aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
     return aicf__cuda_init(ctx);
 }
 aicf_result aicf__cuda_plan(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
-aicf_result aicf__cuda_tune(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
+aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable) {
+    if (tunable) *tunable = 0;
+    return aicf__cuda_init(p ? p->ctx : NULL);
+}
 void aicf__cuda_plan_free(aicf_plan* p) { AICF__UNUSED(p); }
 aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
 void aicf__cuda_exec_destroy(aicf_exec* e) { AICF__UNUSED(e); }
@@ -18425,9 +18625,16 @@ typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
 typedef struct aicf__k_gemm_wg {
     uint64_t ta[16], tb[16];
     aicf__k_gemv g;
-    unsigned char pad[1216 - 256 - 904];
+    /* the LayerNorm fold (kernels _ln, aicf__cuo_lower_ln_fold): the column terms c1, c2 [N]
+       (float32), the LayerNorm's Scale and B [K] (float16; beta 0 = none), where LN(x) [M, K]
+       goes (0 = nowhere), epsilon */
+    uint64_t c1, c2, gamma, beta, ln;
+    float eps;
+    int32_t pad_;
+    unsigned char pad[1216 - 256 - 904 - 48];
 } aicf__k_gemm_wg;
-typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(aicf__k_gemm_wg, g) == 256 ? 1 : -1];
+typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(aicf__k_gemm_wg, g) == 256 &&
+                                           offsetof(aicf__k_gemm_wg, c1) == 1160 ? 1 : -1];
 /* The warp-specialised Hopper GEMM's arguments (templates/gemm_tc.cu.j2 aicf_gemm_ws_args,
    64-byte aligned): the TMA tensor maps of A, B and Y, then the tensor-core GEMM's struct, whose
    flags also carry the stages (bits 8-15). */
@@ -19534,6 +19741,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
 static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                             const char* lt_why);
 static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c);
 static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static int aicf__cuo_ws_wanted(const aicf__cuo* c);
 /* 1 when the context loaded cuBLASLt */
@@ -19682,6 +19890,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     const char* v = "";
     int mm_bias = -1, mm_c = -1;
     aicf_result r;
+    if (c->st->pro > 0) return aicf__cuo_lower_ln_fold(c); /* a LayerNorm folded in (aicf__fuse_ln_prologue) */
     if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
     if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
     M = ra >= 2 ? as->d[ra - 2] : 1;
@@ -21865,6 +22074,139 @@ static int aicf__cuo_tc_applies(const aicf__cuo* c, const aicf__matmul_desc* md,
            aicf__cuo_align(c, Y, 0) >= 16;
 }
 
+/* The LayerNorm fold's kernel for Y [M, N] = LayerNorm(X [M, K]) W' on the device ctx plans
+   for (aicf_gemm_wg_f16_64xBN_ln): 1 with its tile width, shared memory and table index, 0 when
+   it does not apply. The same tiles as aicf__cuo_lower_gemm_wg (no cluster split: a CTA needs all
+   of its rows' K), every slab of K resident (stages = slabs), the rows' {mean, rstd} float32
+   after the mbarriers. */
+static int aicf__cuo_ln_fold_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t K, int* bn, int64_t* stages, size_t* smem, int* kidx) {
+    int64_t sm = 132, smax = 232448 - 1024, t32, nslab;
+    char name[64];
+    if (M < 128 || M > 256 || K < 8 || N < 8 || K % 8 != 0 || N % 8 != 0 || K > 0x7fffffff - 64 || N > 0x7fffffff - 64) return 0;
+#if !defined(AICF_NO_CUDA)
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->sm_count > 0) sm = ctx->cuda->sm_count;
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->max_smem_optin > 0) smax = ctx->cuda->max_smem_optin - 1024;
+#endif
+    t32 = ((M + 63) / 64) * ((N + 31) / 32);
+    if (t32 > 2 * sm) return 0;
+    *bn = 2 * t32 >= sm ? 32 : 16;
+    nslab = (K + 63) / 64;
+    *stages = nslab;
+    *smem = (size_t)(1024 + nslab * ((64 + *bn) * 128 + 8) + 8 + 64 * 8);
+    if ((int64_t)*smem > smax || nslab > 255) return 0;
+    snprintf(name, sizeof name, "aicf_gemm_wg_f16_64x%d_ln", *bn);
+    if ((*kidx = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(ctx, *kidx)) return 0;
+    return 1;
+}
+
+int aicf__cuda_ln_fold_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K) {
+    int bn, k;
+    int64_t stages;
+    size_t smem;
+    if (!p || p->target != AICF_BACKEND_CUDA || p->policy.precision != AICF_PRECISION_FP16) return 0;
+    return aicf__cuo_ln_fold_cfg(p->ctx, M, N, K, &bn, &stages, &smem, &k);
+}
+
+/* A MatMul step with a LayerNormalization as its prologue (aicf__fuse_ln_prologue, 70_plan.c):
+   Y [M, N] = chain(LayerNorm(X) W) in one launch of the Hopper GEMM (templates/gemm_tc.cu.j2
+   aicf_gemm_wg_body with LN = 1) on the raw rows X and W' = float16(Scale (.) W) (a plan
+   constant, copied before griddepcontrol.wait), every slab of K resident, 256 threads: the
+   first warpgroup runs the GEMM (wgmma) and its epilogue y = rstd acc - rstd mean c1 + c2, then
+   the step's chain (the bias, a Gelu); the second computes each row's mean and rstd as the slabs
+   land, on the tensor cores (mma.sync: the rows' sums against ones and the diagonal blocks of
+   X X^T, float32 accumulation; E[x^2] - mean^2, computed again in a shifted pass on the CUDA
+   cores where it would cancel), hands them over through shared memory, and writes LayerNorm(x)
+   where it has other readers (out[1]: the residual), the CTAs of each row block a share each.
+   Measured on enc_b1 (docs/benchmarks.md, session 37): a pass over the slabs on the CUDA cores
+   in the GEMM's warpgroup made the fold slower than the LayerNorm + cuBLASLt pair it replaces.
+   The fold is made where this applies (the planner asks aicf__cuda_ln_fold_ok), so failing here
+   is an error, and a choice of cuBLASLt (pinned, tried by autotuning) does not apply to the
+   step. */
+static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemm_wg w;
+    aicf__tmap_req ra, rb;
+    aicf__cuo_op* op = NULL;
+    aicf__matmul_desc md;
+    const aicf__node* ln = &c->g->nodes[c->st->pro - 1];
+    int X = aicf__cuo_in(c, 0), W = aicf__cuo_in(c, 1), G = aicf__cuo_in(c, c->st->pro_in), Bt = aicf__cuo_in(c, c->st->pro_in + 1);
+    int C1 = aicf__cuo_in(c, c->st->pro_in + 2), C2 = aicf__cuo_in(c, c->st->pro_in + 3), Y = aicf__cuo_out(c, 0), L = aicf__cuo_out(c, 1);
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, bn, kidx;
+    int64_t M, N, K, stages;
+    size_t smem;
+    aicf_result r;
+    if (X < 0 || W < 0 || G < 0 || C1 < 0 || C2 < 0 || Y < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the step's LayerNorm fold has no folded constants (a CUDA plan's fold makes them)");
+    if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
+    if (L >= 0 && (r = aicf__cuo_float(c, L, "output 1", 0)) != AICF_SUCCESS) return r;
+    if (c->p->loc[C1].sdtype != AICF_DTYPE_FLOAT32 || c->p->loc[C2].sdtype != AICF_DTYPE_FLOAT32)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the LayerNorm fold's column terms are not stored as float32");
+    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_CUBLASLT)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "LayerNormalization '%.200s' is folded into this MatMul, which then runs on the "
+                              "generated Hopper GEMM only, not cuBLASLt (policy no_fusion = 1 keeps the LayerNorm a step of its own)",
+                              ln->name ? ln->name : "");
+    K = aicf__cuo_shape(c, X)->d[aicf__cuo_shape(c, X)->rank - 1];
+    M = K > 0 ? aicf__cuo_numel(c, X) / K : 0;
+    N = aicf__cuo_shape(c, W)->d[1];
+    aicf__cuo_mm_desc(c, &md);
+    md.M = M;
+    md.N = N;
+    md.K = K;
+    md.lda = K;
+    md.ldb = N;
+    md.ldc = N;
+    if (!aicf__cuo_ln_fold_cfg(c->ctx, M, N, K, &bn, &stages, &smem, &kidx) || !aicf__cuo_tc_applies(c, &md, X, W, Y) ||
+        (L >= 0 && aicf__cuo_align(c, L, 0) < 16))
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm fold's kernel does not apply (M=%lld N=%lld K=%lld)", (long long)M,
+                              (long long)N, (long long)K);
+    if ((n_in = aicf__cuo_gemm_chain(c, -1, 0.0f, Y, in)) < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm fold's GEMM cannot take the step's epilogue chain");
+    snprintf(name, sizeof name, "aicf_gemm_wg_f16_64x%d_ln", bn);
+    memset(&w, 0, sizeof w);
+    if ((r = aicf__cuo_gemm_args(c, &md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    w.g.flags |= AICF__GEMV_B_CONST | (int32_t)(stages << 8);
+    w.eps = aicf__attr_f(ln, "epsilon", 1e-5f);
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    ra.magic = rb.magic = AICF__TMAP_MAGIC;
+    ra.swizzle = 3; /* X [M, K]: rows of 64 k, 128-byte swizzle */
+    ra.box[0] = ra.box[1] = 64;
+    ra.dims[0] = (uint64_t)K;
+    ra.dims[1] = (uint64_t)M;
+    ra.stride1 = (uint64_t)K * 2;
+    rb.swizzle = bn == 32 ? 2 : 1; /* W' [K, N]: rows of BN columns */
+    rb.box[0] = (uint32_t)bn;
+    rb.box[1] = 64;
+    rb.dims[0] = (uint64_t)N;
+    rb.dims[1] = (uint64_t)K;
+    rb.stride1 = (uint64_t)N * 2;
+    block[0] = 256u; /* two warpgroups: the GEMM's, and the statistics' other half and LN(x)'s */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)((N + bn - 1) / bn);
+    grid[1] = (unsigned)((M + 63) / 64);
+    grid[2] = 1;
+    if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), X, 0, &ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), W, 0, &rb);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), W, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c1), C1, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c2), C2, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, gamma), G, 0);
+    if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, beta), Bt, 0);
+    if (L >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, ln), L, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "LayerNormalization '%.60s' folded into the Hopper GEMM M=%lld N=%lld K=%lld: one launch on the raw rows and "
+                        "W' = gamma W (plan constant, copied before the wait), each row's mean and rstd (two passes) from the %lld resident "
+                        "slabs, y = rstd acc - rstd mean c1 + c2; 64x%d tiles, %u CTAs; LayerNorm output %s; epilogue inside: %d ops (%s)",
+                     ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, (long long)stages, bn, grid[0] * grid[1],
+                     L >= 0 ? "written for its other readers" : "not stored (no other reader)", c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
 /* GEMM on Hopper (templates/gemm_tc.cu.j2 aicf_gemm_wg_body, kernels aicf_gemm_wg_f16_64xBN[_tb]
    [_k4], sm_90a only), the AUTO rule's choice where cuBLASLt is not loaded: Y [M, N] =
    chain(alpha A B + C) as aicf__cuo_lower_gemm_tc computes it, one warpgroup a 64 x BN tile with
@@ -21923,6 +22265,7 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     if (stages > 255) stages = 255;
     if (stages < 1) return AICF_ERROR_UNSUPPORTED;
     smem = (size_t)(1024 + stages * (slot + 8) + 8 + red);
+    memset(&w, 0, sizeof w); /* every byte: plan files store the arguments */
     if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
     pre = c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS;
     if (pre) w.g.flags |= AICF__GEMV_B_CONST; /* copied before the wait */

@@ -152,6 +152,12 @@ def _gemm_wg():
     return [_k("aicf_gemm_wg_f16_64x%d%s%s" % (bn, "_tb" if tb else "", "_k%d" % ks if ks > 1 else ""), "gemm_wg", "f16",
                {"bm": 64, "bn": bn, "tb": tb, "ks": ks, "tile": "64x%dx64" % bn}, block=128)
             for bn in (16, 32) for tb in (0, 1) for ks in (1, 4)] + [
+        # the same with a LayerNormalization folded in: the rows' statistics from the resident
+        # slabs, W' = gamma W and the column terms made at plan time (src/81_cuda_ops.c
+        # aicf__cuo_lower_ln_fold)
+        _k("aicf_gemm_wg_f16_64x%d_ln" % bn, "gemm_wg", "f16", {"bm": 64, "bn": bn, "tb": 0, "ks": 1, "ln": 1, "tile": "64x%dxK" % bn},
+           block=256)
+        for bn in (16, 32)] + [
         # the warp-specialised persistent GEMM for thousands of rows: 128 x BN tiles, B [K, N]
         # (src/81_cuda_ops.c aicf__cuo_lower_gemm_ws)
         _k("aicf_gemm_ws_f16_128x%d" % bn, "gemm_ws", "f16", {"bm": 128, "bn": bn, "tile": "128x%dx64" % bn}, block=384)

@@ -96,6 +96,8 @@ aicf_result aicf__err(aicf_context* ctx, aicf_result code, const char* fmt, ...)
 #define AICF__T_INPUT 0x1u  /* graph input */
 #define AICF__T_OUTPUT 0x2u /* graph output */
 #define AICF__T_CONST 0x4u  /* has constant data */
+#define AICF__T_KEEP_F32 0x10u /* a float32 constant stored float32 in a float16 plan too (the
+                                  LayerNorm fold's column terms: aicf__fuse_ln_prologue) */
 
 typedef struct aicf__shape {
     int rank;
@@ -337,6 +339,14 @@ typedef struct aicf__step {
     int choice_src;            /* AICF__CHOICE_FROM_* */
     int n_tuned;               /* autotune: candidates timed (0 = not tuned) */
     struct aicf__tuned tuned[AICF__TUNE_MAX];
+    /* prologue (aicf__fuse_ln_prologue, 70_plan.c): a MatMul step that runs the
+       LayerNormalization producing its input 0 first. pro = that node + 1 (0 = none; it is the
+       main node's fused[0] too); in[0] is the LayerNorm's X, in[pro_in] its Scale and
+       in[pro_in + 1] its B (-1 absent); CUDA plans: in[1] is W' = float16(Scale (.) W), a plan
+       constant, and in[pro_in + 2], in[pro_in + 3] the column terms c1 = sum_k W'[k, n] and
+       c2 = B W (float32 constants); out[1] is the LayerNorm's output when anything else reads it
+       (the residual), else -1 */
+    int pro, pro_in;
 } aicf__step;
 
 struct aicf_plan {
@@ -522,6 +532,11 @@ aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req*
    aicf_gemm_wg_*): compute capability 9.0 (its sm_90a image), a driver with
    cuTensorMapEncodeTiled, and table kernel k with an image for the device. */
 int aicf__cuda_wg_ok(aicf_context* ctx, int k);
+/* 1 when the Hopper GEMM with a LayerNorm folded in (aicf_gemm_wg_f16_64xBN_ln, src/81_cuda_ops.c
+   aicf__cuo_lower_ln_fold) can run Y [M, N] = LayerNorm(X [M, K]) W on the device p plans for:
+   float16 storage, 128 <= M <= 256, K and N multiples of 8, every slab of K resident in shared
+   memory, the kernel in the table with an image for the device (aicf__cuda_wg_ok). */
+int aicf__cuda_ln_fold_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -640,9 +655,10 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
 /* CUDA autotuning (80_cuda.c), on a plan whose steps are lowered and memory placed: every
    Conv, Gemm and MatMul step with choice_src RULE is lowered and timed under each candidate
    choice on scratch device memory (the plan's weights, random activations); the fastest is left
-   in st->choice (choice_src TUNE) with every candidate's time in st->tuned. The caller then
-   lowers and places the plan again. */
-aicf_result aicf__cuda_tune(aicf_plan* p);
+   in st->choice (choice_src TUNE) with every candidate's time in st->tuned. *tunable: how many
+   steps had two or more candidates: their lowerings were replaced by the candidates', so the
+   caller then lowers and places the plan again (also where none was tuned). */
+aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable);
 /* FNV-1a of step si's lowered program (launches, arguments, patches, cuBLASLt records); 0 if none:
    two candidates with the same hash run the same launches */
 uint64_t aicf__cuda_step_hash(const aicf_plan* p, int si);

@@ -1350,6 +1350,152 @@ static aicf_result aicf__fuse_gelu(aicf_plan* p) {
     return r;
 }
 
+/* ---- fusion: a LayerNormalization as the prologue of the MatMul that reads it ----
+   A post-LN transformer's LayerNorms each feed a GEMM (11 of the encoder's 12). With
+   LN(x)_k = (x_k - mean) rstd gamma_k + beta_k over a row of K,
+       LN(x) W = rstd (x W') - rstd mean c1 + c2,
+   W' = diag(gamma) W rounded to float16 once here, c1_n = sum_k W'_kn, c2_n = sum_k beta_k W_kn:
+   the GEMM runs on the raw rows x and only its epilogue needs each row's mean and rstd, which a
+   Hopper GEMM holding all of its rows' K in shared memory computes from its own slabs
+   (src/81_cuda_ops.c aicf__cuo_lower_ln_fold). One launch instead of two: enc_b1 -4.8 to -5.0 us
+   for its 11 folds (docs/benchmarks.md, session 37). The pass runs on the steps, after the
+   epilogue chains:
+   a MatMul step (no absorbed Transpose, not a view) whose input 0 is written by the step of a
+   LayerNormalization (axis the last, stash_type 1, Scale and B plan constants of K values, no
+   Mean / InvStdDev output, nothing fused into it), whose B is a float32 constant [K, N], with
+   M = rows of X in [128, 256], K and N multiples of 8, K <= AICF__LN_FOLD_MAX_K, and every other
+   reader of the LayerNorm's output a later step, absorbs the LayerNorm (aicf__step.pro): its
+   step goes, X becomes input 0, the output stays as out[1] where something else reads it (the
+   residual; CPU plans always keep it). On CUDA it applies only where the fold kernel runs
+   (aicf__cuda_ln_fold_ok: float16 storage, sm_90a), not with matmul_algo cublaslt nor a pin
+   of the MatMul other than generated; the plan then holds W', c1 and c2 as constants of its own
+   (c1, c2 kept float32). The CPU reference runs the LayerNorm, then the MatMul, exactly as the
+   unfused plan does (the same sums in the same order: bitwise equal). Off with no_fusion. */
+#define AICF__LN_FOLD_MAX_K 1024 /* 16 slabs of 64 resident with 64 x 32 tiles: 192 KiB of shared memory */
+static aicf_result aicf__fuse_ln_prologue(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    const int cuda = p->target == AICF_BACKEND_CUDA;
+    int s, j, k;
+    if (cuda && (p->policy.precision != AICF_PRECISION_FP16 || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT)) return AICF_SUCCESS;
+    for (s = 0; s < p->n_steps; s++) {
+        aicf__step* st = &p->steps[s];
+        aicf__node *mm, *ln;
+        int t, w, x, l, lnode, scale, bias, other = 0, pinned = 0, wf = -1, c1 = -1, c2 = -1;
+        int64_t K, N, M, axis;
+        const aicf__shape *xs, *wsh;
+        if (st->kind != AICF__STEP_NODE || st->pro) continue;
+        mm = &g->nodes[st->node];
+        if (mm->op != AICF__OP_MatMul || mm->n_in != 2 || mm->trans_b || mm->views || mm->n_fused || st->n_in != 2 || st->n_out != 1)
+            continue;
+        t = st->in[0];
+        w = st->in[1];
+        if (t < 0 || w < 0 || aicf__is_const(g, t) || !aicf__is_const(g, w)) continue;
+        for (l = s - 1; l >= 0; l--)
+            if (p->steps[l].kind == AICF__STEP_NODE && p->steps[l].n_out >= 1 && p->steps[l].out[0] == t) break;
+        if (l < 0 || p->steps[l].n_epi || p->steps[l].pro) continue;
+        lnode = p->steps[l].node;
+        ln = &g->nodes[lnode];
+        if (ln->op != AICF__OP_LayerNormalization || ln->n_in < 2 || ln->out[0] != t || ln->views || ln->n_fused) continue;
+        for (j = 1; j < p->steps[l].n_out && p->steps[l].out[j] < 0; j++) continue;
+        if (j < p->steps[l].n_out) continue; /* Mean or InvStdDev read */
+        x = ln->in[0];
+        scale = ln->in[1];
+        bias = ln->n_in > 2 ? ln->in[2] : -1;
+        if (x < 0 || g->tensors[x].dtype != AICF_DTYPE_FLOAT32 || g->tensors[t].dtype != AICF_DTYPE_FLOAT32) continue;
+        xs = &g->tensors[x].shape;
+        wsh = &g->tensors[w].shape;
+        if (xs->rank < 2 || wsh->rank != 2 || g->tensors[w].dtype != AICF_DTYPE_FLOAT32 || !g->tensors[w].data) continue;
+        axis = aicf__attr_i(ln, "axis", -1);
+        if (axis < 0) axis += xs->rank;
+        if (axis != xs->rank - 1 || aicf__attr_i(ln, "stash_type", 1) != 1) continue;
+        K = xs->d[xs->rank - 1];
+        N = wsh->d[1];
+        if (K <= 0 || wsh->d[0] != K || !aicf__same_shape(&g->tensors[t].shape, xs)) continue;
+        M = aicf__shape_numel(xs) / K;
+        if (!aicf__is_const(g, scale) || g->tensors[scale].dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&g->tensors[scale].shape) != K)
+            continue;
+        if (bias >= 0 && (!aicf__is_const(g, bias) || g->tensors[bias].dtype != AICF_DTYPE_FLOAT32 ||
+                          aicf__shape_numel(&g->tensors[bias].shape) != K))
+            continue;
+        if (M < 128 || M > 256 || K % 8 != 0 || N % 8 != 0 || N <= 0 || K > AICF__LN_FOLD_MAX_K) continue;
+        if (cuda && !aicf__cuda_ln_fold_ok(p, M, N, K)) continue;
+        for (k = 0; k < AICF_MAX_PINS; k++)
+            if (p->policy.pins[k].node[0] && mm->name && strcmp(p->policy.pins[k].node, mm->name) == 0 &&
+                p->policy.pins[k].kernel != AICF_CHOICE_GENERATED)
+                pinned = 1;
+        if (pinned) continue;
+        /* every other reader of the LayerNorm's output is a later step */
+        for (k = 0; k < p->n_steps && other >= 0; k++) {
+            const aicf__step* o = &p->steps[k];
+            int reads = 0;
+            if (k == s || k == l) continue;
+            for (j = 0; j < o->n_in; j++) reads |= o->in[j] == t;
+            for (j = 0; j < o->n_epi; j++) reads |= o->epi[j].operand == t;
+            if (reads) other = k > s ? 1 : -1;
+        }
+        if (other < 0) continue;
+        for (k = 0; k < g->n_outputs; k++) other |= g->outputs[k] == t;
+        if (cuda) { /* W' = float16(gamma (.) W), c1 = column sums of W', c2 = beta W */
+            char nm[96];
+            aicf__shape cs, wshape = g->tensors[w].shape; /* a copy: new tensors may move the array */
+            const float *W, *ga, *be;
+            float *wp, *p1, *p2;
+            int64_t kk, n;
+            cs.rank = 1;
+            cs.d[0] = N;
+            snprintf(nm, sizeof nm, "\x01" "lnfold%d.W", st->node);
+            if ((wf = aicf__new_const_f32(g, nm, &wshape, (size_t)(K * N))) < 0) goto oom;
+            snprintf(nm, sizeof nm, "\x01" "lnfold%d.c1", st->node);
+            if ((c1 = aicf__new_const_f32(g, nm, &cs, (size_t)N)) < 0) goto oom;
+            snprintf(nm, sizeof nm, "\x01" "lnfold%d.c2", st->node);
+            if ((c2 = aicf__new_const_f32(g, nm, &cs, (size_t)N)) < 0) goto oom;
+            g->tensors[c1].flags |= AICF__T_KEEP_F32;
+            g->tensors[c2].flags |= AICF__T_KEEP_F32;
+            W = (const float*)g->tensors[w].data;
+            ga = (const float*)g->tensors[scale].data;
+            be = bias >= 0 ? (const float*)g->tensors[bias].data : NULL;
+            wp = (float*)g->tensors[wf].data;
+            p1 = (float*)g->tensors[c1].data;
+            p2 = (float*)g->tensors[c2].data;
+            for (kk = 0; kk < K; kk++)
+                for (n = 0; n < N; n++) wp[kk * N + n] = aicf__f16_to_f32(aicf__f32_to_f16(ga[kk] * W[kk * N + n]));
+            for (n = 0; n < N; n++) {
+                double a = 0.0, b = 0.0;
+                for (kk = 0; kk < K; kk++) {
+                    a += (double)wp[kk * N + n];
+                    if (be) b += (double)be[kk] * (double)W[kk * N + n];
+                }
+                p1[n] = (float)a;
+                p2[n] = (float)b;
+            }
+        }
+        st = &p->steps[s];
+        mm = &g->nodes[st->node];
+        st->in[0] = x;
+        if (cuda) st->in[1] = wf;
+        st->pro_in = 2;
+        st->in[2] = scale;
+        st->in[3] = bias;
+        st->n_in = 4;
+        if (cuda) {
+            st->in[4] = c1;
+            st->in[5] = c2;
+            st->n_in = 6;
+        }
+        st->out[1] = cuda && !other ? -1 : t;
+        st->n_out = 2;
+        st->pro = lnode + 1;
+        mm->fused[0] = lnode;
+        mm->n_fused = 1;
+        memmove(&p->steps[l], &p->steps[l + 1], (size_t)(p->n_steps - l - 1) * sizeof *p->steps);
+        p->n_steps--;
+        s--;
+    }
+    return AICF_SUCCESS;
+oom:
+    return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (LayerNorm fold)");
+}
+
 /* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
    - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
      Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
@@ -1636,6 +1782,10 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
                                                  "Gemm or MatMul node", pin->node, g->nodes[node].op_type, hn->name, s);
                             else if (hn->fused[f] == node) host = s;
                     }
+            if (host >= 0 && p->steps[host].pro == node + 1)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the LayerNormalization is "
+                                 "folded into MatMul '%s' (step %d); pins apply to a step's main Conv, Gemm or MatMul node", pin->node,
+                                 g->nodes[p->steps[host].node].name, host);
             if (host >= 0)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
                                  "Attention of step %d (node '%s'), which runs one attention kernel; policy no_fusion = 1 keeps the "
@@ -1952,6 +2102,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             st.kernel_index = -1;
             if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
         }
+    if (!p->policy.no_fusion && (r = aicf__fuse_ln_prologue(p)) != AICF_SUCCESS) goto fail;
     /* storage of every tensor */
     p->loc = (aicf__loc*)aicf__calloc(ctx, (size_t)g->n_tensors + 1, sizeof(aicf__loc));
     if (!p->loc) goto oom;
@@ -1961,7 +2112,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
         int ok;
         l->alias_of = -1;
         l->sdtype = t->dtype;
-        if (fp16 && t->dtype == AICF_DTYPE_FLOAT32) l->sdtype = AICF_DTYPE_FLOAT16;
+        if (fp16 && t->dtype == AICF_DTYPE_FLOAT32 && !(t->flags & AICF__T_KEEP_F32)) l->sdtype = AICF_DTYPE_FLOAT16;
         if (!t->shape_known) continue;
         l->bytes = aicf__shape_bytes(&t->shape, l->sdtype, &ok);
         if (!ok) {
@@ -2111,13 +2262,14 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
        planned memory, then everything is planned again with the winners. */
     t1 = aicf__now_us();
     if (p->target == AICF_BACKEND_CUDA) {
-        int tuned = 0;
         if ((r = aicf__apply_choices(p, choices)) != AICF_SUCCESS) goto fail;
         if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
         if (p->policy.autotune && !choices) {
-            if ((r = aicf__cuda_tune(p)) != AICF_SUCCESS) goto fail;
-            for (i = 0; i < p->n_steps; i++) tuned += p->steps[i].n_tuned > 0;
-            if (tuned) {
+            int tunable = 0;
+            if ((r = aicf__cuda_tune(p, &tunable)) != AICF_SUCCESS) goto fail;
+            /* the candidates' lowerings replaced the steps' (even where none was faster, or only
+               one applied: the LayerNorm fold's step): lowered again with the choices made */
+            if (tunable) {
                 aicf__cuda_plan_free(p);
                 if ((r = aicf__plan_cuda_steps(p)) != AICF_SUCCESS) goto fail;
             }
@@ -2277,6 +2429,9 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
             }
             if (st->epi_native) aicf__sbuf_printf(&b, " [first %d inside the main kernel]", st->epi_native);
         }
+        if (st->kind == AICF__STEP_NODE && st->pro > 0)
+            aicf__sbuf_printf(&b, "\n          prologue: LayerNormalization '%s' absorbed (run first on '%s'%s)", p->g->nodes[st->pro - 1].name,
+                              aicf__tname(p->g, st->in[0]), st->n_out > 1 && st->out[1] >= 0 ? ", its output kept as out 1" : "");
         if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu && p->g->nodes[st->node].n_fused > 0) {
             aicf__sbuf_printf(&b, "\n          Gelu:");
             aicf__gelu_replaced(&b, p->g, st->node);
@@ -2533,6 +2688,20 @@ aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
             else in[j] = e->host_arena + p->loc[t].offset;
         }
         for (j = 0; j < st->n_out; j++) outp[j] = st->out[j] >= 0 ? e->host_arena + p->loc[st->out[j]].offset : NULL;
+        if (st->pro > 0) { /* the absorbed LayerNormalization first, into its output (out[1]) */
+            const void* lin[3];
+            void* lout[3];
+            if (!outp[1] || st->n_out < 2)
+                return aicf__err(e->ctx, AICF_ERROR_STATE, "step %d (node '%s'): the fused LayerNorm's output has no storage", s,
+                                 g->nodes[st->node].name);
+            lin[0] = in[0];
+            lin[1] = in[st->pro_in];
+            lin[2] = in[st->pro_in + 1];
+            lout[0] = outp[1];
+            lout[1] = lout[2] = NULL;
+            if ((r = aicf__cpu_run(g, st->pro - 1, lin, lout)) != AICF_SUCCESS) return r;
+            in[0] = outp[1];
+        }
         if (g->nodes[st->node].views) r = aicf__cpu_run_views(e, s, in, outp);
         else r = aicf__cpu_run(g, st->node, in, outp);
         if (r != AICF_SUCCESS) return r;

@@ -864,6 +864,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__io_qstr(&b, tn->name);
             aicf__sbuf_put(&b, "\n", 1);
         }
+        if (st->kind == AICF__STEP_NODE && st->pro > 0) aicf__sbuf_printf(&b, "  prologue node=%d in=%d\n", st->pro - 1, st->pro_in);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
             for (j = 0; j < g->nodes[st->node].n_fused && j < AICF__NODE_FUSED_MAX; j++) {
                 int fn = g->nodes[st->node].fused[j];
@@ -1571,6 +1572,15 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
             }
             if (st->epi_native) aicf__sbuf_printf(&b, "; the first %d inside the main kernel", st->epi_native);
             aicf__sbuf_put(&b, "\n", 1);
+        }
+        if (st->kind == AICF__STEP_NODE && st->pro > 0 && st->pro <= g->n_nodes) {
+            const aicf__node* ln = &g->nodes[st->pro - 1];
+            aicf__sbuf_printf(&b, "  prologue: LayerNormalization '%s' (node %d) absorbed, run first on input 0 '%s' (epsilon %.9g)%s; %s\n",
+                              ln->name, st->pro - 1, aicf__tname(g, st->in[0]), (double)aicf__attr_f(ln, "epsilon", 1e-5f),
+                              st->n_out > 1 && st->out[1] >= 0 ? ", its output kept as output 1 for its other readers" : ", its output not stored",
+                              p->target == AICF_BACKEND_CUDA ? "folded into the GEMM: W' = Scale (.) W and the column terms c1, c2 are plan "
+                                                                "constants, the rows' mean and rstd come from the GEMM's resident slabs"
+                                                              : "the CPU reference runs it, then the MatMul, as the unfused plan does");
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].op == AICF__OP_Gelu &&
             g->nodes[st->node].n_fused > 0) {

@@ -2676,7 +2676,7 @@ done:
     return res;
 }
 
-aicf_result aicf__cuda_tune(aicf_plan* p) {
+aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable) {
     aicf_context* ctx;
     struct aicf__cuda* cu;
     aicf__cuda_exec* x = NULL;
@@ -2689,7 +2689,8 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
     uint32_t rng = 0x9e3779b9u;
     int si, k, n_tunable = 0;
     char saved[AICF__ERR_CAP];
-    if (!p || !p->ctx || !p->g) return AICF_ERROR_INVALID_ARGUMENT;
+    if (tunable) *tunable = 0;
+    if (!p || !p->ctx || !p->g || !tunable) return AICF_ERROR_INVALID_ARGUMENT;
     ctx = p->ctx;
     cu = aicf__cuda_ready(ctx, &res);
     if (!cu) return res;
@@ -2711,6 +2712,7 @@ aicf_result aicf__cuda_tune(aicf_plan* p) {
             if (b > max_scratch) max_scratch = b;
         }
     }
+    *tunable = n_tunable;
     if (n_tunable == 0) return AICF_SUCCESS;
     if (!aicf__add_size(base, (max_scratch + 255u) & ~(size_t)255u, &total))
         return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: autotuning: arena and scratch exceed the address space");
@@ -2856,7 +2858,10 @@ aicf_result aicf__cuda_device_info(aicf_context* ctx, aicf_device_info* out) {
     return aicf__cuda_init(ctx);
 }
 aicf_result aicf__cuda_plan(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
-aicf_result aicf__cuda_tune(aicf_plan* p) { return aicf__cuda_init(p ? p->ctx : NULL); }
+aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable) {
+    if (tunable) *tunable = 0;
+    return aicf__cuda_init(p ? p->ctx : NULL);
+}
 void aicf__cuda_plan_free(aicf_plan* p) { AICF__UNUSED(p); }
 aicf_result aicf__cuda_exec_create(aicf_exec* e) { return aicf__cuda_init(e ? e->ctx : NULL); }
 void aicf__cuda_exec_destroy(aicf_exec* e) { AICF__UNUSED(e); }

@@ -220,9 +220,16 @@ typedef char aicf__k_check_gemv[sizeof(aicf__k_gemv) == 904 ? 1 : -1];
 typedef struct aicf__k_gemm_wg {
     uint64_t ta[16], tb[16];
     aicf__k_gemv g;
-    unsigned char pad[1216 - 256 - 904];
+    /* the LayerNorm fold (kernels _ln, aicf__cuo_lower_ln_fold): the column terms c1, c2 [N]
+       (float32), the LayerNorm's Scale and B [K] (float16; beta 0 = none), where LN(x) [M, K]
+       goes (0 = nowhere), epsilon */
+    uint64_t c1, c2, gamma, beta, ln;
+    float eps;
+    int32_t pad_;
+    unsigned char pad[1216 - 256 - 904 - 48];
 } aicf__k_gemm_wg;
-typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(aicf__k_gemm_wg, g) == 256 ? 1 : -1];
+typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(aicf__k_gemm_wg, g) == 256 &&
+                                           offsetof(aicf__k_gemm_wg, c1) == 1160 ? 1 : -1];
 /* The warp-specialised Hopper GEMM's arguments (templates/gemm_tc.cu.j2 aicf_gemm_ws_args,
    64-byte aligned): the TMA tensor maps of A, B and Y, then the tensor-core GEMM's struct, whose
    flags also carry the stages (bits 8-15). */
@@ -1329,6 +1336,7 @@ static aicf_result aicf__cuo_lower_gemm_tc(aicf__cuo* c, const aicf__matmul_desc
 static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y,
                                             const char* lt_why);
 static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
+static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c);
 static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static int aicf__cuo_ws_wanted(const aicf__cuo* c);
 /* 1 when the context loaded cuBLASLt */
@@ -1477,6 +1485,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     const char* v = "";
     int mm_bias = -1, mm_c = -1;
     aicf_result r;
+    if (c->st->pro > 0) return aicf__cuo_lower_ln_fold(c); /* a LayerNorm folded in (aicf__fuse_ln_prologue) */
     if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
     if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
     M = ra >= 2 ? as->d[ra - 2] : 1;
@@ -3660,6 +3669,139 @@ static int aicf__cuo_tc_applies(const aicf__cuo* c, const aicf__matmul_desc* md,
            aicf__cuo_align(c, Y, 0) >= 16;
 }
 
+/* The LayerNorm fold's kernel for Y [M, N] = LayerNorm(X [M, K]) W' on the device ctx plans
+   for (aicf_gemm_wg_f16_64xBN_ln): 1 with its tile width, shared memory and table index, 0 when
+   it does not apply. The same tiles as aicf__cuo_lower_gemm_wg (no cluster split: a CTA needs all
+   of its rows' K), every slab of K resident (stages = slabs), the rows' {mean, rstd} float32
+   after the mbarriers. */
+static int aicf__cuo_ln_fold_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t K, int* bn, int64_t* stages, size_t* smem, int* kidx) {
+    int64_t sm = 132, smax = 232448 - 1024, t32, nslab;
+    char name[64];
+    if (M < 128 || M > 256 || K < 8 || N < 8 || K % 8 != 0 || N % 8 != 0 || K > 0x7fffffff - 64 || N > 0x7fffffff - 64) return 0;
+#if !defined(AICF_NO_CUDA)
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->sm_count > 0) sm = ctx->cuda->sm_count;
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->max_smem_optin > 0) smax = ctx->cuda->max_smem_optin - 1024;
+#endif
+    t32 = ((M + 63) / 64) * ((N + 31) / 32);
+    if (t32 > 2 * sm) return 0;
+    *bn = 2 * t32 >= sm ? 32 : 16;
+    nslab = (K + 63) / 64;
+    *stages = nslab;
+    *smem = (size_t)(1024 + nslab * ((64 + *bn) * 128 + 8) + 8 + 64 * 8);
+    if ((int64_t)*smem > smax || nslab > 255) return 0;
+    snprintf(name, sizeof name, "aicf_gemm_wg_f16_64x%d_ln", *bn);
+    if ((*kidx = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(ctx, *kidx)) return 0;
+    return 1;
+}
+
+int aicf__cuda_ln_fold_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K) {
+    int bn, k;
+    int64_t stages;
+    size_t smem;
+    if (!p || p->target != AICF_BACKEND_CUDA || p->policy.precision != AICF_PRECISION_FP16) return 0;
+    return aicf__cuo_ln_fold_cfg(p->ctx, M, N, K, &bn, &stages, &smem, &k);
+}
+
+/* A MatMul step with a LayerNormalization as its prologue (aicf__fuse_ln_prologue, 70_plan.c):
+   Y [M, N] = chain(LayerNorm(X) W) in one launch of the Hopper GEMM (templates/gemm_tc.cu.j2
+   aicf_gemm_wg_body with LN = 1) on the raw rows X and W' = float16(Scale (.) W) (a plan
+   constant, copied before griddepcontrol.wait), every slab of K resident, 256 threads: the
+   first warpgroup runs the GEMM (wgmma) and its epilogue y = rstd acc - rstd mean c1 + c2, then
+   the step's chain (the bias, a Gelu); the second computes each row's mean and rstd as the slabs
+   land, on the tensor cores (mma.sync: the rows' sums against ones and the diagonal blocks of
+   X X^T, float32 accumulation; E[x^2] - mean^2, computed again in a shifted pass on the CUDA
+   cores where it would cancel), hands them over through shared memory, and writes LayerNorm(x)
+   where it has other readers (out[1]: the residual), the CTAs of each row block a share each.
+   Measured on enc_b1 (docs/benchmarks.md, session 37): a pass over the slabs on the CUDA cores
+   in the GEMM's warpgroup made the fold slower than the LayerNorm + cuBLASLt pair it replaces.
+   The fold is made where this applies (the planner asks aicf__cuda_ln_fold_ok), so failing here
+   is an error, and a choice of cuBLASLt (pinned, tried by autotuning) does not apply to the
+   step. */
+static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemm_wg w;
+    aicf__tmap_req ra, rb;
+    aicf__cuo_op* op = NULL;
+    aicf__matmul_desc md;
+    const aicf__node* ln = &c->g->nodes[c->st->pro - 1];
+    int X = aicf__cuo_in(c, 0), W = aicf__cuo_in(c, 1), G = aicf__cuo_in(c, c->st->pro_in), Bt = aicf__cuo_in(c, c->st->pro_in + 1);
+    int C1 = aicf__cuo_in(c, c->st->pro_in + 2), C2 = aicf__cuo_in(c, c->st->pro_in + 3), Y = aicf__cuo_out(c, 0), L = aicf__cuo_out(c, 1);
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, bn, kidx;
+    int64_t M, N, K, stages;
+    size_t smem;
+    aicf_result r;
+    if (X < 0 || W < 0 || G < 0 || C1 < 0 || C2 < 0 || Y < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the step's LayerNorm fold has no folded constants (a CUDA plan's fold makes them)");
+    if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
+    if (L >= 0 && (r = aicf__cuo_float(c, L, "output 1", 0)) != AICF_SUCCESS) return r;
+    if (c->p->loc[C1].sdtype != AICF_DTYPE_FLOAT32 || c->p->loc[C2].sdtype != AICF_DTYPE_FLOAT32)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the LayerNorm fold's column terms are not stored as float32");
+    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_CUBLASLT)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "LayerNormalization '%.200s' is folded into this MatMul, which then runs on the "
+                              "generated Hopper GEMM only, not cuBLASLt (policy no_fusion = 1 keeps the LayerNorm a step of its own)",
+                              ln->name ? ln->name : "");
+    K = aicf__cuo_shape(c, X)->d[aicf__cuo_shape(c, X)->rank - 1];
+    M = K > 0 ? aicf__cuo_numel(c, X) / K : 0;
+    N = aicf__cuo_shape(c, W)->d[1];
+    aicf__cuo_mm_desc(c, &md);
+    md.M = M;
+    md.N = N;
+    md.K = K;
+    md.lda = K;
+    md.ldb = N;
+    md.ldc = N;
+    if (!aicf__cuo_ln_fold_cfg(c->ctx, M, N, K, &bn, &stages, &smem, &kidx) || !aicf__cuo_tc_applies(c, &md, X, W, Y) ||
+        (L >= 0 && aicf__cuo_align(c, L, 0) < 16))
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm fold's kernel does not apply (M=%lld N=%lld K=%lld)", (long long)M,
+                              (long long)N, (long long)K);
+    if ((n_in = aicf__cuo_gemm_chain(c, -1, 0.0f, Y, in)) < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm fold's GEMM cannot take the step's epilogue chain");
+    snprintf(name, sizeof name, "aicf_gemm_wg_f16_64x%d_ln", bn);
+    memset(&w, 0, sizeof w);
+    if ((r = aicf__cuo_gemm_args(c, &md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    w.g.flags |= AICF__GEMV_B_CONST | (int32_t)(stages << 8);
+    w.eps = aicf__attr_f(ln, "epsilon", 1e-5f);
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    ra.magic = rb.magic = AICF__TMAP_MAGIC;
+    ra.swizzle = 3; /* X [M, K]: rows of 64 k, 128-byte swizzle */
+    ra.box[0] = ra.box[1] = 64;
+    ra.dims[0] = (uint64_t)K;
+    ra.dims[1] = (uint64_t)M;
+    ra.stride1 = (uint64_t)K * 2;
+    rb.swizzle = bn == 32 ? 2 : 1; /* W' [K, N]: rows of BN columns */
+    rb.box[0] = (uint32_t)bn;
+    rb.box[1] = 64;
+    rb.dims[0] = (uint64_t)N;
+    rb.dims[1] = (uint64_t)K;
+    rb.stride1 = (uint64_t)N * 2;
+    block[0] = 256u; /* two warpgroups: the GEMM's, and the statistics' other half and LN(x)'s */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)((N + bn - 1) / bn);
+    grid[1] = (unsigned)((M + 63) / 64);
+    grid[2] = 1;
+    if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), X, 0, &ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), W, 0, &rb);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), X, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), W, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c1), C1, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c2), C2, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, gamma), G, 0);
+    if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, beta), Bt, 0);
+    if (L >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, ln), L, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "LayerNormalization '%.60s' folded into the Hopper GEMM M=%lld N=%lld K=%lld: one launch on the raw rows and "
+                        "W' = gamma W (plan constant, copied before the wait), each row's mean and rstd (two passes) from the %lld resident "
+                        "slabs, y = rstd acc - rstd mean c1 + c2; 64x%d tiles, %u CTAs; LayerNorm output %s; epilogue inside: %d ops (%s)",
+                     ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, (long long)stages, bn, grid[0] * grid[1],
+                     L >= 0 ? "written for its other readers" : "not stored (no other reader)", c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
 /* GEMM on Hopper (templates/gemm_tc.cu.j2 aicf_gemm_wg_body, kernels aicf_gemm_wg_f16_64xBN[_tb]
    [_k4], sm_90a only), the AUTO rule's choice where cuBLASLt is not loaded: Y [M, N] =
    chain(alpha A B + C) as aicf__cuo_lower_gemm_tc computes it, one warpgroup a 64 x BN tile with
@@ -3718,6 +3860,7 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     if (stages > 255) stages = 255;
     if (stages < 1) return AICF_ERROR_UNSUPPORTED;
     smem = (size_t)(1024 + stages * (slot + 8) + 8 + red);
+    memset(&w, 0, sizeof w); /* every byte: plan files store the arguments */
     if ((r = aicf__cuo_gemm_args(c, md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
     pre = c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS;
     if (pre) w.g.flags |= AICF__GEMV_B_CONST; /* copied before the wait */

@@ -1890,6 +1890,12 @@ typedef struct fake_exec_dev {
     void* h;
     void (*set_device)(int, int, int);
     void (*set_align)(size_t);
+    /* fake_hopper_open: tensor maps on/off, the kernel arguments kept, a failing call, a reset */
+    void (*set_tmap)(int);
+    void (*keep_args)(const char*, size_t);
+    const unsigned char* (*kept_args)(int*);
+    void (*fail)(const char*, int, int);
+    void (*reset)(void);
 } fake_exec_dev;
 
 static int fake_exec_open(const char* path, const char* what, fake_exec_dev* d) {
@@ -1916,6 +1922,25 @@ static void fake_exec_close(fake_exec_dev* d) {
     d->set_device(1, 9, 0);
     d->set_align(0);
     dlclose(d->h);
+}
+
+/* fake_exec_open, and the controls the Hopper GEMM tests use (fakecuda_set_tmap, _keep_args,
+   _kept_args, _fail, _reset); 0 (a SKIP counted) when the driver lacks them */
+static int fake_hopper_open(const char* path, const char* what, fake_exec_dev* d) {
+    void* sym;
+    if (!fake_exec_open(path, what, d)) return 0;
+    sym = dlsym(d->h, "fakecuda_set_tmap"), memcpy(&d->set_tmap, &sym, sizeof sym);
+    sym = dlsym(d->h, "fakecuda_keep_args"), memcpy(&d->keep_args, &sym, sizeof sym);
+    sym = dlsym(d->h, "fakecuda_kept_args"), memcpy(&d->kept_args, &sym, sizeof sym);
+    sym = dlsym(d->h, "fakecuda_fail"), memcpy(&d->fail, &sym, sizeof sym);
+    sym = dlsym(d->h, "fakecuda_reset"), memcpy(&d->reset, &sym, sizeof sym);
+    if (!d->set_tmap || !d->keep_args || !d->kept_args || !d->fail || !d->reset) {
+        printf("SKIP %s: the fake driver lacks fakecuda_set_tmap / _keep_args / _kept_args / _fail / _reset\n", what);
+        g_skip++;
+        fake_exec_close(d);
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- autotuning (policy.autotune) and pins, through the fake driver's device clock ----
@@ -3373,25 +3398,13 @@ static void test_gemm_wg(const char* path) {
         {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 1},  /* AUTO with cuBLASLt loaded: cuBLASLt (measured faster in the models) */
     };
     fake_exec_dev fd;
-    void (*set_tmap)(int) = NULL;
-    void (*keep_args)(const char*, size_t) = NULL;
-    const unsigned char* (*kept_args)(int*) = NULL;
-    void (*fail)(const char*, int, int) = NULL;
-    void (*reset)(void) = NULL;
-    void* sym;
     int q;
-    if (!fake_exec_open(path, "Hopper GEMM", &fd)) return;
-    sym = dlsym(fd.h, "fakecuda_set_tmap"), memcpy(&set_tmap, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_keep_args"), memcpy(&keep_args, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_kept_args"), memcpy(&kept_args, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_fail"), memcpy(&fail, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_reset"), memcpy(&reset, &sym, sizeof sym);
-    if (!set_tmap || !keep_args || !kept_args || !fail || !reset) {
-        printf("SKIP Hopper GEMM: the fake driver lacks fakecuda_set_tmap / _keep_args / _kept_args / _fail / _reset\n");
-        g_skip++;
-        fake_exec_close(&fd);
-        return;
-    }
+    if (!fake_hopper_open(path, "Hopper GEMM", &fd)) return;
+    void (*set_tmap)(int) = fd.set_tmap;
+    void (*keep_args)(const char*, size_t) = fd.keep_args;
+    const unsigned char* (*kept_args)(int*) = fd.kept_args;
+    void (*fail)(const char*, int, int) = fd.fail;
+    void (*reset)(void) = fd.reset;
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
         int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, sm, optin, stages = 0;
         int i, si, found = 0, ref_ok = 0, bn = 0, ks = 0, want_wg;
@@ -3577,6 +3590,551 @@ static void test_gemm_wg(const char* path) {
     fake_exec_close(&fd);
 }
 
+/* The LayerNorm fold (src/70_plan.c aicf__fuse_ln_prologue, src/81_cuda_ops.c
+   aicf__cuo_lower_ln_fold): a MatMul absorbs the LayerNormalization producing its input 0 and
+   runs as one launch of aicf_gemm_wg_f16_64xBN_ln on the raw rows, W' = float16(Scale (.) W),
+   y = rstd (x W') - rstd mean c1 + c2, then the chain. On the fake driver as a device of compute
+   capability 9.0 with cuTensorMapEncodeTiled, without cuBLASLt (and with it under AUTO), at
+   float16, graphs x [bt, S, K] -> LayerNormalization (axis -1) -> MatMul W [K, N] -> + bias,
+   some with the residual reader (MatMul W2 [N, K] of that, + the LayerNorm's output). Checked
+   where the fold applies: the step (pro naming the LayerNorm, no LayerNorm step, in[] = X, W',
+   Scale, B, c1, c2, out[1] the LayerNorm's output only where something else reads it), one
+   launch of the expected tile width (bn as aicf__cuo_ln_fold_cfg picks it), grid, block, shared
+   memory, flags (4 | slabs << 8), epsilon, both tensor map requests, every patch (A = X, B = W',
+   D, bias, c1, c2, gamma, beta, ln); the plan's W' bitwise float16(gamma W), c1 and c2 stored
+   float32 and the sums within 1e-5 relative; the argument struct run on the host from the plan's
+   own data (X rounded to float16 as the device reads it; the rows' statistics, the column terms,
+   the chain; the LayerNorm output as the kernel writes it) against a double-precision reference
+   of LayerNorm -> MatMul -> bias on the same float16-rounded X (<= 2e-3 of the largest value);
+   the CPU plan folding too (LayerNorm then MatMul) against the double reference of the float32
+   graph; the plan file ("  prologue node=", the tensor-map patches, loading back) and explain;
+   exec creation (the fold's pointers and maps in the kernel node's argument, the uploaded W',
+   c1, c2, Scale and B as the kernel reads them: the fake's device memory is host memory). Where
+   it must not apply: M = 100, K > 1024, float32, matmul_algo CUBLASLT, the MatMul pinned to
+   cuBLASLt, no cuTensorMapEncodeTiled, compute capability 8.9, the LayerNorm's Mean a graph
+   output, its output read before the MatMul, no_fusion. A pin of the folded LayerNorm fails
+   aicf_plan_create. */
+
+/* kind 0: x -> LayerNormalization "ln" -> MatMul "mm" W -> Add "bias_add" bias, output "h";
+   1: then MatMul "mm2" W2 [N, K] and Add "residual" of the LayerNorm's output, output "y";
+   2: kind 0 with the LayerNorm's Mean a graph output; 3: kind 0 with Relu "relu" of the
+   LayerNorm's output (its node before the MatMul) a graph output. beta NULL: no B input. */
+static aicf_graph* lnf_graph(aicf_context* ctx, int kind, int64_t bt, int64_t S, int64_t K, int64_t N, float eps, const float* w,
+                             const float* w2, const float* gamma, const float* beta, const float* bias, const char* name) {
+    int64_t xd[3], wd[2], kd[1], nd1[1];
+    aicf_graph* g = NULL;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    aicf_attr at[2];
+    const char *ln_in[3] = {"x", "gamma", "beta"}, *ln_out[2] = {"ln", "mean"}, *mm_in[2] = {"ln", "W"}, *mm_out[1] = {"m"};
+    const char *ba_in[2] = {"m", "bias"}, *ba_out[1] = {"h"}, *m2_in[2] = {"h", "W2"}, *m2_out[1] = {"m2"};
+    const char *rs_in[2] = {"m2", "ln"}, *rs_out[1] = {"y"}, *re_in[1] = {"ln"}, *re_out[1] = {"r"};
+    int ok = 1;
+    aicf_graph_create(ctx, &g);
+    aicf_graph_set_opset(g, "", 17);
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    xd[0] = bt, xd[1] = S, xd[2] = K;
+    td.name = "x", td.rank = 3, td.dims = xd;
+    ok &= aicf_graph_add_input(g, &td) == AICF_SUCCESS;
+    kd[0] = K;
+    td.name = "gamma", td.rank = 1, td.dims = kd, td.data = gamma, td.data_bytes = sizeof(float) * (size_t)K;
+    ok &= aicf_graph_add_constant(g, &td) == AICF_SUCCESS;
+    if (beta) {
+        td.name = "beta", td.data = beta;
+        ok &= aicf_graph_add_constant(g, &td) == AICF_SUCCESS;
+    }
+    wd[0] = K, wd[1] = N;
+    td.name = "W", td.rank = 2, td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
+    ok &= aicf_graph_add_constant(g, &td) == AICF_SUCCESS;
+    nd1[0] = N;
+    td.name = "bias", td.rank = 1, td.dims = nd1, td.data = bias, td.data_bytes = sizeof(float) * (size_t)N;
+    ok &= aicf_graph_add_constant(g, &td) == AICF_SUCCESS;
+    if (kind == 1) {
+        int64_t w2d[2];
+        w2d[0] = N, w2d[1] = K;
+        td.name = "W2", td.rank = 2, td.dims = w2d, td.data = w2, td.data_bytes = sizeof(float) * (size_t)(K * N);
+        ok &= aicf_graph_add_constant(g, &td) == AICF_SUCCESS;
+    }
+    memset(&nd, 0, sizeof nd);
+    memset(at, 0, sizeof at);
+    at[0].name = "axis", at[0].type = AICF_ATTR_INT, at[0].i = -1;
+    at[1].name = "epsilon", at[1].type = AICF_ATTR_FLOAT, at[1].f = eps;
+    nd.name = "ln", nd.op_type = "LayerNormalization", nd.inputs = ln_in, nd.num_inputs = beta ? 3 : 2, nd.outputs = ln_out;
+    nd.num_outputs = kind == 2 ? 2 : 1, nd.attrs = at, nd.num_attrs = 2;
+    ok &= aicf_graph_add_node(g, &nd) == AICF_SUCCESS;
+    memset(&nd, 0, sizeof nd);
+    if (kind == 3) {
+        nd.name = "relu", nd.op_type = "Relu", nd.inputs = re_in, nd.num_inputs = 1, nd.outputs = re_out, nd.num_outputs = 1;
+        ok &= aicf_graph_add_node(g, &nd) == AICF_SUCCESS;
+    }
+    nd.name = "mm", nd.op_type = "MatMul", nd.inputs = mm_in, nd.num_inputs = 2, nd.outputs = mm_out, nd.num_outputs = 1;
+    ok &= aicf_graph_add_node(g, &nd) == AICF_SUCCESS;
+    nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ba_in, nd.outputs = ba_out;
+    ok &= aicf_graph_add_node(g, &nd) == AICF_SUCCESS;
+    if (kind == 1) {
+        nd.name = "mm2", nd.op_type = "MatMul", nd.inputs = m2_in, nd.outputs = m2_out;
+        ok &= aicf_graph_add_node(g, &nd) == AICF_SUCCESS;
+        nd.name = "residual", nd.op_type = "Add", nd.inputs = rs_in, nd.outputs = rs_out;
+        ok &= aicf_graph_add_node(g, &nd) == AICF_SUCCESS;
+    }
+    ok &= aicf_graph_add_output(g, kind == 1 ? "y" : "h") == AICF_SUCCESS;
+    if (kind == 2) ok &= aicf_graph_add_output(g, "mean") == AICF_SUCCESS;
+    if (kind == 3) ok &= aicf_graph_add_output(g, "r") == AICF_SUCCESS;
+    CHECK(ok, "%s: graph: %s", name, aicf_last_error(ctx));
+    return g;
+}
+
+/* The double-precision reference: ln [M, K] = LayerNorm(x) (x rounded to float16 first when
+   round16), h [M, N] = ln W + bias */
+static void lnf_ref(const float* x, int round16, int64_t M, int64_t K, int64_t N, float eps, const float* gamma, const float* beta,
+                    const float* w, const float* bias, double* ln, double* h) {
+    int64_t m, k, n;
+    for (m = 0; m < M; m++) {
+        double s = 0.0, q = 0.0, mean, rstd;
+        for (k = 0; k < K; k++) s += round16 ? (double)h16(x[m * K + k]) : (double)x[m * K + k];
+        mean = s / (double)K;
+        for (k = 0; k < K; k++) {
+            double d = (round16 ? (double)h16(x[m * K + k]) : (double)x[m * K + k]) - mean;
+            q += d * d;
+        }
+        rstd = 1.0 / sqrt(q / (double)K + (double)eps);
+        for (k = 0; k < K; k++) {
+            double d = (round16 ? (double)h16(x[m * K + k]) : (double)x[m * K + k]) - mean;
+            ln[m * K + k] = d * rstd * (double)gamma[k] + (beta ? (double)beta[k] : 0.0);
+        }
+        for (n = 0; n < N; n++) h[m * N + n] = (double)bias[n];
+        for (k = 0; k < K; k++) {
+            const double a = ln[m * K + k];
+            for (n = 0; n < N; n++) h[m * N + n] += a * (double)w[k * N + n];
+        }
+    }
+}
+
+/* max |got - ref| / max |ref| */
+static double lnf_maxrel(const float* got, const double* ref, size_t n) {
+    double e = 0.0, r = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)got[i] - ref[i]);
+        if (!(d <= e)) e = d; /* NaN sticks */
+        if (fabs(ref[i]) > r) r = fabs(ref[i]);
+    }
+    return r > 0.0 ? e / r : e;
+}
+
+static int lnf_tensor(const aicf_plan* p, const char* name) {
+    int t;
+    for (t = 0; t < p->g->n_tensors; t++)
+        if (p->g->tensors[t].name && !strcmp(p->g->tensors[t].name, name)) return t;
+    return -1;
+}
+
+/* the step whose main node is named `node`, -1 for none */
+static int lnf_step(const aicf_plan* p, const char* node) {
+    int s;
+    for (s = 0; s < p->n_steps; s++)
+        if (p->steps[s].kind == AICF__STEP_NODE && p->steps[s].node >= 0 && p->g->nodes[p->steps[s].node].name &&
+            !strcmp(p->g->nodes[p->steps[s].node].name, node))
+            return s;
+    return -1;
+}
+
+/* The fold's checks on the CUDA plan p (of graph g) of case `name`, its MatMul step si */
+static void lnf_check_fold(aicf_plan* p, aicf_graph* g, aicf_context* ctx, int si, int kind, int64_t M, int64_t K, int64_t N, float eps,
+                           const float* x, const float* w, const float* gamma, const float* beta, const float* bias, int64_t sm,
+                           void (*keep_args)(const char*, size_t), const unsigned char* (*kept_args)(int*), const char* name) {
+    const aicf__step* st = &p->steps[si];
+    aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+    const aicf__cuo_op* op;
+    const aicf__node* mm = &p->g->nodes[st->node];
+    aicf__k_gemm_wg wa;
+    aicf__tmap_req ra, rb;
+    int X = st->in[0], Wp = st->n_in > 1 ? st->in[1] : -1, G = st->n_in > 2 ? st->in[2] : -1, Bt = st->n_in > 3 ? st->in[3] : -1;
+    int C1 = st->n_in > 4 ? st->in[4] : -1, C2 = st->n_in > 5 ? st->in[5] : -1, Y = st->out[0], L = st->n_out > 1 ? st->out[1] : -1;
+    int lnode = st->pro - 1, want_L = kind == 1 ? lnf_tensor(p, "ln") : -1, k, bad = 0, s, ln_steps = 0, e2;
+    int64_t t32 = ((M + 63) / 64) * ((N + 31) / 32), nslab = (K + 63) / 64, m, n, kk;
+    int bn = 2 * t32 >= sm ? 32 : 16;
+    unsigned smem_want = (unsigned)(1024 + nslab * ((64 + bn) * 128 + 8) + 8 + 64 * 8); /* the rows' {mean, rstd} */
+    int pt[16];
+    const float *wpd, *c1d, *c2d;
+    float *got = NULL, *gotl = NULL;
+    double *rln = NULL, *rh = NULL;
+    char want[64];
+    snprintf(want, sizeof want, "aicf_gemm_wg_f16_64x%d_ln", bn);
+    /* 1. the step */
+    for (s = 0; s < p->n_steps; s++)
+        if (p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization) ln_steps++;
+    CHECK(lnode >= 0 && lnode < p->g->n_nodes && p->g->nodes[lnode].op == AICF__OP_LayerNormalization &&
+              !strcmp(p->g->nodes[lnode].name, "ln") && mm->n_fused == 1 && mm->fused[0] == lnode && !ln_steps,
+          "%s: the MatMul step absorbs LayerNormalization 'ln' (pro %d, fused %d, %d LayerNorm steps left)", name, st->pro, mm->n_fused,
+          ln_steps);
+    CHECK(st->n_in == 6 && st->pro_in == 2 && X == lnf_tensor(p, "x") && G == lnf_tensor(p, "gamma") &&
+              Bt == (beta ? lnf_tensor(p, "beta") : -1) && Wp >= 0 && C1 >= 0 && C2 >= 0 && st->n_out == 2 && L == want_L,
+          "%s: step inputs %d (X %d, W' %d, Scale %d, B %d, c1 %d, c2 %d; pro_in %d), outputs %d (LayerNorm output %d, want %d)", name,
+          st->n_in, X, Wp, G, Bt, C1, C2, st->pro_in, st->n_out, L, want_L);
+    if (st->n_in != 6 || X < 0 || Wp < 0 || G < 0 || C1 < 0 || C2 < 0 || Y < 0) return;
+    CHECK(p->loc[X].sdtype == AICF_DTYPE_FLOAT16 && p->loc[Wp].sdtype == AICF_DTYPE_FLOAT16 && p->loc[Wp].space == AICF__SPACE_WEIGHTS &&
+              p->loc[C1].sdtype == AICF_DTYPE_FLOAT32 && p->loc[C2].sdtype == AICF_DTYPE_FLOAT32 && p->loc[C1].space == AICF__SPACE_WEIGHTS &&
+              p->loc[C2].space == AICF__SPACE_WEIGHTS && (p->g->tensors[C1].flags & AICF__T_KEEP_F32) &&
+              (p->g->tensors[C2].flags & AICF__T_KEEP_F32) && p->loc[C1].bytes == (size_t)N * 4 && p->loc[C2].bytes == (size_t)N * 4 &&
+              (L < 0 || p->loc[L].sdtype == AICF_DTYPE_FLOAT16),
+          "%s: storage: X %d, W' %d, c1 %d (%zu bytes), c2 %d (want float16, float16, float32, float32)", name, (int)p->loc[X].sdtype,
+          (int)p->loc[Wp].sdtype, (int)p->loc[C1].sdtype, p->loc[C1].bytes, (int)p->loc[C2].sdtype);
+    /* 2. the plan's constants */
+    wpd = (const float*)p->g->tensors[Wp].data;
+    c1d = (const float*)p->g->tensors[C1].data;
+    c2d = (const float*)p->g->tensors[C2].data;
+    CHECK(wpd && c1d && c2d && p->g->tensors[Wp].shape.rank == 2 && p->g->tensors[Wp].shape.d[0] == K && p->g->tensors[Wp].shape.d[1] == N &&
+              p->g->tensors[C1].shape.rank == 1 && p->g->tensors[C1].shape.d[0] == N && p->g->tensors[C2].shape.d[0] == N,
+          "%s: W' [K, N], c1 and c2 [N] with data", name);
+    if (!wpd || !c1d || !c2d) return;
+    {
+        int64_t wbad = 0, cbad = 0;
+        for (kk = 0; kk < K; kk++)
+            for (n = 0; n < N; n++) wbad += wpd[kk * N + n] != h16(gamma[kk] * w[kk * N + n]);
+        for (n = 0; n < N; n++) {
+            double a = 0.0, b = 0.0;
+            for (kk = 0; kk < K; kk++) {
+                a += (double)wpd[kk * N + n];
+                if (beta) b += (double)beta[kk] * (double)w[kk * N + n];
+            }
+            cbad += !(fabs((double)c1d[n] - a) <= 1e-5 * fabs(a)) || !(fabs((double)c2d[n] - b) <= 1e-5 * fabs(b));
+        }
+        CHECK(!wbad, "%s: W' = float16(gamma W): %lld of %lld differ", name, (long long)wbad, (long long)(K * N));
+        CHECK(!cbad, "%s: c1 = column sums of W', c2 = beta W: %lld of %lld columns off by more than 1e-5", name, (long long)cbad,
+              (long long)N);
+    }
+    /* the launch */
+    CHECK(pr && pr->n_ops == 1 && st->n_epi == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want),
+          "%s: one launch of %s, the bias inside (got %s, %d ops, %d of %d)", name, want, st->kernel, pr ? pr->n_ops : -1, st->epi_native,
+          st->n_epi);
+    if (!pr || pr->n_ops != 1) return;
+    op = aicf__cuo_prog_ops(pr);
+    memcpy(&wa, op->args, sizeof wa);
+    memcpy(&ra, wa.ta, sizeof ra);
+    memcpy(&rb, wa.tb, sizeof rb);
+    CHECK(op->kind == AICF__CUO_KERNEL && op->args_size == 1216 && op->block[0] == 256 && op->block[1] == 1 && op->block[2] == 1 &&
+              op->grid[0] == (unsigned)((N + bn - 1) / bn) && op->grid[1] == (unsigned)((M + 63) / 64) && op->grid[2] == 1 &&
+              op->shared_bytes == smem_want,
+          "%s: launch grid %u,%u,%u block %u shared %u (want %u) args %u", name, op->grid[0], op->grid[1], op->grid[2], op->block[0],
+          op->shared_bytes, smem_want, op->args_size);
+    CHECK(wa.g.M == M && wa.g.N == N && wa.g.K == K && wa.g.lda == K && wa.g.ldb == N && wa.g.alpha == 1.0f && wa.g.e.n == M * N &&
+              wa.g.e.n_ops == 1 && wa.g.e.ops[0].code == 101 && wa.g.flags == (int32_t)(AICF__GEMV_B_CONST | (nslab << 8)) && wa.eps == eps,
+          "%s: arguments M %lld N %lld K %lld ops %d flags 0x%x (want 4 | %lld slabs << 8) eps %g (want %g)", name, (long long)wa.g.M,
+          (long long)wa.g.N, (long long)wa.g.K, wa.g.e.n_ops, (unsigned)wa.g.flags, (long long)nslab, (double)wa.eps, (double)eps);
+    CHECK(ra.magic == AICF__TMAP_MAGIC && ra.swizzle == 3 && ra.box[0] == 64 && ra.box[1] == 64 && ra.dims[0] == (uint64_t)K &&
+              ra.dims[1] == (uint64_t)M && ra.stride1 == (uint64_t)K * 2,
+          "%s: X's tensor map request: magic %x swizzle %u box %u x %u dims %llu x %llu stride %llu", name, ra.magic, ra.swizzle, ra.box[0],
+          ra.box[1], (unsigned long long)ra.dims[0], (unsigned long long)ra.dims[1], (unsigned long long)ra.stride1);
+    CHECK(rb.magic == AICF__TMAP_MAGIC && rb.swizzle == (bn == 32 ? 2u : 1u) && rb.box[0] == (uint32_t)bn && rb.box[1] == 64 &&
+              rb.dims[0] == (uint64_t)N && rb.dims[1] == (uint64_t)K && rb.stride1 == (uint64_t)N * 2,
+          "%s: W''s tensor map request: swizzle %u box %u x %u dims %llu x %llu stride %llu", name, rb.swizzle, rb.box[0], rb.box[1],
+          (unsigned long long)rb.dims[0], (unsigned long long)rb.dims[1], (unsigned long long)rb.stride1);
+    /* the patches: 0 map X, 1 map W', 2 a, 3 b, 4 y, 5 the bias, 6 c1, 7 c2, 8 gamma, 9 beta, 10 ln */
+    for (k = 0; k < 16; k++) pt[k] = -1;
+    for (k = 0; k < op->n_patch; k++) {
+        const aicf__cuo_fix* f = &op->patch[k];
+        const size_t g0 = offsetof(aicf__k_gemm_wg, g), so = g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, ops);
+        int slot = -1;
+        if (f->tmap) slot = f->field == 0 ? 0 : f->field == 128 ? 1 : -1;
+        else if (f->field == g0 + offsetof(aicf__k_gemv, a)) slot = 2;
+        else if (f->field == g0 + offsetof(aicf__k_gemv, b)) slot = 3;
+        else if (f->field == g0 + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) slot = 4;
+        else if (f->field == so + offsetof(aicf__k_ew_op, src)) slot = 5;
+        else if (f->field == offsetof(aicf__k_gemm_wg, c1)) slot = 6;
+        else if (f->field == offsetof(aicf__k_gemm_wg, c2)) slot = 7;
+        else if (f->field == offsetof(aicf__k_gemm_wg, gamma)) slot = 8;
+        else if (f->field == offsetof(aicf__k_gemm_wg, beta)) slot = 9;
+        else if (f->field == offsetof(aicf__k_gemm_wg, ln)) slot = 10;
+        if (slot < 0 || f->add || pt[slot] != -1) bad++;
+        else pt[slot] = f->tensor;
+    }
+    /* D: the step's output, or (the output Cast absorbed: e.flags 1) the Cast's float32 output */
+    CHECK(!bad && pt[0] == X && pt[1] == Wp && pt[2] == X && pt[3] == Wp && pt[5] == lnf_tensor(p, "bias") && pt[6] == C1 && pt[7] == C2 &&
+              pt[8] == G && pt[9] == Bt && pt[10] == L &&
+              ((wa.g.e.flags == 0 && pt[4] == Y) ||
+               (wa.g.e.flags == 1 && si + 1 < p->n_steps && !strcmp(p->steps[si + 1].kernel, "absorbed") && pt[4] == p->steps[si + 1].out[0] &&
+                p->loc[pt[4]].sdtype == AICF_DTYPE_FLOAT32)),
+          "%s: patches: maps of %d and %d, a %d b %d (X %d, W' %d), y %d (out %d, flags %d), bias %d, c1 %d c2 %d gamma %d beta %d ln %d "
+          "(want %d %d %d %d %d); %d unexpected",
+          name, pt[0], pt[1], pt[2], pt[3], X, Wp, pt[4], Y, wa.g.e.flags, pt[5], pt[6], pt[7], pt[8], pt[9], pt[10], C1, C2, G, Bt, L, bad);
+    /* 6. the plan file and explain */
+    {
+        char* txt = plan_text(p);
+        char line[64];
+        int mt[2];
+        size_t need = 0;
+        snprintf(line, sizeof line, "  prologue node=%d in=2\n", lnode);
+        CHECK(txt && strstr(txt, line), "%s: the plan file has '  prologue node=%d in=2'", name, lnode);
+        if (txt) {
+            aicf_plan* lp = NULL;
+            aicf_result lr = aicf_plan_load_memory(g, txt, strlen(txt), &lp);
+            int ls = lp ? lnf_step(lp, "mm") : -1;
+            CHECK(lr == AICF_SUCCESS && ls >= 0 && lp->steps[ls].pro == st->pro && lp->steps[ls].n_in == 6 && !strcmp(lp->steps[ls].kernel, want),
+                  "%s: the plan file loads back with the fold (%s: %s)", name, aicf_result_str(lr), lr == AICF_SUCCESS ? "" : aicf_last_error(ctx));
+            aicf_plan_destroy(lp);
+        }
+        free(txt);
+        mt[0] = X, mt[1] = Wp;
+        tmap_plan_file(p, g, ctx, si, want, mt, 2, name);
+        if (aicf_plan_explain(p, NULL, 0, &need) == AICF_SUCCESS && (txt = (char*)malloc(need)) != NULL &&
+            aicf_plan_explain(p, txt, need, NULL) == AICF_SUCCESS) {
+            CHECK(strstr(txt, "prologue: LayerNormalization 'ln'") != NULL, "%s: explain names the prologue", name);
+        } else {
+            CHECK(0, "%s: explain: %s", name, aicf_last_error(ctx));
+        }
+        free(txt);
+    }
+    /* 3. the argument struct on the host, from the plan's data, against the double reference on the same float16 X */
+    got = (float*)malloc(sizeof(float) * (size_t)(M * N));
+    gotl = (float*)malloc(sizeof(float) * (size_t)(M * K));
+    rln = (double*)malloc(sizeof(double) * (size_t)(M * K));
+    rh = (double*)malloc(sizeof(double) * (size_t)(M * N));
+    if (got && gotl && rln && rh) {
+        double* acc = (double*)malloc(sizeof(double) * (size_t)N);
+        lnf_ref(x, 1, M, K, N, eps, gamma, beta, w, bias, rln, rh);
+        for (m = 0; acc && m < M; m++) {
+            double s1 = 0.0, q = 0.0;
+            float mean, rstd;
+            for (kk = 0; kk < K; kk++) s1 += (double)h16(x[m * K + kk]);
+            mean = (float)(s1 / (double)K);
+            for (kk = 0; kk < K; kk++) {
+                double d = (double)h16(x[m * K + kk]) - (double)mean;
+                q += d * d;
+            }
+            rstd = (float)(1.0 / sqrt((double)(float)(q / (double)K) + (double)wa.eps));
+            for (n = 0; n < N; n++) acc[n] = 0.0;
+            for (kk = 0; kk < K; kk++) {
+                const double a = (double)h16(x[m * K + kk]);
+                for (n = 0; n < N; n++) acc[n] += a * (double)wpd[kk * N + n];
+                gotl[m * K + kk] = h16((h16(x[m * K + kk]) - mean) * rstd * h16(gamma[kk]) + (beta ? h16(beta[kk]) : 0.0f));
+            }
+            for (n = 0; n < N; n++) {
+                int64_t i2 = m * N + n;
+                float val = (float)((double)rstd * acc[n] - (double)rstd * (double)mean * (double)c1d[n] + (double)c2d[n]);
+                for (e2 = 0; e2 < wa.g.e.n_ops; e2++) {
+                    const aicf__k_ew_op* o = &wa.g.e.ops[e2];
+                    if (o->code == 101) {
+                        float u = h16(gv_src(&o->src, wa.g.e.dims, i2, bias));
+                        val = o->left ? u + val : val + u;
+                    } else val = NAN;
+                }
+                got[i2] = h16(val);
+            }
+        }
+        CHECK(acc != NULL, "%s: out of memory", name);
+        free(acc);
+        {
+            double e1 = lnf_maxrel(got, rh, (size_t)(M * N)), el = lnf_maxrel(gotl, rln, (size_t)(M * K));
+            CHECK(e1 <= 2e-3, "%s: emulated fold vs the double reference LayerNorm -> MatMul -> bias: rel err %.3g", name, e1);
+            CHECK(el <= 2e-3, "%s: emulated LayerNorm output vs the double reference: rel err %.3g", name, el);
+            if (g_verbose) printf("     %s: emulated fold rel err %.3g, LayerNorm output %.3g\n", name, e1, el);
+        }
+    } else {
+        CHECK(0, "%s: out of memory", name);
+    }
+    /* 7. exec creation: the fold's pointers and maps in the kernel node's argument, the uploaded constants */
+    {
+        aicf_exec* e = NULL;
+        keep_args(want, 1216);
+        if (aicf_exec_create(p, NULL, &e) == AICF_SUCCESS) {
+            int nk = 0;
+            const unsigned char* kept = kept_args(&nk);
+            uint64_t ta[16], tb[16], px = 0, pw = 0, pc1 = 0, pc2 = 0, pg = 0, pb = 0, pl = 0;
+            aicf__k_gemm_wg ka;
+            memcpy(&ka, kept, sizeof ka);
+            memcpy(ta, ka.ta, 128);
+            memcpy(tb, ka.tb, 128);
+            aicf__cuda_exec_device_ptr(e, X, &px);
+            aicf__cuda_exec_device_ptr(e, Wp, &pw);
+            aicf__cuda_exec_device_ptr(e, C1, &pc1);
+            aicf__cuda_exec_device_ptr(e, C2, &pc2);
+            aicf__cuda_exec_device_ptr(e, G, &pg);
+            if (Bt >= 0) aicf__cuda_exec_device_ptr(e, Bt, &pb);
+            if (L >= 0) aicf__cuda_exec_device_ptr(e, L, &pl);
+            CHECK(nk == 1 && px && pw && pc1 && pc2 && pg && (Bt < 0 || pb) && (L < 0 || pl) && ta[6] == 0x4d544b46u && tb[6] == 0x4d544b46u &&
+                      ta[0] == px && tb[0] == pw && ta[1] == ra.dims[0] && ta[2] == ra.dims[1] && ta[3] == ra.stride1 &&
+                      ta[4] == (64u | (64ull << 32)) && ta[5] == (3u | 6u << 8 | 2u << 16) && tb[1] == rb.dims[0] && tb[2] == rb.dims[1] &&
+                      tb[3] == rb.stride1 && tb[4] == (rb.box[0] | (uint64_t)rb.box[1] << 32) && tb[5] == (rb.swizzle | 6u << 8 | 2u << 16) &&
+                      ka.g.a == px && ka.g.b == pw && ka.c1 == pc1 && ka.c2 == pc2 && ka.gamma == pg && ka.beta == pb && ka.ln == pl &&
+                      ka.eps == eps,
+                  "%s: exec: the kernel node's argument (nodes %d; maps of 0x%llx, 0x%llx for X 0x%llx, W' 0x%llx; c1 0x%llx/0x%llx c2 "
+                  "0x%llx/0x%llx gamma 0x%llx/0x%llx beta 0x%llx/0x%llx ln 0x%llx/0x%llx)",
+                  name, nk, (unsigned long long)ta[0], (unsigned long long)tb[0], (unsigned long long)px, (unsigned long long)pw,
+                  (unsigned long long)ka.c1, (unsigned long long)pc1, (unsigned long long)ka.c2, (unsigned long long)pc2,
+                  (unsigned long long)ka.gamma, (unsigned long long)pg, (unsigned long long)ka.beta, (unsigned long long)pb,
+                  (unsigned long long)ka.ln, (unsigned long long)pl);
+            if (pw && pc1 && pc2 && pg) { /* the fake's device memory is host memory */
+                const uint16_t *dw = (const uint16_t*)(uintptr_t)pw, *dg = (const uint16_t*)(uintptr_t)pg;
+                const uint16_t* db = (const uint16_t*)(uintptr_t)pb;
+                int64_t dbad = 0;
+                for (kk = 0; kk < K * N; kk++) dbad += dw[kk] != aicf__f32_to_f16(wpd[kk]);
+                for (kk = 0; kk < K; kk++) dbad += dg[kk] != aicf__f32_to_f16(gamma[kk]);
+                for (kk = 0; db && kk < K; kk++) dbad += db[kk] != aicf__f32_to_f16(beta[kk]);
+                CHECK(!dbad && !memcmp((const void*)(uintptr_t)pc1, c1d, sizeof(float) * (size_t)N) &&
+                          !memcmp((const void*)(uintptr_t)pc2, c2d, sizeof(float) * (size_t)N),
+                      "%s: exec: the uploaded W', Scale, B (float16: %lld differ) and c1, c2 (float32, bitwise)", name, (long long)dbad);
+            }
+            aicf_exec_destroy(e);
+        } else {
+            CHECK(0, "%s: exec create: %s", name, aicf_last_error(ctx));
+        }
+        keep_args(NULL, 0);
+    }
+    free(got), free(gotl), free(rln), free(rh);
+}
+
+static void test_ln_fold(const char* path) {
+    static const struct { int kind; int64_t bt, S, K, N; float eps; int beta, prec, algo, pin, cc, tmap, lt, nofuse, fold; } TC[] = {
+        /* kind: lnf_graph; prec 1 fp16, 0 fp32; algo 0 AUTO, 1 GENERATED, 2 CUBLASLT; pin 0 none, 1 "mm" to cuBLASLt, 2 "mm" to
+           GENERATED, 3 "ln" (GENERATED); lt: the fake cuBLASLt loaded; fold: 1 expected, 0 not, -1 aicf_plan_create refuses */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 1},  /* the encoder's qkv with its residual reader: 64 x 32 */
+        {0, 2, 100, 96, 200, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 1},    /* M = 200: a partial row tile, K = 96 a partial slab, N % 32 != 0 */
+        {0, 1, 256, 64, 64, 1e-3f, 0, 1, 0, 0, 90, 1, 0, 0, 1},     /* no B, epsilon 1e-3, M = 256 */
+        {1, 1, 128, 1024, 256, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 1},  /* K = 1024: 16 resident slabs */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 0, 90, 1, 1, 0, 1},  /* AUTO with cuBLASLt loaded: folded all the same */
+        {0, 2, 100, 96, 200, 1e-5f, 1, 1, 1, 2, 90, 1, 0, 0, 1},    /* GENERATED, the MatMul pinned to GENERATED */
+        {0, 1, 100, 96, 200, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 0},    /* M = 100 */
+        {0, 1, 128, 1088, 64, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 0},   /* K = 1088 > 1024 */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 0, 0, 0, 90, 1, 0, 0, 0},  /* float32 */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 2, 0, 90, 1, 1, 0, 0},  /* matmul_algo CUBLASLT */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 1, 90, 1, 1, 0, 0},  /* the MatMul pinned to cuBLASLt */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 0, 90, 0, 0, 0, 0},  /* no cuTensorMapEncodeTiled */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 0, 89, 1, 0, 0, 0},  /* compute capability 8.9 */
+        {2, 2, 100, 96, 200, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 0},    /* the LayerNorm's Mean a graph output */
+        {3, 2, 100, 96, 200, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 0, 0},    /* the LayerNorm's output read before the MatMul */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 0, 90, 1, 0, 1, 0},  /* no_fusion */
+        {1, 1, 128, 384, 1152, 1e-5f, 1, 1, 0, 3, 90, 1, 0, 0, -1}, /* a pin of the folded LayerNorm */
+    };
+    fake_exec_dev fd;
+    int q;
+    if (!fake_hopper_open(path, "LayerNorm fold", &fd)) return;
+    void (*set_tmap)(int) = fd.set_tmap;
+    void (*keep_args)(const char*, size_t) = fd.keep_args;
+    const unsigned char* (*kept_args)(int*) = fd.kept_args;
+    void (*reset)(void) = fd.reset;
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
+        int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, i, sm;
+        int si, s, pro_steps = 0, ln_steps = 0, fails = g_fail;
+        aicf_context* ctx;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_plan_desc pd;
+        aicf_result r;
+        float *x = (float*)malloc(sizeof(float) * (size_t)(M * K)), *w = (float*)malloc(sizeof(float) * (size_t)(K * N));
+        float *w2 = (float*)malloc(sizeof(float) * (size_t)(K * N)), *ga = (float*)malloc(sizeof(float) * (size_t)K);
+        float *be = (float*)malloc(sizeof(float) * (size_t)K), *b = (float*)malloc(sizeof(float) * (size_t)N);
+        char name[192];
+        static const char* const KINDS[4] = {"", ", residual reader", ", Mean an output", ", output read before the MatMul"};
+        static const char* const PINS[4] = {"", ", mm pinned to cuBLASLt", ", mm pinned to GENERATED", ", ln pinned"};
+        fd.set_device(1, TC[q].cc / 10, TC[q].cc % 10);
+        set_tmap(TC[q].tmap);
+        ctx = hopper_ctx(path, TC[q].lt);
+        snprintf(name, sizeof name, "LayerNorm fold M=%lld K=%lld N=%lld%s%s [%s %s, cc %d.%d%s%s%s%s]", (long long)M, (long long)K,
+                 (long long)N, KINDS[TC[q].kind], TC[q].beta ? "" : ", no B", TC[q].algo == 0 ? "AUTO" : TC[q].algo == 1 ? "GENERATED" : "CUBLASLT",
+                 TC[q].prec ? "fp16" : "fp32", TC[q].cc / 10, TC[q].cc % 10, TC[q].tmap ? "" : ", no cuTensorMapEncodeTiled",
+                 TC[q].lt ? ", cuBLASLt loaded" : "", PINS[TC[q].pin], TC[q].nofuse ? ", no_fusion" : "");
+        if (!ctx || !x || !w || !w2 || !ga || !be || !b) {
+            CHECK(0, "%s: context / memory", name);
+            goto next;
+        }
+        sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
+        for (i = 0; i < M; i++) { /* rows of their own mean and spread */
+            const float off = rndf(-1.0f, 1.0f), sc = rndf(0.5f, 2.0f);
+            int64_t k;
+            for (k = 0; k < K; k++) x[i * K + k] = off + sc * rndf(-1.0f, 1.0f);
+        }
+        for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f), w2[i] = rndf(-0.3f, 0.3f);
+        for (i = 0; i < K; i++) ga[i] = rndf(0.5f, 1.5f), be[i] = rndf(-0.5f, 0.5f);
+        for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f);
+        g = lnf_graph(ctx, TC[q].kind, TC[q].bt, TC[q].S, K, N, TC[q].eps, w, w2, ga, TC[q].beta ? be : NULL, b, name);
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = TC[q].prec ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        pd.policy.matmul_algo = TC[q].algo == 0 ? AICF_MATMUL_AUTO : TC[q].algo == 1 ? AICF_MATMUL_GENERATED : AICF_MATMUL_CUBLASLT;
+        pd.policy.no_fusion = TC[q].nofuse;
+        if (TC[q].pin) {
+            snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "%s", TC[q].pin == 3 ? "ln" : "mm");
+            pd.policy.pins[0].kernel = TC[q].pin == 1 ? AICF_CHOICE_CUBLASLT : AICF_CHOICE_GENERATED;
+        }
+        r = aicf_plan_create(g, &pd, &p);
+        if (TC[q].fold < 0) { /* 5. a pin of the folded LayerNorm */
+            CHECK(r == AICF_ERROR_UNSUPPORTED && !p && strstr(aicf_last_error(ctx), "folded into MatMul") != NULL,
+                  "%s: aicf_plan_create refuses the pin (%s: %s)", name, aicf_result_str(r), aicf_last_error(ctx));
+            if (g_fail == fails) printf("ok   %s: refused (%s)\n", name, aicf_last_error(ctx));
+            goto done;
+        }
+        CHECK(r == AICF_SUCCESS && p, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        if (!p) goto done;
+        si = lnf_step(p, "mm");
+        for (s = 0; s < p->n_steps; s++) {
+            pro_steps += p->steps[s].pro > 0;
+            ln_steps += p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization;
+        }
+        CHECK(si >= 0, "%s: a step of MatMul 'mm'", name);
+        if (si < 0) goto done;
+        if (TC[q].fold) {
+            CHECK(p->steps[si].pro > 0 && pro_steps == 1, "%s: the MatMul step absorbs the LayerNorm (pro %d, %d steps with a prologue)", name,
+                  p->steps[si].pro, pro_steps);
+            if (p->steps[si].pro > 0)
+                lnf_check_fold(p, g, ctx, si, TC[q].kind, M, K, N, TC[q].eps, x, w, ga, TC[q].beta ? be : NULL, b, sm, keep_args, kept_args, name);
+        } else { /* 4. not folded: the LayerNorm its own step, nothing in the plan file */
+            char* txt = plan_text(p);
+            CHECK(p->steps[si].pro == 0 && pro_steps == 0 && ln_steps == 1 && txt && !strstr(txt, "prologue"),
+                  "%s: not folded (MatMul step pro %d, %d steps with a prologue, %d LayerNorm steps; plan file %s)", name, p->steps[si].pro,
+                  pro_steps, ln_steps, txt ? (strstr(txt, "prologue") ? "names a prologue" : "without a prologue") : "not written");
+            free(txt);
+        }
+        /* the CPU plan of the float32 graph folds by the shape rule alone: LayerNorm then MatMul, against the double reference */
+        if (TC[q].fold > 0 && TC[q].kind <= 1 && !TC[q].pin && !TC[q].lt && TC[q].algo == 0) {
+            aicf_plan* cp = plan_of(g, AICF_BACKEND_CPU, AICF_PRECISION_FP32, AICF_CONV_AUTO);
+            aicf_exec* ce = NULL;
+            int64_t ny = TC[q].kind == 1 ? M * K : M * N, m, n, k;
+            float* out = (float*)malloc(sizeof(float) * (size_t)ny);
+            double *rln = (double*)malloc(sizeof(double) * (size_t)(M * K)), *rh = (double*)malloc(sizeof(double) * (size_t)(M * N));
+            double* ry = (double*)malloc(sizeof(double) * (size_t)ny);
+            int cs = cp ? lnf_step(cp, "mm") : -1;
+            CHECK(cs >= 0 && cp->steps[cs].pro > 0 && cp->steps[cs].n_in == 4 && cp->steps[cs].pro_in == 2 && cp->steps[cs].n_out == 2 &&
+                      cp->steps[cs].out[1] == lnf_tensor(cp, "ln") && cp->steps[cs].in[1] == lnf_tensor(cp, "W"),
+                  "%s: the CPU plan folds (pro %d, %d inputs, output 1 %d)", name, cs >= 0 ? cp->steps[cs].pro : -1, cs >= 0 ? cp->steps[cs].n_in : -1,
+                  cs >= 0 && cp->steps[cs].n_out > 1 ? cp->steps[cs].out[1] : -1);
+            if (cp && out && rln && rh && ry && aicf_exec_create(cp, NULL, &ce) == AICF_SUCCESS &&
+                aicf_exec_set_input(ce, 0, x, sizeof(float) * (size_t)(M * K)) == AICF_SUCCESS && aicf_exec_run(ce) == AICF_SUCCESS &&
+                aicf_exec_get_output(ce, 0, out, sizeof(float) * (size_t)ny) == AICF_SUCCESS) {
+                double er;
+                lnf_ref(x, 0, M, K, N, TC[q].eps, ga, TC[q].beta ? be : NULL, w, b, rln, rh);
+                if (TC[q].kind == 1)
+                    for (m = 0; m < M; m++) {
+                        for (k = 0; k < K; k++) ry[m * K + k] = rln[m * K + k];
+                        for (n = 0; n < N; n++) {
+                            const double a = rh[m * N + n];
+                            for (k = 0; k < K; k++) ry[m * K + k] += a * (double)w2[n * K + k];
+                        }
+                    }
+                else memcpy(ry, rh, sizeof(double) * (size_t)ny);
+                er = lnf_maxrel(out, ry, (size_t)ny);
+                CHECK(er <= 1e-4, "%s: the CPU plan vs the double reference: rel err %.3g", name, er);
+            } else {
+                CHECK(0, "%s: CPU plan run: %s", name, aicf_last_error(ctx));
+            }
+            aicf_exec_destroy(ce);
+            aicf_plan_destroy(cp);
+            free(out), free(rln), free(rh), free(ry);
+        }
+        if (g_fail == fails) printf("ok   %s: %s\n", name, TC[q].fold ? p->steps[si].kernel : "not folded");
+    done:
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    next:
+        aicf_context_destroy(ctx);
+        free(x), free(w), free(w2), free(ga), free(be), free(b);
+    }
+    set_tmap(0);
+    reset();
+    fake_exec_close(&fd);
+}
+
 /* The warp-specialised Hopper GEMM (aicf_gemm_ws_f16_128x*, aicf__cuo_lower_gemm_ws), on the fake
    driver as a device of compute capability 9.0 with cuTensorMapEncodeTiled: MatMul + bias +
    residual, Relu (ws_test_graph) at M >= 1024 under AUTO without cuBLASLt and under GENERATED;
@@ -3696,23 +4254,12 @@ static void test_gemm_ws(const char* path) {
         {1, 1, 1024, 64, 512, 1.0f, 0, 1, 90, 1, 0},   /* Gemm transB: B [N, K] */
     };
     fake_exec_dev fd;
-    void (*set_tmap)(int) = NULL;
-    void (*keep_args)(const char*, size_t) = NULL;
-    const unsigned char* (*kept_args)(int*) = NULL;
-    void (*reset)(void) = NULL;
-    void* sym;
     int q;
-    if (!fake_exec_open(path, "Hopper ws GEMM", &fd)) return;
-    sym = dlsym(fd.h, "fakecuda_set_tmap"), memcpy(&set_tmap, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_keep_args"), memcpy(&keep_args, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_kept_args"), memcpy(&kept_args, &sym, sizeof sym);
-    sym = dlsym(fd.h, "fakecuda_reset"), memcpy(&reset, &sym, sizeof sym);
-    if (!set_tmap || !keep_args || !kept_args || !reset) {
-        printf("SKIP Hopper ws GEMM: the fake driver lacks fakecuda_set_tmap / _keep_args / _kept_args / _reset\n");
-        g_skip++;
-        fake_exec_close(&fd);
-        return;
-    }
+    if (!fake_hopper_open(path, "Hopper ws GEMM", &fd)) return;
+    void (*set_tmap)(int) = fd.set_tmap;
+    void (*keep_args)(const char*, size_t) = fd.keep_args;
+    const unsigned char* (*kept_args)(int*) = fd.kept_args;
+    void (*reset)(void) = fd.reset;
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
         int64_t M = TC[q].bt * TC[q].S, K = TC[q].K, N = TC[q].N, sm, optin, stages = 0, tiles = 0;
         int i, si, found = 0, ref_ok = 0, bn = 0, want_ws, small = M * N * K <= 40000000;
@@ -4637,6 +5184,7 @@ int main(int argc, char** argv) {
     test_autotune_gemm(path);
     test_exec_concat_view_matmul(path);
     test_gemm_wg(path);
+    test_ln_fold(path);
     test_gemm_ws(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:
