@@ -12145,8 +12145,9 @@ static aicf_result aicf__fuse_gelu(aicf_plan* p) {
    a MatMul step (no absorbed Transpose, not a view) whose input 0 is written by the step of a
    LayerNormalization (axis the last, stash_type 1, Scale and B plan constants of K values, no
    Mean / InvStdDev output, nothing fused into it), whose B is a float32 constant [K, N], with
-   M = rows of X in [128, 256], K and N multiples of 8, K <= AICF__LN_FOLD_MAX_K, and every other
-   reader of the LayerNorm's output a later step, absorbs the LayerNorm (aicf__step.pro): its
+   M = rows of X in [128, 256], K and N multiples of 8, K <= AICF__LN_FOLD_MAX_K, every other
+   reader of the LayerNorm's output a later step, and none of X, the LayerNorm's output and the
+   step's output an input of a Concat (which could make it a view), absorbs the LayerNorm (aicf__step.pro): its
    step goes, X becomes input 0, the output stays as out[1] where something else reads it (the
    residual; CPU plans always keep it). On CUDA it applies only where the fold kernel runs
    (aicf__cuda_ln_fold_ok: float16 storage, sm_90a), not with matmul_algo cublaslt nor a pin
@@ -12215,6 +12216,14 @@ static aicf_result aicf__fuse_ln_prologue(aicf_plan* p) {
             for (j = 0; j < o->n_epi; j++) reads |= o->epi[j].operand == t;
             if (reads) other = k > s ? 1 : -1;
         }
+        if (other < 0) continue;
+        /* nothing it reads or writes may become a view into a Concat's output (the memory plan's
+           choice, later): the fold's kernel needs 16-byte aligned rows and has no other form */
+        for (k = 0; k < g->n_nodes && other >= 0; k++)
+            if (!g->nodes[k].removed && g->nodes[k].op == AICF__OP_Concat)
+                for (j = 0; j < g->nodes[k].n_in; j++)
+                    if (g->nodes[k].in[j] >= 0 && (g->nodes[k].in[j] == x || g->nodes[k].in[j] == t || g->nodes[k].in[j] == st->out[0]))
+                        other = -1;
         if (other < 0) continue;
         for (k = 0; k < g->n_outputs; k++) other |= g->outputs[k] == t;
         if (cuda) { /* W' = float16(gamma (.) W), c1 = column sums of W', c2 = beta W */

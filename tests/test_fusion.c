@@ -1109,6 +1109,24 @@ static void c_ln_fold_offset(fb* b) { fb_ln_matmul_bias(b, 192, 128, 64, 8, 12, 
 /* not folded: M = 100 rows (the fold's kernel takes 128..256) */
 static void c_ln_fold_small_m(fb* b) { fb_ln_matmul_bias(b, 100, 64, 48, -1, 3, -1); }
 
+/* not folded: the MatMul's output an input of a Concat along the last axis, at column 20 (a
+   view there would leave its rows 8-byte aligned, which the fold's kernel cannot take) */
+static void c_ln_fold_concat(fb* b) {
+    static const int64_t x[2] = {128, 64}, f[1] = {64}, w[2] = {64, 48}, z[2] = {128, 20};
+    aicf_attr a[1], c[1];
+    a[0] = attr_i("axis", -1);
+    c[0] = attr_i("axis", 1);
+    fb_input(b, "x", 2, x, -1, 3);
+    fb_input(b, "z", 2, z, -1, 1);
+    fb_const(b, "gamma", 1, f, 0.5f, 1.5f);
+    fb_const(b, "beta", 1, f, -0.5f, 0.5f);
+    fb_const(b, "w", 2, w, -0.3f, 0.3f);
+    fb_node(b, "ln", "LayerNormalization", "x,gamma,beta", "n", a, 1);
+    fb_node(b, "mm", "MatMul", "n,w", "h", NULL, 0);
+    fb_node(b, "cat", "Concat", "z,h", "y", c, 1);
+    fb_output(b, "y");
+}
+
 /* not folded: the LayerNorm's output read by a step before the MatMul's (a Relu, a graph
    output) */
 static void c_ln_fold_early_reader(fb* b) {
@@ -1207,6 +1225,7 @@ static const fcase CASES[] = {
     {"ln_fold_offset", c_ln_fold_offset, 3, 1, 0, 0, 0, 0, 2},
     {"ln_fold_small_m", c_ln_fold_small_m, 3, 2, 0, 0, 0, 0, 0},
     {"ln_fold_early_reader", c_ln_fold_early_reader, 3, 3, 0, 0, 0, 0, 0},
+    {"ln_fold_concat", c_ln_fold_concat, 3, 3, 0, 0, 0, 0, 0},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
