@@ -22,7 +22,8 @@
        views where they are contiguous pieces), absorb a MatMul's transposed B (attention's
        K^T) into its addressing, fuse attention (QK^T, scale, mask, Softmax, .V: one ONNX
        Attention step reading the heads through strides), make the exported GELU (Div Erf Add
-       Mul Mul) one Gelu, fuse elementwise epilogues, plan memory (one arena, lifetimes,
+       Mul Mul) one Gelu, fuse elementwise epilogues, fold a LayerNormalization into the
+       MatMul that reads it (one Hopper GEMM launch at float16), plan memory (one arena, lifetimes,
        greedy placements then a bounded local search), pick a kernel for every step (rules,
        pins, or timed on the device: autotune) and record why
              |                                       aicf_plan: how, fixed ahead of time
@@ -22083,6 +22084,47 @@ static int aicf__cuo_tc_applies(const aicf__cuo* c, const aicf__matmul_desc* md,
            aicf__cuo_align(c, Y, 0) >= 16;
 }
 
+/* The Hopper GEMM's two tensor-map requests (aicf__cuo_patch_tmap) for md with BN-column tiles:
+   A [M, K] rows of 64 k in the 128-byte swizzle; B [N, K] (trans_b) the same with BN rows, B
+   [K, N] rows of BN columns in that width's swizzle. */
+static void aicf__cuo_wg_tmaps(const aicf__matmul_desc* md, int bn, aicf__tmap_req* ra, aicf__tmap_req* rb) {
+    memset(ra, 0, sizeof *ra);
+    memset(rb, 0, sizeof *rb);
+    ra->magic = rb->magic = AICF__TMAP_MAGIC;
+    ra->swizzle = 3;
+    ra->box[0] = 64;
+    ra->box[1] = 64;
+    ra->dims[0] = (uint64_t)md->K;
+    ra->dims[1] = (uint64_t)md->M;
+    ra->stride1 = (uint64_t)md->lda * 2;
+    if (md->trans_b) {
+        rb->swizzle = 3;
+        rb->box[0] = 64;
+        rb->box[1] = (uint32_t)bn;
+        rb->dims[0] = (uint64_t)md->K;
+        rb->dims[1] = (uint64_t)md->N;
+    } else {
+        rb->swizzle = bn == 32 ? 2 : 1;
+        rb->box[0] = (uint32_t)bn;
+        rb->box[1] = 64;
+        rb->dims[0] = (uint64_t)md->N;
+        rb->dims[1] = (uint64_t)md->K;
+    }
+    rb->stride1 = (uint64_t)md->ldb * 2;
+}
+
+/* The Hopper GEMM launch's patches: the tensor maps of A and B, the chain (D and its operands),
+   A and B in the tensor-core GEMM's struct; the step's whole epilogue runs inside */
+static void aicf__cuo_wg_patches(aicf__cuo* c, aicf__cuo_op* op, int A, int B, int Y, const aicf__cuo_ewop* ops, int n_ops,
+                                 const aicf__tmap_req* ra, const aicf__tmap_req* rb) {
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), A, 0, ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), B, 0, rb);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), B, 0);
+    c->st->epi_native = c->st->n_epi;
+}
+
 /* The LayerNorm fold's kernel for Y [M, N] = LayerNorm(X [M, K]) W' on the device ctx plans
    for (aicf_gemm_wg_f16_64xBN_ln): 1 with its tile width, shared memory and table index, 0 when
    it does not apply. The same tiles as aicf__cuo_lower_gemm_wg (no cluster split: a CTA needs all
@@ -22177,40 +22219,23 @@ static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
     if ((r = aicf__cuo_gemm_args(c, &md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
     w.g.flags |= AICF__GEMV_B_CONST | (int32_t)(stages << 8);
     w.eps = aicf__attr_f(ln, "epsilon", 1e-5f);
-    memset(&ra, 0, sizeof ra);
-    memset(&rb, 0, sizeof rb);
-    ra.magic = rb.magic = AICF__TMAP_MAGIC;
-    ra.swizzle = 3; /* X [M, K]: rows of 64 k, 128-byte swizzle */
-    ra.box[0] = ra.box[1] = 64;
-    ra.dims[0] = (uint64_t)K;
-    ra.dims[1] = (uint64_t)M;
-    ra.stride1 = (uint64_t)K * 2;
-    rb.swizzle = bn == 32 ? 2 : 1; /* W' [K, N]: rows of BN columns */
-    rb.box[0] = (uint32_t)bn;
-    rb.box[1] = 64;
-    rb.dims[0] = (uint64_t)N;
-    rb.dims[1] = (uint64_t)K;
-    rb.stride1 = (uint64_t)N * 2;
-    block[0] = 256u; /* two warpgroups: the GEMM's, and the statistics' other half and LN(x)'s */
+    aicf__cuo_wg_tmaps(&md, bn, &ra, &rb);
+    block[0] = 256u; /* two warpgroups: the GEMM's, and the rows' statistics' and LN(x)'s */
     block[1] = block[2] = 1;
     grid[0] = (unsigned)((N + bn - 1) / bn);
     grid[1] = (unsigned)((M + 63) / 64);
     grid[2] = 1;
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), X, 0, &ra);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), W, 0, &rb);
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), X, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), W, 0);
+    aicf__cuo_wg_patches(c, op, X, W, Y, ops, w.g.e.n_ops, &ra, &rb);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c1), C1, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c2), C2, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, gamma), G, 0);
     if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, beta), Bt, 0);
     if (L >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, ln), L, 0);
-    c->st->epi_native = c->st->n_epi;
     aicf__cuo_reason(c, "LayerNormalization '%.60s' folded into the Hopper GEMM M=%lld N=%lld K=%lld: one launch on the raw rows and "
-                        "W' = gamma W (plan constant, copied before the wait), each row's mean and rstd (two passes) from the %lld resident "
-                        "slabs, y = rstd acc - rstd mean c1 + c2; 64x%d tiles, %u CTAs; LayerNorm output %s; epilogue inside: %d ops (%s)",
+                        "W' = gamma W (plan constant, copied before the wait), each row's mean and rstd on a second warpgroup's tensor "
+                        "cores from the %lld resident slabs, y = rstd acc - rstd mean c1 + c2; 64x%d tiles, %u CTAs; LayerNorm output %s; "
+                        "epilogue inside: %d ops (%s)",
                      ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, (long long)stages, bn, grid[0] * grid[1],
                      L >= 0 ? "written for its other readers" : "not stored (no other reader)", c->st->n_epi, modes);
     return AICF_SUCCESS;
@@ -22279,44 +22304,14 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     pre = c->p->loc[aicf__root(c->p, B)].space == AICF__SPACE_WEIGHTS;
     if (pre) w.g.flags |= AICF__GEMV_B_CONST; /* copied before the wait */
     w.g.flags |= (int32_t)(stages << 8);
-    memset(w.ta, 0, sizeof w.ta);
-    memset(w.tb, 0, sizeof w.tb);
-    memset(w.pad, 0, sizeof w.pad);
-    memset(&ra, 0, sizeof ra);
-    memset(&rb, 0, sizeof rb);
-    ra.magic = rb.magic = AICF__TMAP_MAGIC;
-    ra.swizzle = 3; /* A [M, K]: rows of 64 k (128 bytes), 128-byte swizzle */
-    ra.box[0] = 64;
-    ra.box[1] = 64;
-    ra.dims[0] = (uint64_t)md->K;
-    ra.dims[1] = (uint64_t)md->M;
-    ra.stride1 = (uint64_t)md->lda * 2;
-    if (md->trans_b) { /* B [N, K]: as A, BN rows */
-        rb.swizzle = 3;
-        rb.box[0] = 64;
-        rb.box[1] = (uint32_t)bn;
-        rb.dims[0] = (uint64_t)md->K;
-        rb.dims[1] = (uint64_t)md->N;
-    } else { /* B [K, N]: rows of BN columns (64 or 32 bytes), that width's swizzle */
-        rb.swizzle = bn == 32 ? 2 : 1;
-        rb.box[0] = (uint32_t)bn;
-        rb.box[1] = 64;
-        rb.dims[0] = (uint64_t)md->N;
-        rb.dims[1] = (uint64_t)md->K;
-    }
-    rb.stride1 = (uint64_t)md->ldb * 2;
+    aicf__cuo_wg_tmaps(md, bn, &ra, &rb);
     block[0] = 128u; /* one warpgroup */
     block[1] = block[2] = 1;
     grid[0] = (unsigned)((md->N + bn - 1) / bn);
     grid[1] = (unsigned)((md->M + 63) / 64);
     grid[2] = (unsigned)ks; /* the cluster's CTAs (__cluster_dims__(1, 1, KS)) */
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), A, 0, &ra);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), B, 0, &rb);
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), A, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), B, 0);
-    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_wg_patches(c, op, A, B, Y, ops, w.g.e.n_ops, &ra, &rb);
     aicf__cuo_reason(c, "Hopper GEMM M=%lld N=%lld K=%lld%s: wgmma + TMA, 64x%d tiles%s, %lld CTAs, %lld of %lld slabs resident%s; "
                         "epilogue inside: %s%d ops (%s); the rule without cuBLASLt at 128 <= M <= 256",
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", bn,

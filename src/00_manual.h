@@ -22,7 +22,8 @@
        views where they are contiguous pieces), absorb a MatMul's transposed B (attention's
        K^T) into its addressing, fuse attention (QK^T, scale, mask, Softmax, .V: one ONNX
        Attention step reading the heads through strides), make the exported GELU (Div Erf Add
-       Mul Mul) one Gelu, fuse elementwise epilogues, plan memory (one arena, lifetimes,
+       Mul Mul) one Gelu, fuse elementwise epilogues, fold a LayerNormalization into the
+       MatMul that reads it (one Hopper GEMM launch at float16), plan memory (one arena, lifetimes,
        greedy placements then a bounded local search), pick a kernel for every step (rules,
        pins, or timed on the device: autotune) and record why
              |                                       aicf_plan: how, fixed ahead of time
