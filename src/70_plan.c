@@ -1365,9 +1365,9 @@ static aicf_result aicf__fuse_gelu(aicf_plan* p) {
    Mean / InvStdDev output, nothing fused into it), whose B is a float32 constant [K, N], with
    M = rows of X in [128, 256], K and N multiples of 8, K <= AICF__LN_FOLD_MAX_K, every other
    reader of the LayerNorm's output a later step, and none of X, the LayerNorm's output and the
-   step's output an input of a Concat (which could make it a view), absorbs the LayerNorm (aicf__step.pro): its
-   step goes, X becomes input 0, the output stays as out[1] where something else reads it (the
-   residual; CPU plans always keep it). On CUDA it applies only where the fold kernel runs
+   step's output an input of a Concat (which could make it a view), absorbs the LayerNorm
+   (aicf__step.pro): its step goes, X becomes input 0, the output stays as out[1] where something
+   else reads it (the residual; CPU plans always keep it). On CUDA it applies only where the fold kernel runs
    (aicf__cuda_ln_fold_ok: float16 storage, sm_90a), not with matmul_algo cublaslt nor a pin
    of the MatMul other than generated; the plan then holds W', c1 and c2 as constants of its own
    (c1, c2 kept float32). The CPU reference runs the LayerNorm, then the MatMul, exactly as the
