@@ -23,7 +23,8 @@
        K^T) into its addressing, fuse attention (QK^T, scale, mask, Softmax, .V: one ONNX
        Attention step reading the heads through strides), make the exported GELU (Div Erf Add
        Mul Mul) one Gelu, fuse elementwise epilogues, fold a LayerNormalization into the
-       MatMul that reads it (one Hopper GEMM launch at float16), plan memory (one arena, lifetimes,
+       MatMul that reads it (one Hopper GEMM launch at float16) and the one after a MatMul + bias
+       + residual into that GEMM (whole rows a CTA cluster), plan memory (one arena, lifetimes,
        greedy placements then a bounded local search), pick a kernel for every step (rules,
        pins, or timed on the device: autotune) and record why
              |                                       aicf_plan: how, fixed ahead of time
@@ -1174,6 +1175,12 @@ typedef struct aicf__step {
        c2 = B W (float32 constants); out[1] is the LayerNorm's output when anything else reads it
        (the residual), else -1 */
     int pro, pro_in;
+    /* epilogue LayerNorm (aicf__fuse_ln_epilogue, 70_plan.c): a MatMul step whose output, after
+       its chain (the bias, the residual), goes through the LayerNormalization that was its only
+       reader. post = that node + 1 (0 = none; it is in the main node's fused[] too);
+       in[post_in] is the LayerNorm's Scale and in[post_in + 1] its B (-1 absent); out[0] is
+       the LayerNorm's output (the pre-normalisation sum is never stored) */
+    int post, post_in;
 } aicf__step;
 
 struct aicf_plan {
@@ -1364,6 +1371,12 @@ int aicf__cuda_wg_ok(aicf_context* ctx, int k);
    float16 storage, 128 <= M <= 256, K and N multiples of 8, every slab of K resident in shared
    memory, the kernel in the table with an image for the device (aicf__cuda_wg_ok). */
 int aicf__cuda_ln_fold_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K);
+/* 1 when the GEMM with the LayerNorm that follows it (aicf_gemm_wsln_f16_64xBN_cCS,
+   src/81_cuda_ops.c aicf__cuo_lower_ln_epi) can run Y [M, N] = LayerNorm_rows(A [M, K] B + ...)
+   on the device p plans for: float16 storage, N one of the split widths (aicf__ln_epi_split), K a
+   multiple of 8, clusters of the 64-row blocks filling at least half the SMs, the kernel in the
+   table with an image for the device. */
+int aicf__cuda_ln_epi_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -12288,6 +12301,128 @@ oom:
     return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (LayerNorm fold)");
 }
 
+/* ---- fusion: the LayerNormalization after a MatMul, in the GEMM's epilogue ----
+   A post-LN transformer normalises the sum of each projection and its residual:
+   LN(x W_o + b + h). Where that sum has no other reader it need not be stored: one kernel can
+   finish the GEMM's rows and normalise them, if one CTA cluster owns whole rows (N = CS x BN,
+   the row statistics merged over the cluster: src/81_cuda_ops.c aicf__cuo_lower_ln_epi). The
+   widths it is built for (aicf__ln_epi_split): N = 256 (2 x 128), 384 (2 x 192: the reference
+   encoder), 768 (4 x 192). */
+static int aicf__ln_epi_split(int64_t N, int* bn, int* cs) {
+    if (N == 256) *bn = 128, *cs = 2;
+    else if (N == 384) *bn = 192, *cs = 2;
+    else if (N == 768) *bn = 192, *cs = 4;
+    else return 0;
+    return 1;
+}
+/* The pass runs on the steps after aicf__fuse_ln_prologue: a MatMul step (no prologue, no
+   absorbed Transpose, not a view, B a constant [K, N]) whose chain is at most an Add of a bias
+   row and an Add of a full operand, whose output t is float32, read by exactly one other step, a
+   LayerNormalization (axis the last, stash_type 1, Scale and B plan constants of N values, no
+   Mean / InvStdDev output, nothing fused into it), t neither a graph output nor an input of a
+   Concat (the memory plan could make either a view the kernel cannot write), N a split width,
+   K a multiple of 8 and the 64-row blocks' clusters filling at least half the SMs (132 on the
+   CPU; on CUDA the device's, and only where the kernel runs: aicf__cuda_ln_epi_ok, not with
+   matmul_algo cublaslt nor a pin of the MatMul other than generated): the LayerNorm joins the
+   step (aicf__step.post), which now writes the LayerNorm's output; the LayerNorm's step goes.
+   The CPU reference runs the MatMul and its chain into that output, then the LayerNorm in place,
+   row by row: the same sums in the same order as the unfused plan (bitwise equal). Off with
+   no_fusion. */
+static aicf_result aicf__fuse_ln_epilogue(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    const int cuda = p->target == AICF_BACKEND_CUDA;
+    int s, j, k;
+    if (cuda && (p->policy.precision != AICF_PRECISION_FP16 || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT)) return AICF_SUCCESS;
+    for (s = 0; s < p->n_steps; s++) {
+        aicf__step* st = &p->steps[s];
+        aicf__node *mm, *ln;
+        int t, w, l = -1, lnode, scale, bias, readers = 0, bad = 0, bn, cs, nrow = 0, nfull = 0;
+        int64_t K, N, M, axis;
+        const aicf__shape *ts, *wsh;
+        if (st->kind != AICF__STEP_NODE || st->pro || st->post) continue;
+        mm = &g->nodes[st->node];
+        if (mm->op != AICF__OP_MatMul || mm->n_in != 2 || mm->trans_b || mm->views || mm->n_fused || st->n_in != 2 || st->n_out != 1)
+            continue;
+        t = st->out[0];
+        w = st->in[1];
+        if (t < 0 || st->in[0] < 0 || w < 0 || !aicf__is_const(g, w) || g->tensors[t].dtype != AICF_DTYPE_FLOAT32) continue;
+        wsh = &g->tensors[w].shape;
+        ts = &g->tensors[t].shape;
+        if (wsh->rank != 2 || g->tensors[w].dtype != AICF_DTYPE_FLOAT32 || ts->rank < 2) continue;
+        K = wsh->d[0];
+        N = wsh->d[1];
+        if (ts->d[ts->rank - 1] != N || N <= 0) continue;
+        M = aicf__shape_numel(ts) / N;
+        for (j = 0; j < st->n_epi && !bad; j++) { /* the chain: an Add of a bias row [N], an Add of a full operand */
+            const aicf__epi* ep = &st->epi[j];
+            int64_t ne;
+            if (ep->op != AICF__OP_Add || ep->operand < 0) {
+                bad = 1;
+                continue;
+            }
+            ne = aicf__shape_numel(&g->tensors[ep->operand].shape);
+            if (ne == N && ne != M * N) bad = nrow++ > 0;
+            else if (ne == M * N && aicf__same_shape(&g->tensors[ep->operand].shape, ts)) bad = nfull++ > 0;
+            else bad = 1;
+        }
+        if (bad) continue;
+        /* t's readers: exactly one step, a LayerNormalization */
+        for (k = 0; k < p->n_steps && !bad; k++) {
+            const aicf__step* o = &p->steps[k];
+            int reads = 0;
+            if (k == s) continue;
+            for (j = 0; j < o->n_in; j++) reads |= o->in[j] == t;
+            for (j = 0; j < o->n_epi; j++) reads |= o->epi[j].operand == t;
+            if (reads) {
+                readers++;
+                l = k;
+            }
+        }
+        if (readers != 1 || l < s) continue;
+        if (p->steps[l].kind != AICF__STEP_NODE || p->steps[l].n_epi || p->steps[l].pro || p->steps[l].post) continue;
+        lnode = p->steps[l].node;
+        ln = &g->nodes[lnode];
+        if (ln->op != AICF__OP_LayerNormalization || ln->n_in < 2 || ln->in[0] != t || ln->views || ln->n_fused) continue;
+        if (p->steps[l].in[0] != t || p->steps[l].out[0] < 0) continue;
+        for (j = 1; j < p->steps[l].n_out && p->steps[l].out[j] < 0; j++) continue;
+        if (j < p->steps[l].n_out) continue; /* Mean or InvStdDev read */
+        scale = ln->in[1];
+        bias = ln->n_in > 2 ? ln->in[2] : -1;
+        if (g->tensors[p->steps[l].out[0]].dtype != AICF_DTYPE_FLOAT32) continue;
+        axis = aicf__attr_i(ln, "axis", -1);
+        if (axis < 0) axis += ts->rank;
+        if (axis != ts->rank - 1 || aicf__attr_i(ln, "stash_type", 1) != 1) continue;
+        if (!aicf__is_const(g, scale) || g->tensors[scale].dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&g->tensors[scale].shape) != N)
+            continue;
+        if (bias >= 0 && (!aicf__is_const(g, bias) || g->tensors[bias].dtype != AICF_DTYPE_FLOAT32 ||
+                          aicf__shape_numel(&g->tensors[bias].shape) != N))
+            continue;
+        if (!aicf__ln_epi_split(N, &bn, &cs) || K % 8 != 0 || K <= 0) continue;
+        if (cuda ? !aicf__cuda_ln_epi_ok(p, M, N, K) : 2 * ((M + 63) / 64) * cs < 132) continue;
+        for (k = 0; k < AICF_MAX_PINS; k++)
+            if (p->policy.pins[k].node[0] && mm->name && strcmp(p->policy.pins[k].node, mm->name) == 0 &&
+                p->policy.pins[k].kernel != AICF_CHOICE_GENERATED)
+                bad = 1;
+        for (k = 0; k < g->n_outputs; k++) bad |= g->outputs[k] == t;
+        for (k = 0; k < g->n_nodes && !bad; k++)
+            if (!g->nodes[k].removed && g->nodes[k].op == AICF__OP_Concat)
+                for (j = 0; j < g->nodes[k].n_in; j++)
+                    if (g->nodes[k].in[j] >= 0 && (g->nodes[k].in[j] == t || g->nodes[k].in[j] == p->steps[l].out[0])) bad = 1;
+        if (bad) continue;
+        st->post_in = st->n_in;
+        st->in[st->n_in] = scale;
+        st->in[st->n_in + 1] = bias;
+        st->n_in += 2;
+        st->out[0] = p->steps[l].out[0];
+        st->post = lnode + 1;
+        mm->fused[0] = lnode;
+        mm->n_fused = 1;
+        memmove(&p->steps[l], &p->steps[l + 1], (size_t)(p->n_steps - l - 1) * sizeof *p->steps);
+        p->n_steps--;
+    }
+    return AICF_SUCCESS;
+}
+
 /* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
    - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
      Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
@@ -12577,6 +12712,10 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
             if (host >= 0 && p->steps[host].pro == node + 1)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the LayerNormalization is "
                                  "folded into MatMul '%s' (step %d); pins apply to a step's main Conv, Gemm or MatMul node", pin->node,
+                                 g->nodes[p->steps[host].node].name, host);
+            if (host >= 0 && p->steps[host].post == node + 1)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the LayerNormalization is "
+                                 "fused after MatMul '%s' (step %d); pins apply to a step's main Conv, Gemm or MatMul node", pin->node,
                                  g->nodes[p->steps[host].node].name, host);
             if (host >= 0)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
@@ -12895,6 +13034,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
         }
     if (!p->policy.no_fusion && (r = aicf__fuse_ln_prologue(p)) != AICF_SUCCESS) goto fail;
+    if (!p->policy.no_fusion && (r = aicf__fuse_ln_epilogue(p)) != AICF_SUCCESS) goto fail;
     /* storage of every tensor */
     p->loc = (aicf__loc*)aicf__calloc(ctx, (size_t)g->n_tensors + 1, sizeof(aicf__loc));
     if (!p->loc) goto oom;
@@ -13224,6 +13364,9 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
         if (st->kind == AICF__STEP_NODE && st->pro > 0)
             aicf__sbuf_printf(&b, "\n          prologue: LayerNormalization '%s' absorbed (run first on '%s'%s)", p->g->nodes[st->pro - 1].name,
                               aicf__tname(p->g, st->in[0]), st->n_out > 1 && st->out[1] >= 0 ? ", its output kept as out 1" : "");
+        if (st->kind == AICF__STEP_NODE && st->post > 0)
+            aicf__sbuf_printf(&b, "\n          LayerNormalization '%s' fused after the chain (its input '%s' never stored; writes '%s')",
+                              p->g->nodes[st->post - 1].name, aicf__tname(p->g, p->g->nodes[st->post - 1].in[0]), aicf__tname(p->g, st->out[0]));
         if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu && p->g->nodes[st->node].n_fused > 0) {
             aicf__sbuf_printf(&b, "\n          Gelu:");
             aicf__gelu_replaced(&b, p->g, st->node);
@@ -13508,6 +13651,16 @@ aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
             r = aicf__cpu_epilogue(g, st->epi, st->n_epi, (float*)outp[0], &g->tensors[st->out[0]].shape, opnd);
             if (r != AICF_SUCCESS)
                 return aicf__err(e->ctx, r, "step %d (node '%s'): epilogue failed", s, g->nodes[st->node].name);
+        }
+        if (st->post > 0) { /* the LayerNorm after it, in place on output 0, row by row */
+            const void* lin[3];
+            void* lout[3];
+            lin[0] = outp[0];
+            lin[1] = in[st->post_in];
+            lin[2] = in[st->post_in + 1];
+            lout[0] = outp[0];
+            lout[1] = lout[2] = NULL;
+            if ((r = aicf__cpu_run(g, st->post - 1, lin, lout)) != AICF_SUCCESS) return r;
         }
     }
     return AICF_SUCCESS;
@@ -14450,6 +14603,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__sbuf_put(&b, "\n", 1);
         }
         if (st->kind == AICF__STEP_NODE && st->pro > 0) aicf__sbuf_printf(&b, "  prologue node=%d in=%d\n", st->pro - 1, st->pro_in);
+        if (st->kind == AICF__STEP_NODE && st->post > 0) aicf__sbuf_printf(&b, "  epilogue-layernorm node=%d in=%d\n", st->post - 1, st->post_in);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
             for (j = 0; j < g->nodes[st->node].n_fused && j < AICF__NODE_FUSED_MAX; j++) {
                 int fn = g->nodes[st->node].fused[j];
@@ -15166,6 +15320,15 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                               p->target == AICF_BACKEND_CUDA ? "folded into the GEMM: W' = Scale (.) W and the column terms c1, c2 are plan "
                                                                 "constants, the rows' mean and rstd come from the GEMM's resident slabs"
                                                               : "the CPU reference runs it, then the MatMul, as the unfused plan does");
+        }
+        if (st->kind == AICF__STEP_NODE && st->post > 0 && st->post <= g->n_nodes) {
+            const aicf__node* ln = &g->nodes[st->post - 1];
+            aicf__sbuf_printf(&b, "  epilogue: LayerNormalization '%s' (node %d) fused after the chain (epsilon %.9g), writing '%s'; the sum it "
+                              "normalises is never stored; %s\n",
+                              ln->name, st->post - 1, (double)aicf__attr_f(ln, "epsilon", 1e-5f), aicf__tname(g, st->out[0]),
+                              p->target == AICF_BACKEND_CUDA ? "one kernel: clusters of CTAs own whole rows and merge the rows' statistics "
+                                                                "in distributed shared memory"
+                                                              : "the CPU reference runs it in place after the MatMul, as the unfused plan does");
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].op == AICF__OP_Gelu &&
             g->nodes[st->node].n_fused > 0) {
@@ -18651,9 +18814,13 @@ typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(a
 typedef struct aicf__k_gemm_ws {
     uint64_t ta[16], tb[16], tc[16];
     aicf__k_gemv g;
-    unsigned char pad[1344 - 384 - 904];
+    uint64_t gamma, beta; /* aicf_gemm_wsln (aicf__cuo_lower_ln_epi): the LayerNorm's Scale and B [N], float16 (beta 0 = none) */
+    float eps;            /* and its epsilon */
+    int32_t pad_;
+    unsigned char pad[1344 - 384 - 904 - 24];
 } aicf__k_gemm_ws;
-typedef char aicf__k_check_gemm_ws[sizeof(aicf__k_gemm_ws) == 1344 && offsetof(aicf__k_gemm_ws, g) == 384 ? 1 : -1];
+typedef char aicf__k_check_gemm_ws[sizeof(aicf__k_gemm_ws) == 1344 && offsetof(aicf__k_gemm_ws, g) == 384 &&
+                                           offsetof(aicf__k_gemm_ws, gamma) == 1288 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 #define AICF__CUO_GEMV_MAX_M 8 /* rows of A up to which Gemm goes to the GEMV kernels */
 /* templates/ewchain.cu.j2: consecutive GEMV steps as one persistent kernel (aicf__cuo_persist) */
@@ -19752,6 +19919,7 @@ static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_des
                                             const char* lt_why);
 static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c);
+static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c);
 static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static int aicf__cuo_ws_wanted(const aicf__cuo* c);
 /* 1 when the context loaded cuBLASLt */
@@ -19901,6 +20069,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     int mm_bias = -1, mm_c = -1;
     aicf_result r;
     if (c->st->pro > 0) return aicf__cuo_lower_ln_fold(c); /* a LayerNorm folded in (aicf__fuse_ln_prologue) */
+    if (c->st->post > 0) return aicf__cuo_lower_ln_epi(c);  /* the LayerNorm after it (aicf__fuse_ln_epilogue) */
     if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
     if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
     M = ra >= 2 ? as->d[ra - 2] : 1;
@@ -22125,6 +22294,18 @@ static void aicf__cuo_wg_patches(aicf__cuo* c, aicf__cuo_op* op, int A, int B, i
     c->st->epi_native = c->st->n_epi;
 }
 
+/* The step's GEMM as one of Y [M, N] = A [M, K] B [K, N], A's leading axes folded into M, all
+   three contiguous (the LayerNorm fold and epilogue, whose B is a 2-D constant) */
+static void aicf__cuo_flat_mm(aicf__cuo* c, int A, int B, aicf__matmul_desc* md) {
+    const int64_t K = aicf__cuo_shape(c, A)->d[aicf__cuo_shape(c, A)->rank - 1];
+    aicf__cuo_mm_desc(c, md);
+    md->K = K;
+    md->M = K > 0 ? aicf__cuo_numel(c, A) / K : 0;
+    md->N = aicf__cuo_shape(c, B)->d[1];
+    md->lda = K;
+    md->ldb = md->ldc = md->N;
+}
+
 /* The LayerNorm fold's kernel for Y [M, N] = LayerNorm(X [M, K]) W' on the device ctx plans
    for (aicf_gemm_wg_f16_64xBN_ln): 1 with its tile width, shared memory and table index, 0 when
    it does not apply. The same tiles as aicf__cuo_lower_gemm_wg (no cluster split: a CTA needs all
@@ -22198,16 +22379,8 @@ static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "LayerNormalization '%.200s' is folded into this MatMul, which then runs on the "
                               "generated Hopper GEMM only, not cuBLASLt (policy no_fusion = 1 keeps the LayerNorm a step of its own)",
                               ln->name ? ln->name : "");
-    K = aicf__cuo_shape(c, X)->d[aicf__cuo_shape(c, X)->rank - 1];
-    M = K > 0 ? aicf__cuo_numel(c, X) / K : 0;
-    N = aicf__cuo_shape(c, W)->d[1];
-    aicf__cuo_mm_desc(c, &md);
-    md.M = M;
-    md.N = N;
-    md.K = K;
-    md.lda = K;
-    md.ldb = N;
-    md.ldc = N;
+    aicf__cuo_flat_mm(c, X, W, &md);
+    M = md.M, N = md.N, K = md.K;
     if (!aicf__cuo_ln_fold_cfg(c->ctx, M, N, K, &bn, &stages, &smem, &kidx) || !aicf__cuo_tc_applies(c, &md, X, W, Y) ||
         (L >= 0 && aicf__cuo_align(c, L, 0) < 16))
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm fold's kernel does not apply (M=%lld N=%lld K=%lld)", (long long)M,
@@ -22340,6 +22513,133 @@ static int aicf__cuo_ws_wanted(const aicf__cuo* c) {
     return 0;
 }
 
+/* The kernel of a GEMM with the LayerNorm that follows it (aicf_gemm_wsln_f16_64xBN_cCS,
+   templates/gemm_tc.cu.j2 aicf_gemm_wsln_body) on the device ctx plans for: 1 with the split of N
+   (BN columns a CTA, clusters of CS), the stages, the shared memory and the table index, 0 when
+   it does not apply. Stages: as many 64-wide K slabs (A's 64 rows and B's BN columns) as fit
+   beside the output stage, the exchange buffers and the column terms, at most 8. */
+static int aicf__cuo_ln_epi_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t K, int* bn, int* cs, int64_t* stages, size_t* smem,
+                                int* kidx, int64_t* clusters) {
+    int64_t sm = 132, smax = 232448 - 1024, rb, slot, fixed;
+    char name[64];
+    if (!aicf__ln_epi_split(N, bn, cs) || K < 8 || K % 8 != 0 || M < 1 || M > 0x7fffffff - 64 || K > 0x7fffffff - 64) return 0;
+#if !defined(AICF_NO_CUDA)
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->sm_count > 0) sm = ctx->cuda->sm_count;
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->max_smem_optin > 0) smax = ctx->cuda->max_smem_optin - 1024;
+#endif
+    rb = (M + 63) / 64;
+    if (2 * rb * *cs < sm) return 0; /* the clusters keep fewer than half the SMs busy: the LayerNorm kernel + the GEMM */
+    *clusters = rb < sm / *cs ? rb : sm / *cs;
+    if (*clusters < 1) return 0;
+    slot = (int64_t)(64 + *bn) * 128;
+    fixed = 1024 + (int64_t)(*bn / 64) * 8192 + 16 + (int64_t)*cs * 1024 + 12 * (int64_t)*bn;
+    *stages = (smax - fixed) / (slot + 16);
+    if (*stages > 8) *stages = 8;
+    if (*stages < 2) return 0;
+    *smem = (size_t)(fixed + *stages * (slot + 16));
+    snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", *bn, *cs);
+    if ((*kidx = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(ctx, *kidx)) return 0;
+    return 1;
+}
+
+int aicf__cuda_ln_epi_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K) {
+    int bn, cs, k;
+    int64_t stages, clusters;
+    size_t smem;
+    if (!p || p->target != AICF_BACKEND_CUDA || p->policy.precision != AICF_PRECISION_FP16) return 0;
+    return aicf__cuo_ln_epi_cfg(p->ctx, M, N, K, &bn, &cs, &stages, &smem, &k, &clusters);
+}
+
+/* A MatMul step with the LayerNormalization after it (aicf__fuse_ln_epilogue, 70_plan.c):
+   Y [M, N] = LayerNorm_rows(alpha A B + bias + R) in one launch of aicf_gemm_wsln (clusters of
+   CS CTAs owning 64 whole rows, the rows' statistics merged over the cluster through
+   distributed shared memory; templates/gemm_tc.cu.j2). The step's chain must be at most one
+   Add of a bias row and one of a full operand (the residual), float16, 4-byte aligned. The
+   fusion is made where this applies (the planner asks aicf__cuda_ln_epi_ok), so failing here is
+   an error, and a choice of cuBLASLt does not apply to the step. */
+static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemm_ws w;
+    aicf__tmap_req ra, rb, rc;
+    aicf__cuo_op* op = NULL;
+    aicf__matmul_desc md;
+    const aicf__node* ln = &c->g->nodes[c->st->post - 1];
+    int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), G = aicf__cuo_in(c, c->st->post_in), Bt = aicf__cuo_in(c, c->st->post_in + 1);
+    int Y = aicf__cuo_out(c, 0);
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, bn, cs, kidx, i, nrow = 0, nfull = 0;
+    int64_t M, N, K, stages, clusters;
+    size_t smem;
+    aicf_result r;
+    if (A < 0 || B < 0 || G < 0 || Y < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the step's LayerNorm epilogue has no input, weight, Scale or output");
+    if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
+    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_CUBLASLT)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "LayerNormalization '%.200s' is fused after this MatMul, which then runs on the "
+                              "generated Hopper GEMM only, not cuBLASLt (policy no_fusion = 1 keeps the LayerNorm a step of its own)",
+                              ln->name ? ln->name : "");
+    if (aicf__cuo_shape(c, B)->rank != 2 || c->nd->trans_b)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the LayerNorm epilogue's MatMul needs a 2-D B [K, N]");
+    aicf__cuo_flat_mm(c, A, B, &md);
+    M = md.M, N = md.N, K = md.K;
+    if (!aicf__cuo_ln_epi_cfg(c->ctx, M, N, K, &bn, &cs, &stages, &smem, &kidx, &clusters) || !aicf__cuo_tc_applies(c, &md, A, B, Y))
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's kernel does not apply (M=%lld N=%lld K=%lld)",
+                              (long long)M, (long long)N, (long long)K);
+    if ((n_in = aicf__cuo_gemm_chain(c, -1, 0.0f, Y, in)) < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's GEMM cannot take the step's epilogue chain");
+    memset(&w, 0, sizeof w); /* every byte: plan files store the arguments */
+    if ((r = aicf__cuo_gemm_args(c, &md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    if (w.g.e.flags & 1) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's output is stored float32");
+    for (i = 0; i < w.g.e.n_ops; i++) { /* the chain the kernel takes: an Add of a bias row, an Add of a full operand */
+        const aicf__k_ew_op* o = &w.g.e.ops[i];
+        int row = o->src.mode == 2 && o->src.a == N, full = o->src.mode == 0;
+        if (o->code != 101 || ops[i].operand < 0 || aicf__cuo_align(c, ops[i].operand, 0) < 4 || !(row || full) || (row && nrow++) ||
+            (full && nfull++))
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's GEMM takes at most a bias row and a residual "
+                                  "(op %d of the chain: code %d, mode %d)", i, (int)o->code, (int)o->src.mode);
+    }
+    w.g.flags |= (int32_t)(stages << 8);
+    w.eps = aicf__attr_f(ln, "epsilon", 1e-5f);
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    memset(&rc, 0, sizeof rc);
+    ra.magic = rb.magic = rc.magic = AICF__TMAP_MAGIC;
+    ra.swizzle = rb.swizzle = rc.swizzle = 3; /* rows of 64 elements (128 bytes), 128-byte swizzle */
+    ra.box[0] = rb.box[0] = rc.box[0] = 64;
+    ra.box[1] = rb.box[1] = rc.box[1] = 64;
+    ra.dims[0] = (uint64_t)K; /* A [M, K] */
+    ra.dims[1] = (uint64_t)M;
+    ra.stride1 = (uint64_t)K * 2;
+    rb.dims[0] = (uint64_t)N; /* B [K, N] */
+    rb.dims[1] = (uint64_t)K;
+    rb.stride1 = (uint64_t)N * 2;
+    rc.dims[0] = (uint64_t)N; /* Y [M, N] */
+    rc.dims[1] = (uint64_t)M;
+    rc.stride1 = (uint64_t)N * 2;
+    block[0] = 256u; /* the producer and one consumer warpgroup */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)(clusters * cs); /* __cluster_dims__(CS, 1, 1) */
+    grid[1] = grid[2] = 1;
+    snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", bn, cs);
+    if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, ta), A, 0, &ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tb), B, 0, &rb);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tc), Y, 0, &rc);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, b), B, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, gamma), G, 0);
+    if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, beta), Bt, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "LayerNormalization '%.60s' fused after the Hopper GEMM M=%lld N=%lld K=%lld: clusters of %d CTAs own 64 "
+                        "whole rows (64x%d each), the rows' statistics merged over the cluster in shared memory, %u CTAs over %lld row "
+                        "blocks, %lld stages, TMA stores; epilogue inside: %d ops (%s) then the LayerNorm",
+                     ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, cs, bn, grid[0], (long long)((M + 63) / 64),
+                     (long long)stages, c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
 /* GEMM on Hopper for thousands of rows (templates/gemm_tc.cu.j2 aicf_gemm_ws_body, kernels
    aicf_gemm_ws_f16_128x128 and _128x192, sm_90a only): Y [M, N] = chain(alpha A B + C) as
    aicf__cuo_lower_gemm_tc computes it, A [M, K] and B [K, N] row-major, by a persistent kernel of
@@ -22416,6 +22716,9 @@ static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc
     memset(w.tb, 0, sizeof w.tb);
     memset(w.tc, 0, sizeof w.tc);
     memset(w.pad, 0, sizeof w.pad);
+    w.gamma = w.beta = 0;
+    w.eps = 0.0f;
+    w.pad_ = 0;
     memset(&ra, 0, sizeof ra);
     memset(&rb, 0, sizeof rb);
     memset(&rc, 0, sizeof rc);

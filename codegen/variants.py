@@ -161,7 +161,11 @@ def _gemm_wg():
         # the warp-specialised persistent GEMM for thousands of rows: 128 x BN tiles, B [K, N]
         # (src/81_cuda_ops.c aicf__cuo_lower_gemm_ws)
         _k("aicf_gemm_ws_f16_128x%d" % bn, "gemm_ws", "f16", {"bm": 128, "bn": bn, "tile": "128x%dx64" % bn}, block=384)
-        for bn in (128, 192)]
+        for bn in (128, 192)] + [
+        # the same structure over whole rows with the LayerNorm that follows the GEMM: a cluster of
+        # CS CTAs a 64-row block, N = CS x BN (src/81_cuda_ops.c aicf__cuo_lower_ln_epi)
+        _k("aicf_gemm_wsln_f16_64x%d_c%d" % (bn, cs), "gemm_wsln", "f16", {"bm": 64, "bn": bn, "cs": cs, "tile": "64x%dx64" % bn}, block=256)
+        for bn, cs in ((128, 2), (192, 2), (192, 4))]
 
 
 def _pool():

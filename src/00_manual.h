@@ -23,7 +23,8 @@
        K^T) into its addressing, fuse attention (QK^T, scale, mask, Softmax, .V: one ONNX
        Attention step reading the heads through strides), make the exported GELU (Div Erf Add
        Mul Mul) one Gelu, fuse elementwise epilogues, fold a LayerNormalization into the
-       MatMul that reads it (one Hopper GEMM launch at float16), plan memory (one arena, lifetimes,
+       MatMul that reads it (one Hopper GEMM launch at float16) and the one after a MatMul + bias
+       + residual into that GEMM (whole rows a CTA cluster), plan memory (one arena, lifetimes,
        greedy placements then a bounded local search), pick a kernel for every step (rules,
        pins, or timed on the device: autotune) and record why
              |                                       aicf_plan: how, fixed ahead of time

@@ -347,6 +347,12 @@ typedef struct aicf__step {
        c2 = B W (float32 constants); out[1] is the LayerNorm's output when anything else reads it
        (the residual), else -1 */
     int pro, pro_in;
+    /* epilogue LayerNorm (aicf__fuse_ln_epilogue, 70_plan.c): a MatMul step whose output, after
+       its chain (the bias, the residual), goes through the LayerNormalization that was its only
+       reader. post = that node + 1 (0 = none; it is in the main node's fused[] too);
+       in[post_in] is the LayerNorm's Scale and in[post_in + 1] its B (-1 absent); out[0] is
+       the LayerNorm's output (the pre-normalisation sum is never stored) */
+    int post, post_in;
 } aicf__step;
 
 struct aicf_plan {
@@ -537,6 +543,12 @@ int aicf__cuda_wg_ok(aicf_context* ctx, int k);
    float16 storage, 128 <= M <= 256, K and N multiples of 8, every slab of K resident in shared
    memory, the kernel in the table with an image for the device (aicf__cuda_wg_ok). */
 int aicf__cuda_ln_fold_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K);
+/* 1 when the GEMM with the LayerNorm that follows it (aicf_gemm_wsln_f16_64xBN_cCS,
+   src/81_cuda_ops.c aicf__cuo_lower_ln_epi) can run Y [M, N] = LayerNorm_rows(A [M, K] B + ...)
+   on the device p plans for: float16 storage, N one of the split widths (aicf__ln_epi_split), K a
+   multiple of 8, clusters of the 64-row blocks filling at least half the SMs, the kernel in the
+   table with an image for the device. */
+int aicf__cuda_ln_epi_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K);
 /* Adds a device-to-device copy of `bytes`. */
 aicf_result aicf__cuda_emit_copy(aicf__cuda_emitter* em, uint64_t dst, uint64_t src, size_t bytes);
 

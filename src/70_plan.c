@@ -1505,6 +1505,128 @@ oom:
     return aicf__err(p->ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: out of memory (LayerNorm fold)");
 }
 
+/* ---- fusion: the LayerNormalization after a MatMul, in the GEMM's epilogue ----
+   A post-LN transformer normalises the sum of each projection and its residual:
+   LN(x W_o + b + h). Where that sum has no other reader it need not be stored: one kernel can
+   finish the GEMM's rows and normalise them, if one CTA cluster owns whole rows (N = CS x BN,
+   the row statistics merged over the cluster: src/81_cuda_ops.c aicf__cuo_lower_ln_epi). The
+   widths it is built for (aicf__ln_epi_split): N = 256 (2 x 128), 384 (2 x 192: the reference
+   encoder), 768 (4 x 192). */
+static int aicf__ln_epi_split(int64_t N, int* bn, int* cs) {
+    if (N == 256) *bn = 128, *cs = 2;
+    else if (N == 384) *bn = 192, *cs = 2;
+    else if (N == 768) *bn = 192, *cs = 4;
+    else return 0;
+    return 1;
+}
+/* The pass runs on the steps after aicf__fuse_ln_prologue: a MatMul step (no prologue, no
+   absorbed Transpose, not a view, B a constant [K, N]) whose chain is at most an Add of a bias
+   row and an Add of a full operand, whose output t is float32, read by exactly one other step, a
+   LayerNormalization (axis the last, stash_type 1, Scale and B plan constants of N values, no
+   Mean / InvStdDev output, nothing fused into it), t neither a graph output nor an input of a
+   Concat (the memory plan could make either a view the kernel cannot write), N a split width,
+   K a multiple of 8 and the 64-row blocks' clusters filling at least half the SMs (132 on the
+   CPU; on CUDA the device's, and only where the kernel runs: aicf__cuda_ln_epi_ok, not with
+   matmul_algo cublaslt nor a pin of the MatMul other than generated): the LayerNorm joins the
+   step (aicf__step.post), which now writes the LayerNorm's output; the LayerNorm's step goes.
+   The CPU reference runs the MatMul and its chain into that output, then the LayerNorm in place,
+   row by row: the same sums in the same order as the unfused plan (bitwise equal). Off with
+   no_fusion. */
+static aicf_result aicf__fuse_ln_epilogue(aicf_plan* p) {
+    aicf_graph* g = p->g;
+    const int cuda = p->target == AICF_BACKEND_CUDA;
+    int s, j, k;
+    if (cuda && (p->policy.precision != AICF_PRECISION_FP16 || p->policy.matmul_algo == AICF_MATMUL_CUBLASLT)) return AICF_SUCCESS;
+    for (s = 0; s < p->n_steps; s++) {
+        aicf__step* st = &p->steps[s];
+        aicf__node *mm, *ln;
+        int t, w, l = -1, lnode, scale, bias, readers = 0, bad = 0, bn, cs, nrow = 0, nfull = 0;
+        int64_t K, N, M, axis;
+        const aicf__shape *ts, *wsh;
+        if (st->kind != AICF__STEP_NODE || st->pro || st->post) continue;
+        mm = &g->nodes[st->node];
+        if (mm->op != AICF__OP_MatMul || mm->n_in != 2 || mm->trans_b || mm->views || mm->n_fused || st->n_in != 2 || st->n_out != 1)
+            continue;
+        t = st->out[0];
+        w = st->in[1];
+        if (t < 0 || st->in[0] < 0 || w < 0 || !aicf__is_const(g, w) || g->tensors[t].dtype != AICF_DTYPE_FLOAT32) continue;
+        wsh = &g->tensors[w].shape;
+        ts = &g->tensors[t].shape;
+        if (wsh->rank != 2 || g->tensors[w].dtype != AICF_DTYPE_FLOAT32 || ts->rank < 2) continue;
+        K = wsh->d[0];
+        N = wsh->d[1];
+        if (ts->d[ts->rank - 1] != N || N <= 0) continue;
+        M = aicf__shape_numel(ts) / N;
+        for (j = 0; j < st->n_epi && !bad; j++) { /* the chain: an Add of a bias row [N], an Add of a full operand */
+            const aicf__epi* ep = &st->epi[j];
+            int64_t ne;
+            if (ep->op != AICF__OP_Add || ep->operand < 0) {
+                bad = 1;
+                continue;
+            }
+            ne = aicf__shape_numel(&g->tensors[ep->operand].shape);
+            if (ne == N && ne != M * N) bad = nrow++ > 0;
+            else if (ne == M * N && aicf__same_shape(&g->tensors[ep->operand].shape, ts)) bad = nfull++ > 0;
+            else bad = 1;
+        }
+        if (bad) continue;
+        /* t's readers: exactly one step, a LayerNormalization */
+        for (k = 0; k < p->n_steps && !bad; k++) {
+            const aicf__step* o = &p->steps[k];
+            int reads = 0;
+            if (k == s) continue;
+            for (j = 0; j < o->n_in; j++) reads |= o->in[j] == t;
+            for (j = 0; j < o->n_epi; j++) reads |= o->epi[j].operand == t;
+            if (reads) {
+                readers++;
+                l = k;
+            }
+        }
+        if (readers != 1 || l < s) continue;
+        if (p->steps[l].kind != AICF__STEP_NODE || p->steps[l].n_epi || p->steps[l].pro || p->steps[l].post) continue;
+        lnode = p->steps[l].node;
+        ln = &g->nodes[lnode];
+        if (ln->op != AICF__OP_LayerNormalization || ln->n_in < 2 || ln->in[0] != t || ln->views || ln->n_fused) continue;
+        if (p->steps[l].in[0] != t || p->steps[l].out[0] < 0) continue;
+        for (j = 1; j < p->steps[l].n_out && p->steps[l].out[j] < 0; j++) continue;
+        if (j < p->steps[l].n_out) continue; /* Mean or InvStdDev read */
+        scale = ln->in[1];
+        bias = ln->n_in > 2 ? ln->in[2] : -1;
+        if (g->tensors[p->steps[l].out[0]].dtype != AICF_DTYPE_FLOAT32) continue;
+        axis = aicf__attr_i(ln, "axis", -1);
+        if (axis < 0) axis += ts->rank;
+        if (axis != ts->rank - 1 || aicf__attr_i(ln, "stash_type", 1) != 1) continue;
+        if (!aicf__is_const(g, scale) || g->tensors[scale].dtype != AICF_DTYPE_FLOAT32 || aicf__shape_numel(&g->tensors[scale].shape) != N)
+            continue;
+        if (bias >= 0 && (!aicf__is_const(g, bias) || g->tensors[bias].dtype != AICF_DTYPE_FLOAT32 ||
+                          aicf__shape_numel(&g->tensors[bias].shape) != N))
+            continue;
+        if (!aicf__ln_epi_split(N, &bn, &cs) || K % 8 != 0 || K <= 0) continue;
+        if (cuda ? !aicf__cuda_ln_epi_ok(p, M, N, K) : 2 * ((M + 63) / 64) * cs < 132) continue;
+        for (k = 0; k < AICF_MAX_PINS; k++)
+            if (p->policy.pins[k].node[0] && mm->name && strcmp(p->policy.pins[k].node, mm->name) == 0 &&
+                p->policy.pins[k].kernel != AICF_CHOICE_GENERATED)
+                bad = 1;
+        for (k = 0; k < g->n_outputs; k++) bad |= g->outputs[k] == t;
+        for (k = 0; k < g->n_nodes && !bad; k++)
+            if (!g->nodes[k].removed && g->nodes[k].op == AICF__OP_Concat)
+                for (j = 0; j < g->nodes[k].n_in; j++)
+                    if (g->nodes[k].in[j] >= 0 && (g->nodes[k].in[j] == t || g->nodes[k].in[j] == p->steps[l].out[0])) bad = 1;
+        if (bad) continue;
+        st->post_in = st->n_in;
+        st->in[st->n_in] = scale;
+        st->in[st->n_in + 1] = bias;
+        st->n_in += 2;
+        st->out[0] = p->steps[l].out[0];
+        st->post = lnode + 1;
+        mm->fused[0] = lnode;
+        mm->n_fused = 1;
+        memmove(&p->steps[l], &p->steps[l + 1], (size_t)(p->n_steps - l - 1) * sizeof *p->steps);
+        p->n_steps--;
+    }
+    return AICF_SUCCESS;
+}
+
 /* Layout nodes absorbed into a fused Attention's addressing (its kernels take strides):
    - inputs: Q, K and V reached from one tensor X through Transpose, Split, Squeeze, Unsqueeze,
      Reshape, Flatten and Identity (the encoder's head split: [B, S, 3*H*D] -> Reshape
@@ -1794,6 +1916,10 @@ static aicf_result aicf__apply_choices(aicf_plan* p, const aicf__saved_choices* 
             if (host >= 0 && p->steps[host].pro == node + 1)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the LayerNormalization is "
                                  "folded into MatMul '%s' (step %d); pins apply to a step's main Conv, Gemm or MatMul node", pin->node,
+                                 g->nodes[p->steps[host].node].name, host);
+            if (host >= 0 && p->steps[host].post == node + 1)
+                return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the LayerNormalization is "
+                                 "fused after MatMul '%s' (step %d); pins apply to a step's main Conv, Gemm or MatMul node", pin->node,
                                  g->nodes[p->steps[host].node].name, host);
             if (host >= 0)
                 return aicf__err(p->ctx, AICF_ERROR_UNSUPPORTED, "aicf_plan_create: policy pin of node '%s': the node is fused into the "
@@ -2112,6 +2238,7 @@ aicf_result aicf__plan_create_ex(aicf_graph* graph, const aicf_plan_desc* desc, 
             if ((r = aicf__plan_push_step(p, &stepcap, &st)) != AICF_SUCCESS) goto fail;
         }
     if (!p->policy.no_fusion && (r = aicf__fuse_ln_prologue(p)) != AICF_SUCCESS) goto fail;
+    if (!p->policy.no_fusion && (r = aicf__fuse_ln_epilogue(p)) != AICF_SUCCESS) goto fail;
     /* storage of every tensor */
     p->loc = (aicf__loc*)aicf__calloc(ctx, (size_t)g->n_tensors + 1, sizeof(aicf__loc));
     if (!p->loc) goto oom;
@@ -2441,6 +2568,9 @@ aicf_result aicf_plan_format(const aicf_plan* p, char* buf, size_t cap, size_t* 
         if (st->kind == AICF__STEP_NODE && st->pro > 0)
             aicf__sbuf_printf(&b, "\n          prologue: LayerNormalization '%s' absorbed (run first on '%s'%s)", p->g->nodes[st->pro - 1].name,
                               aicf__tname(p->g, st->in[0]), st->n_out > 1 && st->out[1] >= 0 ? ", its output kept as out 1" : "");
+        if (st->kind == AICF__STEP_NODE && st->post > 0)
+            aicf__sbuf_printf(&b, "\n          LayerNormalization '%s' fused after the chain (its input '%s' never stored; writes '%s')",
+                              p->g->nodes[st->post - 1].name, aicf__tname(p->g, p->g->nodes[st->post - 1].in[0]), aicf__tname(p->g, st->out[0]));
         if (st->kind == AICF__STEP_NODE && p->g->nodes[st->node].op == AICF__OP_Gelu && p->g->nodes[st->node].n_fused > 0) {
             aicf__sbuf_printf(&b, "\n          Gelu:");
             aicf__gelu_replaced(&b, p->g, st->node);
@@ -2725,6 +2855,16 @@ aicf_result aicf__cpu_exec_step(aicf_exec* e, int s) {
             r = aicf__cpu_epilogue(g, st->epi, st->n_epi, (float*)outp[0], &g->tensors[st->out[0]].shape, opnd);
             if (r != AICF_SUCCESS)
                 return aicf__err(e->ctx, r, "step %d (node '%s'): epilogue failed", s, g->nodes[st->node].name);
+        }
+        if (st->post > 0) { /* the LayerNorm after it, in place on output 0, row by row */
+            const void* lin[3];
+            void* lout[3];
+            lin[0] = outp[0];
+            lin[1] = in[st->post_in];
+            lin[2] = in[st->post_in + 1];
+            lout[0] = outp[0];
+            lout[1] = lout[2] = NULL;
+            if ((r = aicf__cpu_run(g, st->post - 1, lin, lout)) != AICF_SUCCESS) return r;
         }
     }
     return AICF_SUCCESS;

@@ -865,6 +865,7 @@ aicf_result aicf_plan_serialize(const aicf_plan* p, char* buf, size_t cap, size_
             aicf__sbuf_put(&b, "\n", 1);
         }
         if (st->kind == AICF__STEP_NODE && st->pro > 0) aicf__sbuf_printf(&b, "  prologue node=%d in=%d\n", st->pro - 1, st->pro_in);
+        if (st->kind == AICF__STEP_NODE && st->post > 0) aicf__sbuf_printf(&b, "  epilogue-layernorm node=%d in=%d\n", st->post - 1, st->post_in);
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes)
             for (j = 0; j < g->nodes[st->node].n_fused && j < AICF__NODE_FUSED_MAX; j++) {
                 int fn = g->nodes[st->node].fused[j];
@@ -1581,6 +1582,15 @@ aicf_result aicf_plan_explain(const aicf_plan* p, char* buf, size_t cap, size_t*
                               p->target == AICF_BACKEND_CUDA ? "folded into the GEMM: W' = Scale (.) W and the column terms c1, c2 are plan "
                                                                 "constants, the rows' mean and rstd come from the GEMM's resident slabs"
                                                               : "the CPU reference runs it, then the MatMul, as the unfused plan does");
+        }
+        if (st->kind == AICF__STEP_NODE && st->post > 0 && st->post <= g->n_nodes) {
+            const aicf__node* ln = &g->nodes[st->post - 1];
+            aicf__sbuf_printf(&b, "  epilogue: LayerNormalization '%s' (node %d) fused after the chain (epsilon %.9g), writing '%s'; the sum it "
+                              "normalises is never stored; %s\n",
+                              ln->name, st->post - 1, (double)aicf__attr_f(ln, "epsilon", 1e-5f), aicf__tname(g, st->out[0]),
+                              p->target == AICF_BACKEND_CUDA ? "one kernel: clusters of CTAs own whole rows and merge the rows' statistics "
+                                                                "in distributed shared memory"
+                                                              : "the CPU reference runs it in place after the MatMul, as the unfused plan does");
         }
         if (st->kind == AICF__STEP_NODE && st->node >= 0 && st->node < g->n_nodes && g->nodes[st->node].op == AICF__OP_Gelu &&
             g->nodes[st->node].n_fused > 0) {

@@ -236,9 +236,13 @@ typedef char aicf__k_check_gemm_wg[sizeof(aicf__k_gemm_wg) == 1216 && offsetof(a
 typedef struct aicf__k_gemm_ws {
     uint64_t ta[16], tb[16], tc[16];
     aicf__k_gemv g;
-    unsigned char pad[1344 - 384 - 904];
+    uint64_t gamma, beta; /* aicf_gemm_wsln (aicf__cuo_lower_ln_epi): the LayerNorm's Scale and B [N], float16 (beta 0 = none) */
+    float eps;            /* and its epsilon */
+    int32_t pad_;
+    unsigned char pad[1344 - 384 - 904 - 24];
 } aicf__k_gemm_ws;
-typedef char aicf__k_check_gemm_ws[sizeof(aicf__k_gemm_ws) == 1344 && offsetof(aicf__k_gemm_ws, g) == 384 ? 1 : -1];
+typedef char aicf__k_check_gemm_ws[sizeof(aicf__k_gemm_ws) == 1344 && offsetof(aicf__k_gemm_ws, g) == 384 &&
+                                           offsetof(aicf__k_gemm_ws, gamma) == 1288 ? 1 : -1];
 typedef char aicf__k_check_gemv_fit[sizeof(aicf__k_gemv) <= AICF__CUO_ARGS_WORDS * 8 ? 1 : -1];
 #define AICF__CUO_GEMV_MAX_M 8 /* rows of A up to which Gemm goes to the GEMV kernels */
 /* templates/ewchain.cu.j2: consecutive GEMV steps as one persistent kernel (aicf__cuo_persist) */
@@ -1337,6 +1341,7 @@ static aicf_result aicf__cuo_lower_gemm_tcs(aicf__cuo* c, const aicf__matmul_des
                                             const char* lt_why);
 static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c);
+static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c);
 static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
 static int aicf__cuo_ws_wanted(const aicf__cuo* c);
 /* 1 when the context loaded cuBLASLt */
@@ -1486,6 +1491,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
     int mm_bias = -1, mm_c = -1;
     aicf_result r;
     if (c->st->pro > 0) return aicf__cuo_lower_ln_fold(c); /* a LayerNorm folded in (aicf__fuse_ln_prologue) */
+    if (c->st->post > 0) return aicf__cuo_lower_ln_epi(c);  /* the LayerNorm after it (aicf__fuse_ln_epilogue) */
     if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
     if (ra < 1 || rb < 1) return aicf__cuo_fail(c, AICF_ERROR_SHAPE, "MatMul needs inputs of rank >= 1");
     M = ra >= 2 ? as->d[ra - 2] : 1;
@@ -3710,6 +3716,18 @@ static void aicf__cuo_wg_patches(aicf__cuo* c, aicf__cuo_op* op, int A, int B, i
     c->st->epi_native = c->st->n_epi;
 }
 
+/* The step's GEMM as one of Y [M, N] = A [M, K] B [K, N], A's leading axes folded into M, all
+   three contiguous (the LayerNorm fold and epilogue, whose B is a 2-D constant) */
+static void aicf__cuo_flat_mm(aicf__cuo* c, int A, int B, aicf__matmul_desc* md) {
+    const int64_t K = aicf__cuo_shape(c, A)->d[aicf__cuo_shape(c, A)->rank - 1];
+    aicf__cuo_mm_desc(c, md);
+    md->K = K;
+    md->M = K > 0 ? aicf__cuo_numel(c, A) / K : 0;
+    md->N = aicf__cuo_shape(c, B)->d[1];
+    md->lda = K;
+    md->ldb = md->ldc = md->N;
+}
+
 /* The LayerNorm fold's kernel for Y [M, N] = LayerNorm(X [M, K]) W' on the device ctx plans
    for (aicf_gemm_wg_f16_64xBN_ln): 1 with its tile width, shared memory and table index, 0 when
    it does not apply. The same tiles as aicf__cuo_lower_gemm_wg (no cluster split: a CTA needs all
@@ -3783,16 +3801,8 @@ static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "LayerNormalization '%.200s' is folded into this MatMul, which then runs on the "
                               "generated Hopper GEMM only, not cuBLASLt (policy no_fusion = 1 keeps the LayerNorm a step of its own)",
                               ln->name ? ln->name : "");
-    K = aicf__cuo_shape(c, X)->d[aicf__cuo_shape(c, X)->rank - 1];
-    M = K > 0 ? aicf__cuo_numel(c, X) / K : 0;
-    N = aicf__cuo_shape(c, W)->d[1];
-    aicf__cuo_mm_desc(c, &md);
-    md.M = M;
-    md.N = N;
-    md.K = K;
-    md.lda = K;
-    md.ldb = N;
-    md.ldc = N;
+    aicf__cuo_flat_mm(c, X, W, &md);
+    M = md.M, N = md.N, K = md.K;
     if (!aicf__cuo_ln_fold_cfg(c->ctx, M, N, K, &bn, &stages, &smem, &kidx) || !aicf__cuo_tc_applies(c, &md, X, W, Y) ||
         (L >= 0 && aicf__cuo_align(c, L, 0) < 16))
         return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm fold's kernel does not apply (M=%lld N=%lld K=%lld)", (long long)M,
@@ -3925,6 +3935,133 @@ static int aicf__cuo_ws_wanted(const aicf__cuo* c) {
     return 0;
 }
 
+/* The kernel of a GEMM with the LayerNorm that follows it (aicf_gemm_wsln_f16_64xBN_cCS,
+   templates/gemm_tc.cu.j2 aicf_gemm_wsln_body) on the device ctx plans for: 1 with the split of N
+   (BN columns a CTA, clusters of CS), the stages, the shared memory and the table index, 0 when
+   it does not apply. Stages: as many 64-wide K slabs (A's 64 rows and B's BN columns) as fit
+   beside the output stage, the exchange buffers and the column terms, at most 8. */
+static int aicf__cuo_ln_epi_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t K, int* bn, int* cs, int64_t* stages, size_t* smem,
+                                int* kidx, int64_t* clusters) {
+    int64_t sm = 132, smax = 232448 - 1024, rb, slot, fixed;
+    char name[64];
+    if (!aicf__ln_epi_split(N, bn, cs) || K < 8 || K % 8 != 0 || M < 1 || M > 0x7fffffff - 64 || K > 0x7fffffff - 64) return 0;
+#if !defined(AICF_NO_CUDA)
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->sm_count > 0) sm = ctx->cuda->sm_count;
+    if (ctx->cuda && ctx->cuda->ready && ctx->cuda->max_smem_optin > 0) smax = ctx->cuda->max_smem_optin - 1024;
+#endif
+    rb = (M + 63) / 64;
+    if (2 * rb * *cs < sm) return 0; /* the clusters keep fewer than half the SMs busy: the LayerNorm kernel + the GEMM */
+    *clusters = rb < sm / *cs ? rb : sm / *cs;
+    if (*clusters < 1) return 0;
+    slot = (int64_t)(64 + *bn) * 128;
+    fixed = 1024 + (int64_t)(*bn / 64) * 8192 + 16 + (int64_t)*cs * 1024 + 12 * (int64_t)*bn;
+    *stages = (smax - fixed) / (slot + 16);
+    if (*stages > 8) *stages = 8;
+    if (*stages < 2) return 0;
+    *smem = (size_t)(fixed + *stages * (slot + 16));
+    snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", *bn, *cs);
+    if ((*kidx = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(ctx, *kidx)) return 0;
+    return 1;
+}
+
+int aicf__cuda_ln_epi_ok(const aicf_plan* p, int64_t M, int64_t N, int64_t K) {
+    int bn, cs, k;
+    int64_t stages, clusters;
+    size_t smem;
+    if (!p || p->target != AICF_BACKEND_CUDA || p->policy.precision != AICF_PRECISION_FP16) return 0;
+    return aicf__cuo_ln_epi_cfg(p->ctx, M, N, K, &bn, &cs, &stages, &smem, &k, &clusters);
+}
+
+/* A MatMul step with the LayerNormalization after it (aicf__fuse_ln_epilogue, 70_plan.c):
+   Y [M, N] = LayerNorm_rows(alpha A B + bias + R) in one launch of aicf_gemm_wsln (clusters of
+   CS CTAs owning 64 whole rows, the rows' statistics merged over the cluster through
+   distributed shared memory; templates/gemm_tc.cu.j2). The step's chain must be at most one
+   Add of a bias row and one of a full operand (the residual), float16, 4-byte aligned. The
+   fusion is made where this applies (the planner asks aicf__cuda_ln_epi_ok), so failing here is
+   an error, and a choice of cuBLASLt does not apply to the step. */
+static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c) {
+    aicf__cuo_ewop in[AICF__EW_MAX_OPS], ops[AICF__EW_MAX_OPS];
+    aicf__k_gemm_ws w;
+    aicf__tmap_req ra, rb, rc;
+    aicf__cuo_op* op = NULL;
+    aicf__matmul_desc md;
+    const aicf__node* ln = &c->g->nodes[c->st->post - 1];
+    int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), G = aicf__cuo_in(c, c->st->post_in), Bt = aicf__cuo_in(c, c->st->post_in + 1);
+    int Y = aicf__cuo_out(c, 0);
+    unsigned grid[3], block[3];
+    char name[64], modes[64];
+    int n_in, bn, cs, kidx, i, nrow = 0, nfull = 0;
+    int64_t M, N, K, stages, clusters;
+    size_t smem;
+    aicf_result r;
+    if (A < 0 || B < 0 || G < 0 || Y < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the step's LayerNorm epilogue has no input, weight, Scale or output");
+    if ((r = aicf__cuo_floats(c, 2)) != AICF_SUCCESS) return r;
+    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_CUBLASLT)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "LayerNormalization '%.200s' is fused after this MatMul, which then runs on the "
+                              "generated Hopper GEMM only, not cuBLASLt (policy no_fusion = 1 keeps the LayerNorm a step of its own)",
+                              ln->name ? ln->name : "");
+    if (aicf__cuo_shape(c, B)->rank != 2 || c->nd->trans_b)
+        return aicf__cuo_fail(c, AICF_ERROR_STATE, "the LayerNorm epilogue's MatMul needs a 2-D B [K, N]");
+    aicf__cuo_flat_mm(c, A, B, &md);
+    M = md.M, N = md.N, K = md.K;
+    if (!aicf__cuo_ln_epi_cfg(c->ctx, M, N, K, &bn, &cs, &stages, &smem, &kidx, &clusters) || !aicf__cuo_tc_applies(c, &md, A, B, Y))
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's kernel does not apply (M=%lld N=%lld K=%lld)",
+                              (long long)M, (long long)N, (long long)K);
+    if ((n_in = aicf__cuo_gemm_chain(c, -1, 0.0f, Y, in)) < 0)
+        return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's GEMM cannot take the step's epilogue chain");
+    memset(&w, 0, sizeof w); /* every byte: plan files store the arguments */
+    if ((r = aicf__cuo_gemm_args(c, &md, Y, in, n_in, ops, &w.g, modes, sizeof modes)) != AICF_SUCCESS) return r;
+    if (w.g.e.flags & 1) return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's output is stored float32");
+    for (i = 0; i < w.g.e.n_ops; i++) { /* the chain the kernel takes: an Add of a bias row, an Add of a full operand */
+        const aicf__k_ew_op* o = &w.g.e.ops[i];
+        int row = o->src.mode == 2 && o->src.a == N, full = o->src.mode == 0;
+        if (o->code != 101 || ops[i].operand < 0 || aicf__cuo_align(c, ops[i].operand, 0) < 4 || !(row || full) || (row && nrow++) ||
+            (full && nfull++))
+            return aicf__cuo_fail(c, AICF_ERROR_UNSUPPORTED, "the LayerNorm epilogue's GEMM takes at most a bias row and a residual "
+                                  "(op %d of the chain: code %d, mode %d)", i, (int)o->code, (int)o->src.mode);
+    }
+    w.g.flags |= (int32_t)(stages << 8);
+    w.eps = aicf__attr_f(ln, "epsilon", 1e-5f);
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    memset(&rc, 0, sizeof rc);
+    ra.magic = rb.magic = rc.magic = AICF__TMAP_MAGIC;
+    ra.swizzle = rb.swizzle = rc.swizzle = 3; /* rows of 64 elements (128 bytes), 128-byte swizzle */
+    ra.box[0] = rb.box[0] = rc.box[0] = 64;
+    ra.box[1] = rb.box[1] = rc.box[1] = 64;
+    ra.dims[0] = (uint64_t)K; /* A [M, K] */
+    ra.dims[1] = (uint64_t)M;
+    ra.stride1 = (uint64_t)K * 2;
+    rb.dims[0] = (uint64_t)N; /* B [K, N] */
+    rb.dims[1] = (uint64_t)K;
+    rb.stride1 = (uint64_t)N * 2;
+    rc.dims[0] = (uint64_t)N; /* Y [M, N] */
+    rc.dims[1] = (uint64_t)M;
+    rc.stride1 = (uint64_t)N * 2;
+    block[0] = 256u; /* the producer and one consumer warpgroup */
+    block[1] = block[2] = 1;
+    grid[0] = (unsigned)(clusters * cs); /* __cluster_dims__(CS, 1, 1) */
+    grid[1] = grid[2] = 1;
+    snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", bn, cs);
+    if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, ta), A, 0, &ra);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tb), B, 0, &rb);
+    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tc), Y, 0, &rc);
+    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, b), B, 0);
+    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, gamma), G, 0);
+    if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, beta), Bt, 0);
+    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_reason(c, "LayerNormalization '%.60s' fused after the Hopper GEMM M=%lld N=%lld K=%lld: clusters of %d CTAs own 64 "
+                        "whole rows (64x%d each), the rows' statistics merged over the cluster in shared memory, %u CTAs over %lld row "
+                        "blocks, %lld stages, TMA stores; epilogue inside: %d ops (%s) then the LayerNorm",
+                     ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, cs, bn, grid[0], (long long)((M + 63) / 64),
+                     (long long)stages, c->st->n_epi, modes);
+    return AICF_SUCCESS;
+}
+
 /* GEMM on Hopper for thousands of rows (templates/gemm_tc.cu.j2 aicf_gemm_ws_body, kernels
    aicf_gemm_ws_f16_128x128 and _128x192, sm_90a only): Y [M, N] = chain(alpha A B + C) as
    aicf__cuo_lower_gemm_tc computes it, A [M, K] and B [K, N] row-major, by a persistent kernel of
@@ -4001,6 +4138,9 @@ static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc
     memset(w.tb, 0, sizeof w.tb);
     memset(w.tc, 0, sizeof w.tc);
     memset(w.pad, 0, sizeof w.pad);
+    w.gamma = w.beta = 0;
+    w.eps = 0.0f;
+    w.pad_ = 0;
     memset(&ra, 0, sizeof ra);
     memset(&rb, 0, sizeof rb);
     memset(&rc, 0, sizeof rc);

@@ -4196,6 +4196,240 @@ static aicf_graph* ws_test_graph(aicf_context* ctx, int64_t bt, int64_t S, int64
     return g;
 }
 
+/* The LayerNorm after a MatMul (src/70_plan.c aicf__fuse_ln_epilogue, src/81_cuda_ops.c
+   aicf__cuo_lower_ln_epi): x [M, K] -> MatMul W [K, N] -> [Add bias] -> [Add r, an input
+   [M, N]] -> LayerNormalization (Scale, [B], epsilon) -> y. On the fake driver as a device of
+   compute capability 9.0 with cuTensorMapEncodeTiled: where it applies, the MatMul step takes
+   the LayerNorm (post naming it, in[] = x, W, Scale, B, out[0] = y, no LayerNorm step) and is
+   one launch of aicf_gemm_wsln_f16_64xBN_cCS (BN, CS by N) with the grid (clusters x CS, the
+   clusters min(row blocks, SMs / CS)), block, shared memory and stages as aicf__cuo_ln_epi_cfg
+   computes them, the arguments (M, N, K, the chain's ops, epsilon), the three tensor-map
+   requests (64 x 64 boxes), the patches (maps of x, W, y; A, B, D; Scale and B at gamma and
+   beta); the plan file names the step's epilogue-layernorm line and loads back; the exec is
+   created. Where it must not apply: float32, matmul_algo CUBLASLT, compute capability 8.9, no
+   cuTensorMapEncodeTiled, no_fusion, too few rows, N not a split width. A pin of the fused
+   LayerNorm fails aicf_plan_create, naming it. */
+static aicf_graph* lne_graph(aicf_context* ctx, int64_t M, int64_t K, int64_t N, int bias, int res, int beta, float eps, const float* w,
+                             const float* b, const float* ga, const float* be, const char* name) {
+    int64_t xd[2] = {M, K}, rd[2] = {M, N}, wd[2] = {K, N}, bd[1] = {N};
+    aicf_graph* g = NULL;
+    aicf_tensor_desc td;
+    aicf_node_desc nd;
+    aicf_attr at[1];
+    const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *rin[2] = {"h", "r"}, *rout[1] = {"t"},
+               *lin[3] = {"t", "gamma", "beta"}, *lout[1] = {"y"};
+    aicf_graph_create(ctx, &g);
+    aicf_graph_set_opset(g, "", 17);
+    memset(&td, 0, sizeof td);
+    td.dtype = AICF_DTYPE_FLOAT32;
+    td.name = "x", td.rank = 2, td.dims = xd;
+    aicf_graph_add_input(g, &td);
+    if (res) {
+        td.name = "r", td.dims = rd;
+        aicf_graph_add_input(g, &td);
+    }
+    td.name = "W", td.rank = 2, td.dims = wd, td.data = w, td.data_bytes = sizeof(float) * (size_t)(K * N);
+    aicf_graph_add_constant(g, &td);
+    td.rank = 1, td.dims = bd, td.data_bytes = sizeof(float) * (size_t)N;
+    if (bias) {
+        td.name = "bias", td.data = b;
+        aicf_graph_add_constant(g, &td);
+    }
+    td.name = "gamma", td.data = ga;
+    aicf_graph_add_constant(g, &td);
+    if (beta) {
+        td.name = "beta", td.data = be;
+        aicf_graph_add_constant(g, &td);
+    }
+    memset(&nd, 0, sizeof nd);
+    nd.name = "mm", nd.op_type = "MatMul", nd.inputs = in, nd.num_inputs = 2, nd.outputs = out, nd.num_outputs = 1;
+    aicf_graph_add_node(g, &nd);
+    if (bias) {
+        nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
+        aicf_graph_add_node(g, &nd);
+    } else {
+        aout[0] = "m";
+    }
+    rin[0] = aout[0];
+    if (res) {
+        nd.name = "residual", nd.op_type = "Add", nd.inputs = rin, nd.outputs = rout;
+        aicf_graph_add_node(g, &nd);
+        lin[0] = "t";
+    } else {
+        lin[0] = aout[0];
+    }
+    at[0].name = "epsilon", at[0].type = AICF_ATTR_FLOAT, at[0].f = eps;
+    nd.name = "ln", nd.op_type = "LayerNormalization", nd.inputs = lin, nd.num_inputs = beta ? 3 : 2, nd.outputs = lout;
+    nd.attrs = at, nd.num_attrs = 1;
+    aicf_graph_add_node(g, &nd);
+    CHECK(aicf_graph_add_output(g, "y") == AICF_SUCCESS, "%s: graph: %s", name, aicf_last_error(ctx));
+    return g;
+}
+
+static void test_ln_epi(const char* path) {
+    static const struct { int64_t M, K, N; int bias, res, beta, prec, algo, cc, tmap, lt, nofuse, pin, fuse; } TC[] = {
+        /* algo 0 AUTO, 1 GENERATED, 2 CUBLASLT; pin 1: "ln" (GENERATED); fuse: 1 expected, 0 not, -1 aicf_plan_create refuses */
+        {4096, 384, 384, 1, 1, 1, 1, 0, 90, 1, 0, 0, 0, 1},  /* the encoder's o at batch 32: 64 clusters of 2 x 192 */
+        {2100, 1000, 384, 1, 1, 1, 1, 0, 90, 1, 1, 0, 0, 1}, /* a partial row block, K = 1000; AUTO with cuBLASLt loaded */
+        {1100, 96, 768, 0, 1, 0, 1, 1, 90, 1, 0, 0, 0, 1},   /* N = 768: clusters of 4 x 192, the residual only, no B; GENERATED */
+        {8192, 64, 256, 1, 0, 1, 1, 0, 90, 1, 0, 0, 0, 1},   /* N = 256: 2 x 128, the bias only; 128 row blocks on 66 clusters */
+        {4096, 384, 384, 1, 1, 1, 0, 0, 90, 1, 0, 0, 0, 0},  /* float32 */
+        {4096, 384, 384, 1, 1, 1, 1, 2, 90, 1, 1, 0, 0, 0},  /* matmul_algo CUBLASLT */
+        {4096, 384, 384, 1, 1, 1, 1, 0, 89, 1, 0, 0, 0, 0},  /* compute capability 8.9 */
+        {4096, 384, 384, 1, 1, 1, 1, 0, 90, 0, 0, 0, 0, 0},  /* no cuTensorMapEncodeTiled */
+        {4096, 384, 384, 1, 1, 1, 1, 0, 90, 1, 0, 1, 0, 0},  /* no_fusion */
+        {1000, 384, 384, 1, 1, 1, 1, 0, 90, 1, 0, 0, 0, 0},  /* 16 row blocks: 32 CTAs, under half the SMs */
+        {4096, 64, 320, 1, 1, 1, 1, 0, 90, 1, 0, 0, 0, 0},   /* N = 320: no split */
+        {4096, 384, 384, 1, 1, 1, 1, 0, 90, 1, 0, 0, 1, -1}, /* a pin of the fused LayerNorm */
+    };
+    fake_exec_dev fd;
+    int q;
+    if (!fake_hopper_open(path, "LayerNorm epilogue", &fd)) return;
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
+        const int64_t M = TC[q].M, K = TC[q].K, N = TC[q].N;
+        int64_t i, sm, optin, rb, clusters, slot, fixed, stages;
+        int si, s, ln_steps = 0, fails = g_fail, bn = 0, cs = 0;
+        aicf_context* ctx;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_plan_desc pd;
+        aicf_result r;
+        float *w = (float*)malloc(sizeof(float) * (size_t)(K * N)), *b = (float*)malloc(sizeof(float) * (size_t)N);
+        float *ga = (float*)malloc(sizeof(float) * (size_t)N), *be = (float*)malloc(sizeof(float) * (size_t)N);
+        char name[192], want[64];
+        fd.set_device(1, TC[q].cc / 10, TC[q].cc % 10);
+        fd.set_tmap(TC[q].tmap);
+        ctx = hopper_ctx(path, TC[q].lt);
+        snprintf(name, sizeof name, "LayerNorm epilogue M=%lld K=%lld N=%lld%s%s%s [%s %s, cc %d.%d%s%s%s%s]", (long long)M, (long long)K,
+                 (long long)N, TC[q].bias ? ", bias" : "", TC[q].res ? ", residual" : "", TC[q].beta ? "" : ", no B",
+                 TC[q].algo == 0 ? "AUTO" : TC[q].algo == 1 ? "GENERATED" : "CUBLASLT", TC[q].prec ? "fp16" : "fp32", TC[q].cc / 10,
+                 TC[q].cc % 10, TC[q].tmap ? "" : ", no cuTensorMapEncodeTiled", TC[q].lt ? ", cuBLASLt loaded" : "",
+                 TC[q].nofuse ? ", no_fusion" : "", TC[q].pin ? ", ln pinned" : "");
+        if (!ctx || !w || !b || !ga || !be) {
+            CHECK(0, "%s: context / memory", name);
+            goto next;
+        }
+        sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
+        optin = ctx->cuda && ctx->cuda->max_smem_optin > 0 ? ctx->cuda->max_smem_optin : 232448;
+        for (i = 0; i < K * N; i++) w[i] = rndf(-0.1f, 0.1f);
+        for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f), ga[i] = rndf(0.5f, 1.5f), be[i] = rndf(-0.5f, 0.5f);
+        g = lne_graph(ctx, M, K, N, TC[q].bias, TC[q].res, TC[q].beta, 1e-5f + 1e-6f * (float)q, w, b, ga, be, name);
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = TC[q].prec ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
+        pd.policy.matmul_algo = TC[q].algo == 0 ? AICF_MATMUL_AUTO : TC[q].algo == 1 ? AICF_MATMUL_GENERATED : AICF_MATMUL_CUBLASLT;
+        pd.policy.no_fusion = TC[q].nofuse;
+        if (TC[q].pin) {
+            snprintf(pd.policy.pins[0].node, sizeof pd.policy.pins[0].node, "ln");
+            pd.policy.pins[0].kernel = AICF_CHOICE_GENERATED;
+        }
+        r = aicf_plan_create(g, &pd, &p);
+        if (TC[q].fuse < 0) {
+            CHECK(r == AICF_ERROR_UNSUPPORTED && !p && strstr(aicf_last_error(ctx), "fused after MatMul 'mm'") != NULL,
+                  "%s: aicf_plan_create refuses the pin (%s: %s)", name, aicf_result_str(r), aicf_last_error(ctx));
+            if (g_fail == fails) printf("ok   %s: refused (%s)\n", name, aicf_last_error(ctx));
+            goto done;
+        }
+        CHECK(r == AICF_SUCCESS && p, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        if (!p) goto done;
+        si = lnf_step(p, "mm");
+        for (s = 0; s < p->n_steps; s++)
+            ln_steps += p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization;
+        CHECK(si >= 0, "%s: a step of MatMul 'mm'", name);
+        if (si < 0) goto done;
+        if (!TC[q].fuse) {
+            char* txt = plan_text(p);
+            CHECK(p->steps[si].post == 0 && ln_steps == 1 && txt && !strstr(txt, "epilogue-layernorm") && !strstr(p->steps[si].kernel, "wsln"),
+                  "%s: not fused (post %d, %d LayerNorm steps, kernel %s)", name, p->steps[si].post, ln_steps, p->steps[si].kernel);
+            free(txt);
+        } else {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op = pr && pr->n_ops == 1 ? aicf__cuo_prog_ops(pr) : NULL;
+            aicf__k_gemm_ws wa;
+            aicf__tmap_req ra, rbq, rc;
+            int mt[3] = {-1, -1, -1}, A_t = -1, B_t = -1, D_t = -1, G_t = -1, Be_t = -1, bad = 0, k;
+            aicf_exec* e = NULL;
+            bn = N == 256 ? 128 : 192;
+            cs = N == 768 ? 4 : 2;
+            rb = (M + 63) / 64;
+            clusters = rb < sm / cs ? rb : sm / cs;
+            slot = (64 + bn) * 128;
+            fixed = 1024 + (bn / 64) * 8192 + 16 + cs * 1024 + 12 * bn;
+            stages = (optin - 2048 - fixed) / (slot + 16);
+            if (stages > 8) stages = 8;
+            snprintf(want, sizeof want, "aicf_gemm_wsln_f16_64x%d_c%d", bn, cs);
+            CHECK(st->post > 0 && !strcmp(p->g->nodes[st->post - 1].name, "ln") && ln_steps == 0 && st->n_in == 4 && st->post_in == 2 &&
+                      st->in[2] == lnf_tensor(p, "gamma") && st->in[3] == (TC[q].beta ? lnf_tensor(p, "beta") : -1) && st->n_out == 1 &&
+                      st->out[0] == lnf_tensor(p, "y") && st->in[0] == lnf_tensor(p, "x"),
+                  "%s: the MatMul step takes the LayerNorm (post %d, %d LayerNorm steps, %d inputs, post_in %d, out %d)", name, st->post,
+                  ln_steps, st->n_in, st->post_in, st->out[0]);
+            CHECK(op && !strcmp(st->kernel, want) && st->epi_native == st->n_epi, "%s: one launch of %s (got %s, %d ops)", name, want,
+                  st->kernel, pr ? pr->n_ops : -1);
+            if (!op) goto done;
+            memcpy(&wa, op->args, sizeof wa);
+            memcpy(&ra, wa.ta, sizeof ra);
+            memcpy(&rbq, wa.tb, sizeof rbq);
+            memcpy(&rc, wa.tc, sizeof rc);
+            CHECK(op->args_size == 1344 && op->block[0] == 256 && op->block[1] == 1 && op->grid[0] == (unsigned)(clusters * cs) &&
+                      op->grid[1] == 1 && op->grid[2] == 1 && op->shared_bytes == (unsigned)(fixed + stages * (slot + 16)),
+                  "%s: launch grid %u,%u,%u block %u shared %u (want %u CTAs, %lld bytes)", name, op->grid[0], op->grid[1], op->grid[2],
+                  op->block[0], op->shared_bytes, (unsigned)(clusters * cs), (long long)(fixed + stages * (slot + 16)));
+            CHECK(wa.g.M == M && wa.g.N == N && wa.g.K == K && wa.g.alpha == 1.0f && wa.g.e.n_ops == TC[q].bias + TC[q].res &&
+                      wa.g.flags == (int32_t)(stages << 8) && wa.eps == 1e-5f + 1e-6f * (float)q && wa.pad_ == 0,
+                  "%s: arguments M %lld N %lld K %lld ops %d flags 0x%x (want %lld stages << 8) eps %g", name, (long long)wa.g.M,
+                  (long long)wa.g.N, (long long)wa.g.K, wa.g.e.n_ops, (unsigned)wa.g.flags, (long long)stages, (double)wa.eps);
+            for (k = 0; k < wa.g.e.n_ops; k++)
+                CHECK(wa.g.e.ops[k].code == 101 && (wa.g.e.ops[k].src.mode == 0 || wa.g.e.ops[k].src.mode == 2),
+                      "%s: chain op %d: code %d mode %d (an Add of a row or a full operand)", name, k, (int)wa.g.e.ops[k].code,
+                      (int)wa.g.e.ops[k].src.mode);
+            CHECK(ra.magic == AICF__TMAP_MAGIC && ra.swizzle == 3 && ra.box[0] == 64 && ra.box[1] == 64 && ra.dims[0] == (uint64_t)K &&
+                      ra.dims[1] == (uint64_t)M && ra.stride1 == (uint64_t)K * 2 && rbq.box[0] == 64 && rbq.box[1] == 64 &&
+                      rbq.dims[0] == (uint64_t)N && rbq.dims[1] == (uint64_t)K && rbq.stride1 == (uint64_t)N * 2 && rc.box[0] == 64 &&
+                      rc.box[1] == 64 && rc.dims[0] == (uint64_t)N && rc.dims[1] == (uint64_t)M && rc.stride1 == (uint64_t)N * 2 &&
+                      rbq.magic == AICF__TMAP_MAGIC && rc.magic == AICF__TMAP_MAGIC && rbq.swizzle == 3 && rc.swizzle == 3,
+                  "%s: tensor map requests: A box %u x %u dims %llu x %llu; B box %u x %u; Y box %u x %u dims %llu x %llu", name,
+                  ra.box[0], ra.box[1], (unsigned long long)ra.dims[0], (unsigned long long)ra.dims[1], rbq.box[0], rbq.box[1], rc.box[0],
+                  rc.box[1], (unsigned long long)rc.dims[0], (unsigned long long)rc.dims[1]);
+            for (k = 0; k < op->n_patch; k++) {
+                const aicf__cuo_fix* f = &op->patch[k];
+                if (f->add) bad++;
+                else if (f->tmap && f->field % 128 == 0 && f->field / 128 < 3) mt[f->field / 128] = f->tensor;
+                else if (f->field == offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, a)) A_t = f->tensor;
+                else if (f->field == offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, b)) B_t = f->tensor;
+                else if (f->field == offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e) + offsetof(aicf__k_ewchain, y)) D_t = f->tensor;
+                else if (f->field == offsetof(aicf__k_gemm_ws, gamma)) G_t = f->tensor;
+                else if (f->field == offsetof(aicf__k_gemm_ws, beta)) Be_t = f->tensor;
+                else if (f->tmap) bad++;
+            }
+            CHECK(!bad && A_t == st->in[0] && mt[0] == A_t && B_t == st->in[1] && mt[1] == B_t && D_t == st->out[0] && mt[2] == D_t &&
+                      G_t == st->in[2] && Be_t == st->in[3],
+                  "%s: patches: maps %d %d %d, A %d B %d D %d, Scale %d (in %d), B %d (in %d), %d unexpected", name, mt[0], mt[1], mt[2], A_t,
+                  B_t, D_t, G_t, st->in[2], Be_t, st->in[3], bad);
+            {
+                char* txt = plan_text(p);
+                char line[64];
+                snprintf(line, sizeof line, "  epilogue-layernorm node=%d in=2\n", st->post - 1);
+                CHECK(txt && strstr(txt, line) != NULL, "%s: the plan file has '%.40s'", name, line);
+                free(txt);
+            }
+            tmap_plan_file(p, g, ctx, si, want, mt, 3, name);
+            CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS, "%s: exec create: %s", name, aicf_last_error(ctx));
+            aicf_exec_destroy(e);
+        }
+        if (g_fail == fails) printf("ok   %s: %s\n", name, TC[q].fuse ? want : "not fused");
+    done:
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    next:
+        aicf_context_destroy(ctx);
+        free(w), free(b), free(ga), free(be);
+    }
+    fd.set_device(1, 9, 0);
+    fd.set_tmap(1);
+    fake_exec_close(&fd);
+}
+
 static aicf_graph* ws_gelu_graph(aicf_context* ctx, int64_t M, int64_t K, int64_t N, const char* approximate) {
     static float w[64 * 1152], b[1152], w2[1152 * 16];
     int64_t xd[2] = {M, K}, wd[2] = {K, N}, bd[1] = {N}, w2d[2] = {N, 16};
@@ -5185,6 +5419,7 @@ int main(int argc, char** argv) {
     test_exec_concat_view_matmul(path);
     test_gemm_wg(path);
     test_ln_fold(path);
+    test_ln_epi(path);
     test_gemm_ws(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:

@@ -1127,6 +1127,52 @@ static void c_ln_fold_concat(fb* b) {
     fb_output(b, "y");
 }
 
+/* The LayerNorm after a MatMul (src/70_plan.c aicf__fuse_ln_epilogue): x [M, K] -> MatMul W
+   [K, N] -> [Add bias] -> [Add residual r [M, N]] -> LayerNormalization (Scale, [B], epsilon)
+   -> y, the sum read by the LayerNorm only. Fused on the CPU reference (by the shape rule: N a
+   split width, the 64-row blocks' clusters filling half of 132 SMs) and on CUDA at float16 on
+   sm_90 (aicf_gemm_wsln); elsewhere two steps. Residuals in [-1, 3]: rows with a mean away from
+   zero. */
+static void fb_matmul_ln(fb* b, int64_t M, int64_t K, int64_t N, int bias, int res, int beta, float eps) {
+    const int64_t x[2] = {M, K}, f[1] = {N}, w[2] = {K, N}, r[2] = {M, N};
+    char ins[32];
+    const char* cur = "h";
+    aicf_attr a[2];
+    a[0] = attr_i("axis", -1);
+    a[1] = attr_f("epsilon", eps);
+    fb_input(b, "x", 2, x, -1, 1);
+    if (res) fb_input(b, "r", 2, r, -1, 3);
+    fb_const(b, "w", 2, w, -0.1f, 0.1f);
+    if (bias) fb_const(b, "bias", 1, f, -0.5f, 0.5f);
+    fb_const(b, "gamma", 1, f, 0.5f, 1.5f);
+    if (beta) fb_const(b, "beta", 1, f, -0.5f, 0.5f);
+    fb_node(b, "mm", "MatMul", "x,w", "h", NULL, 0);
+    if (bias) {
+        fb_node(b, "add", "Add", "h,bias", "hb", NULL, 0);
+        cur = "hb";
+    }
+    if (res) {
+        snprintf(ins, sizeof ins, "%s,r", cur);
+        fb_node(b, "res", "Add", ins, "hr", NULL, 0);
+        cur = "hr";
+    }
+    snprintf(ins, sizeof ins, "%s,gamma%s", cur, beta ? ",beta" : "");
+    fb_node(b, "ln", "LayerNormalization", ins, "y", a, 2);
+    fb_output(b, "y");
+}
+/* the encoder's o at 16.4 rows of 128 (M = 2100: a partial 64-row block), K = N = 384 */
+static void c_ln_epi_o(fb* b) { fb_matmul_ln(b, 2100, 384, 384, 1, 1, 1, 1e-5f); }
+/* f2's shape with K = 1000 (a partial slab; 16 slabs through the ring) */
+static void c_ln_epi_f2(fb* b) { fb_matmul_ln(b, 2100, 1000, 384, 1, 1, 1, 1e-5f); }
+/* N = 768 over clusters of 4, the residual only, no B on the LayerNorm */
+static void c_ln_epi_n768(fb* b) { fb_matmul_ln(b, 1100, 96, 768, 0, 1, 0, 1e-5f); }
+/* N = 256 (2 x 128), the bias only, epsilon 1e-3 */
+static void c_ln_epi_n256(fb* b) { fb_matmul_ln(b, 2200, 64, 256, 1, 0, 1, 1e-3f); }
+/* not fused: N = 320 is no split width */
+static void c_ln_epi_n320(fb* b) { fb_matmul_ln(b, 2100, 64, 320, 1, 1, 1, 1e-5f); }
+/* not fused: 1000 rows (16 blocks: the clusters would keep a quarter of the SMs busy) */
+static void c_ln_epi_few_rows(fb* b) { fb_matmul_ln(b, 1000, 64, 384, 1, 1, 1, 1e-5f); }
+
 /* not folded: the LayerNorm's output read by a step before the MatMul's (a Relu, a graph
    output) */
 static void c_ln_fold_early_reader(fb* b) {
@@ -1226,6 +1272,12 @@ static const fcase CASES[] = {
     {"ln_fold_small_m", c_ln_fold_small_m, 3, 2, 0, 0, 0, 0, 0},
     {"ln_fold_early_reader", c_ln_fold_early_reader, 3, 3, 0, 0, 0, 0, 0},
     {"ln_fold_concat", c_ln_fold_concat, 3, 3, 0, 0, 0, 0, 0},
+    {"ln_epi_o", c_ln_epi_o, 4, 1, 0, 0, 0, 0, 2},
+    {"ln_epi_f2", c_ln_epi_f2, 4, 1, 0, 0, 0, 0, 2},
+    {"ln_epi_n768", c_ln_epi_n768, 3, 1, 0, 0, 0, 0, 2},
+    {"ln_epi_n256", c_ln_epi_n256, 3, 1, 0, 0, 0, 0, 2},
+    {"ln_epi_n320", c_ln_epi_n320, 4, 2, 0, 0, 0, 0, 0},
+    {"ln_epi_few_rows", c_ln_epi_few_rows, 4, 2, 0, 0, 0, 0, 0},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
@@ -1340,7 +1392,11 @@ static void run_case(aicf_context* ctx, const fcase* c, aicf_backend backend, ai
         int ok_f = plan_run(&b, backend, prec, 0, &sf, &kf, out_f, bytes_f);
         if (ok_f && c->fused_nofold && backend == AICF_BACKEND_CUDA && prec == AICF_PRECISION_FP16 && g_fold_dev) {
             /* the LayerNorm fold's kernel, the tile width its rule picks (132 SMs: 64 x 32 from 66 tiles of 64 x 32) */
-            const char* want = !strcmp(c->name, "ln_fold_qkv") ? "aicf_gemm_wg_f16_64x32_ln " : "aicf_gemm_wg_f16_64x16_ln ";
+            const char* want = !strcmp(c->name, "ln_fold_qkv") ? "aicf_gemm_wg_f16_64x32_ln "
+                               : !strcmp(c->name, "ln_epi_n768")                   ? "aicf_gemm_wsln_f16_64x192_c4 "
+                               : !strcmp(c->name, "ln_epi_n256")                   ? "aicf_gemm_wsln_f16_64x128_c2 "
+                               : !strncmp(c->name, "ln_epi", 6)                    ? "aicf_gemm_wsln_f16_64x192_c2 "
+                                                                                   : "aicf_gemm_wg_f16_64x16_ln ";
             CHECK(strstr(g_kernels, want) != NULL, "%s %s: the fused plan runs %s(kernels: %s)", c->name, pname, want, g_kernels);
         }
         CHECK(ok_u && ok_f, "%s %s: unfused and fused plans run", c->name, pname);

@@ -2588,6 +2588,11 @@ int main(int argc, char** argv) {
                    aicf__kt_kernels[i].name);
             continue;
         }
+        if (!strcmp(aicf__kt_kernels[i].op, "gemm_wsln")) { /* a LayerNorm after a MatMul */
+            printf("SKIP %s: exercised by build/test_gpu_fusion (the ln_epi cases, which check the kernel each takes)\n",
+                   aicf__kt_kernels[i].name);
+            continue;
+        }
         if (!strcmp(aicf__kt_kernels[i].op, "ewchain")) { /* fused steps: plans with fusion on */
             printf("SKIP %s: exercised by build/test_gpu_fusion (fused vs unfused plans)\n", aicf__kt_kernels[i].name);
             continue;
