@@ -1170,6 +1170,22 @@ static void c_ln_epi_n768(fb* b) { fb_matmul_ln(b, 1100, 96, 768, 0, 1, 0, 1e-5f
 static void c_ln_epi_n256(fb* b) { fb_matmul_ln(b, 2200, 64, 256, 1, 0, 1, 1e-3f); }
 /* not fused: N = 320 is no split width */
 static void c_ln_epi_n320(fb* b) { fb_matmul_ln(b, 2100, 64, 320, 1, 1, 1, 1e-5f); }
+/* not fused: the sum the LayerNorm reads is a graph output too */
+static void c_ln_epi_sum_output(fb* b) {
+    fb_matmul_ln(b, 2100, 64, 384, 1, 1, 1, 1e-5f);
+    fb_output(b, "hr");
+}
+/* not fused: the LayerNorm's output an input of a Concat along the last axis (the memory plan
+may make it a view with rows of 392, which the kernel's tensor map of 384 could not write) */
+static void c_ln_epi_concat(fb* b) {
+    static const int64_t z[2] = {2100, 8};
+    aicf_attr c[1];
+    c[0] = attr_i("axis", 1);
+    fb_matmul_ln(b, 2100, 64, 384, 1, 1, 1, 1e-5f);
+    fb_input(b, "z", 2, z, -1, 1);
+    fb_node(b, "cat", "Concat", "y,z", "cz", c, 1);
+    fb_output(b, "cz");
+}
 /* not fused: 1000 rows (16 blocks: the clusters would keep a quarter of the SMs busy) */
 static void c_ln_epi_few_rows(fb* b) { fb_matmul_ln(b, 1000, 64, 384, 1, 1, 1, 1e-5f); }
 
@@ -1278,6 +1294,8 @@ static const fcase CASES[] = {
     {"ln_epi_n256", c_ln_epi_n256, 3, 1, 0, 0, 0, 0, 2},
     {"ln_epi_n320", c_ln_epi_n320, 4, 2, 0, 0, 0, 0, 0},
     {"ln_epi_few_rows", c_ln_epi_few_rows, 4, 2, 0, 0, 0, 0, 0},
+    {"ln_epi_sum_output", c_ln_epi_sum_output, 4, 2, 0, 0, 0, 0, 0},
+    {"ln_epi_concat", c_ln_epi_concat, 5, 3, 0, 0, 0, 0, 0},
 };
 
 /* Plans b's graph on `backend` and runs it; the outputs are returned in *outs (malloc'd). */
