@@ -22282,15 +22282,18 @@ static void aicf__cuo_wg_tmaps(const aicf__matmul_desc* md, int bn, aicf__tmap_r
     rb->stride1 = (uint64_t)md->ldb * 2;
 }
 
-/* The Hopper GEMM launch's patches: the tensor maps of A and B, the chain (D and its operands),
-   A and B in the tensor-core GEMM's struct; the step's whole epilogue runs inside */
-static void aicf__cuo_wg_patches(aicf__cuo* c, aicf__cuo_op* op, int A, int B, int Y, const aicf__cuo_ewop* ops, int n_ops,
-                                 const aicf__tmap_req* ra, const aicf__tmap_req* rb) {
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, ta), A, 0, ra);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_wg, tb), B, 0, rb);
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, n_ops); /* e.x is not read */
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, a), A, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, b), B, 0);
+/* The Hopper GEMM launches' patches (aicf_gemm_wg, aicf_gemm_ws, aicf_gemm_wsln: the tensor maps
+   at bytes 0, 128 and, where rc is given, 256 of the arguments, the tensor-core GEMM's struct at
+   g0): the maps of A, B (and Y), the chain (D and its operands), A and B in that struct; the
+   step's whole epilogue runs inside */
+static void aicf__cuo_wg_patches(aicf__cuo* c, aicf__cuo_op* op, size_t g0, int A, int B, int Y, const aicf__cuo_ewop* ops, int n_ops,
+                                 const aicf__tmap_req* ra, const aicf__tmap_req* rb, const aicf__tmap_req* rc) {
+    aicf__cuo_patch_tmap(op, 0, A, 0, ra);
+    aicf__cuo_patch_tmap(op, 128, B, 0, rb);
+    if (rc) aicf__cuo_patch_tmap(op, 256, Y, 0, rc);
+    aicf__cuo_patch_chain(op, g0 + offsetof(aicf__k_gemv, e), Y, -1, ops, n_ops); /* e.x is not read */
+    aicf__cuo_patch(op, g0 + offsetof(aicf__k_gemv, a), A, 0);
+    aicf__cuo_patch(op, g0 + offsetof(aicf__k_gemv, b), B, 0);
     c->st->epi_native = c->st->n_epi;
 }
 
@@ -22399,7 +22402,7 @@ static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
     grid[1] = (unsigned)((M + 63) / 64);
     grid[2] = 1;
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_wg_patches(c, op, X, W, Y, ops, w.g.e.n_ops, &ra, &rb);
+    aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_wg, g), X, W, Y, ops, w.g.e.n_ops, &ra, &rb, NULL);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c1), C1, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, c2), C2, 0);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_wg, gamma), G, 0);
@@ -22484,7 +22487,7 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     grid[1] = (unsigned)((md->M + 63) / 64);
     grid[2] = (unsigned)ks; /* the cluster's CTAs (__cluster_dims__(1, 1, KS)) */
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_wg_patches(c, op, A, B, Y, ops, w.g.e.n_ops, &ra, &rb);
+    aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_wg, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, NULL);
     aicf__cuo_reason(c, "Hopper GEMM M=%lld N=%lld K=%lld%s: wgmma + TMA, 64x%d tiles%s, %lld CTAs, %lld of %lld slabs resident%s; "
                         "epilogue inside: %s%d ops (%s); the rule without cuBLASLt at 128 <= M <= 256",
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", bn,
@@ -22511,6 +22514,29 @@ static int aicf__cuo_ws_wanted(const aicf__cuo* c) {
     for (k = 0; k < c->st->n_epi; k++)
         if (c->st->epi[k].op == AICF__OP_Gelu && c->st->epi[k].alpha == 0.0f) return 1; /* approximate = "none" */
     return 0;
+}
+
+/* The warp-specialised Hopper GEMMs' tensor-map requests (aicf_gemm_ws and aicf_gemm_wsln): A
+   [M, K] in boxes of 64 x BM, B [K, N] in boxes of 64 x 64, Y [M, N] in boxes of 64 x BM, rows
+   of 64 elements with the 128-byte swizzle */
+static void aicf__cuo_ws_tmaps(const aicf__matmul_desc* md, int bm, aicf__tmap_req* ra, aicf__tmap_req* rb, aicf__tmap_req* rc) {
+    memset(ra, 0, sizeof *ra);
+    memset(rb, 0, sizeof *rb);
+    memset(rc, 0, sizeof *rc);
+    ra->magic = rb->magic = rc->magic = AICF__TMAP_MAGIC;
+    ra->swizzle = rb->swizzle = rc->swizzle = 3;
+    ra->box[0] = rb->box[0] = rc->box[0] = 64;
+    ra->box[1] = rc->box[1] = (uint32_t)bm;
+    rb->box[1] = 64;
+    ra->dims[0] = (uint64_t)md->K;
+    ra->dims[1] = (uint64_t)md->M;
+    ra->stride1 = (uint64_t)md->lda * 2;
+    rb->dims[0] = (uint64_t)md->N;
+    rb->dims[1] = (uint64_t)md->K;
+    rb->stride1 = (uint64_t)md->ldb * 2;
+    rc->dims[0] = (uint64_t)md->N;
+    rc->dims[1] = (uint64_t)md->M;
+    rc->stride1 = (uint64_t)md->N * 2;
 }
 
 /* The kernel of a GEMM with the LayerNorm that follows it (aicf_gemm_wsln_f16_64xBN_cCS,
@@ -22601,37 +22627,16 @@ static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c) {
     }
     w.g.flags |= (int32_t)(stages << 8);
     w.eps = aicf__attr_f(ln, "epsilon", 1e-5f);
-    memset(&ra, 0, sizeof ra);
-    memset(&rb, 0, sizeof rb);
-    memset(&rc, 0, sizeof rc);
-    ra.magic = rb.magic = rc.magic = AICF__TMAP_MAGIC;
-    ra.swizzle = rb.swizzle = rc.swizzle = 3; /* rows of 64 elements (128 bytes), 128-byte swizzle */
-    ra.box[0] = rb.box[0] = rc.box[0] = 64;
-    ra.box[1] = rb.box[1] = rc.box[1] = 64;
-    ra.dims[0] = (uint64_t)K; /* A [M, K] */
-    ra.dims[1] = (uint64_t)M;
-    ra.stride1 = (uint64_t)K * 2;
-    rb.dims[0] = (uint64_t)N; /* B [K, N] */
-    rb.dims[1] = (uint64_t)K;
-    rb.stride1 = (uint64_t)N * 2;
-    rc.dims[0] = (uint64_t)N; /* Y [M, N] */
-    rc.dims[1] = (uint64_t)M;
-    rc.stride1 = (uint64_t)N * 2;
+    aicf__cuo_ws_tmaps(&md, 64, &ra, &rb, &rc);
     block[0] = 256u; /* the producer and one consumer warpgroup */
     block[1] = block[2] = 1;
     grid[0] = (unsigned)(clusters * cs); /* __cluster_dims__(CS, 1, 1) */
     grid[1] = grid[2] = 1;
     snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", bn, cs);
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, ta), A, 0, &ra);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tb), B, 0, &rb);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tc), Y, 0, &rc);
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, a), A, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, b), B, 0);
+    aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_ws, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, &rc);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, gamma), G, 0);
     if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, beta), Bt, 0);
-    c->st->epi_native = c->st->n_epi;
     aicf__cuo_reason(c, "LayerNormalization '%.60s' fused after the Hopper GEMM M=%lld N=%lld K=%lld: clusters of %d CTAs own 64 "
                         "whole rows (64x%d each), the rows' statistics merged over the cluster in shared memory, %u CTAs over %lld row "
                         "blocks, %lld stages, TMA stores; epilogue inside: %d ops (%s) then the LayerNorm",
@@ -22719,35 +22724,13 @@ static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc
     w.gamma = w.beta = 0;
     w.eps = 0.0f;
     w.pad_ = 0;
-    memset(&ra, 0, sizeof ra);
-    memset(&rb, 0, sizeof rb);
-    memset(&rc, 0, sizeof rc);
-    ra.magic = rb.magic = rc.magic = AICF__TMAP_MAGIC;
-    ra.swizzle = rb.swizzle = rc.swizzle = 3; /* rows of 64 elements (128 bytes), 128-byte swizzle */
-    ra.box[0] = rb.box[0] = rc.box[0] = 64;
-    ra.box[1] = rc.box[1] = 128;
-    rb.box[1] = 64;
-    ra.dims[0] = (uint64_t)md->K; /* A [M, K] */
-    ra.dims[1] = (uint64_t)md->M;
-    ra.stride1 = (uint64_t)md->lda * 2;
-    rb.dims[0] = (uint64_t)md->N; /* B [K, N] */
-    rb.dims[1] = (uint64_t)md->K;
-    rb.stride1 = (uint64_t)md->ldb * 2;
-    rc.dims[0] = (uint64_t)md->N; /* Y [M, N] */
-    rc.dims[1] = (uint64_t)md->M;
-    rc.stride1 = (uint64_t)md->N * 2;
+    aicf__cuo_ws_tmaps(md, 128, &ra, &rb, &rc);
     block[0] = 384u; /* the producer and two consumer warpgroups */
     block[1] = block[2] = 1;
     grid[0] = (unsigned)(tiles < sm ? tiles : sm);
     grid[1] = grid[2] = 1;
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, ta), A, 0, &ra);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tb), B, 0, &rb);
-    aicf__cuo_patch_tmap(op, offsetof(aicf__k_gemm_ws, tc), Y, 0, &rc);
-    aicf__cuo_patch_chain(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e), Y, -1, ops, w.g.e.n_ops); /* e.x is not read */
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, a), A, 0);
-    aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, b), B, 0);
-    c->st->epi_native = c->st->n_epi;
+    aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_ws, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, &rc);
     aicf__cuo_reason(c, "Hopper ws GEMM M=%lld N=%lld K=%lld: 128x%d tiles, %u CTAs over %lld, %lld stages, TMA stores; epilogue "
                         "inside: %s%d ops (%s); %s",
                      (long long)md->M, (long long)md->N, (long long)md->K, bn, grid[0], (long long)tiles, (long long)stages,
