@@ -389,17 +389,17 @@ def test_pack_u64():
 @test
 def test_gelu_f16_fit_exhaustive():
     """The float16 GELU's erfc fit in templates/elementwise_fns.inc.j2, emulated in float32 over
-    every finite float16 input (codegen/gelu_fit.py): at most 8 results one unit off the correctly
-    rounded GELU, none further; a coefficient perturbed by 1e-4 relative is caught."""
+    every finite float16 input (codegen/gelu_fit.py): at most 400 results (0.6%) one unit off the
+    correctly rounded GELU, none further; a coefficient perturbed by 1e-4 relative is caught."""
     try:
         import gelu_fit
     except ImportError as e:  # numpy
         raise Skip("codegen/gelu_fit.py needs numpy: %s" % e)
     coef = gelu_fit.template_coefficients()
-    check(len(coef) == 9, "expected a degree-8 polynomial in the template, got %d coefficients" % len(coef))
+    check(len(coef) == 6, "expected a degree-5 polynomial in the template, got %d coefficients" % len(coef))
     n, off, worst = gelu_fit.check(coef)
     check(n == 63488, "finite float16 inputs: %d" % n)
-    check(off <= 8 and worst <= 1, "%d results off, largest %d units" % (off, worst))
+    check(off <= 400 and worst <= 1, "%d results off, largest %d units" % (off, worst))
     bad = list(coef)
     bad[4] *= 1.0 + 1e-4
     n, off_bad, worst_bad = gelu_fit.check(bad)

@@ -604,9 +604,9 @@ static void add_n(aicf_graph* g, const char* name, const char* op, const char** 
 
 /* The float16 GELU over every finite float16 input (63488 values, one launch of the 8-wide
    kernel): each result within one float16 unit of GELU computed in double and rounded to float16,
-   and at most 16 results off at all (codegen/gelu_fit.py's float32 emulation of the kernel's
-   erfc fit: 5 off, none by more than one unit; the GPU's approximate reciprocal and exponential
-   and the reference's double-then-float rounding may move a few more). */
+   and at most 480 results off at all (codegen/gelu_fit.py's float32 emulation of the kernel's
+   degree-5 erfc fit: 386 off, none by more than one unit; the GPU's approximate reciprocal and
+   exponential and the reference's double-then-float rounding may move some more). */
 static void test_gelu_f16_exhaustive(void) {
     enum { N = 63488 };
     static float x[N];
@@ -656,7 +656,7 @@ static void test_gelu_f16_exhaustive(void) {
                 worst_at = i;
             }
         }
-        CHECK(worst <= 1 && off <= 16, "Gelu over every float16: %d results off, the largest by %d units (x = %.9g: %.9g, expected %.9g)",
+        CHECK(worst <= 1 && off <= 480, "Gelu over every float16: %d results off, the largest by %d units (x = %.9g: %.9g, expected %.9g)",
               off, worst, worst_at >= 0 ? x[worst_at] : 0.0, worst_at >= 0 ? y[worst_at] : 0.0,
               worst_at >= 0 ? 0.5 * x[worst_at] * erfc(-x[worst_at] / sqrt(2.0)) : 0.0);
         printf("  Gelu over every float16 (aicf_unary_gelu_f16_v8): %d of %d results one unit off, none further\n", off, N);
