@@ -1366,6 +1366,10 @@ aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req*
    aicf_gemm_wg_*): compute capability 9.0 (its sm_90a image), a driver with
    cuTensorMapEncodeTiled, and table kernel k with an image for the device. */
 int aicf__cuda_wg_ok(aicf_context* ctx, int k);
+/* Clusters (cx x cy CTAs, the kernel's __cluster_dims__) of table kernel k the device holds at
+   once with `threads` threads and `smem` bytes of dynamic shared memory a CTA, or -1 where it
+   cannot be known (80_cuda.c). */
+int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned smem, unsigned cx, unsigned cy);
 /* 1 when the Hopper GEMM with a LayerNorm folded in (aicf_gemm_wg_f16_64xBN_ln, src/81_cuda_ops.c
    aicf__cuo_lower_ln_fold) can run Y [M, N] = LayerNorm(X [M, K]) W on the device p plans for:
    float16 storage, 128 <= M <= 256, K and N multiples of 8, every slab of K resident in shared
@@ -15851,6 +15855,15 @@ typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuTensorMapEncodeTiled_v12000)(v
                                                                               const uint64_t*, const uint32_t*, const uint32_t*,
                                                                               int, int, int, int);
 #define AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 6
+/* CUlaunchConfig (cuda.h 11.8+) and the optional cuOccupancyMaxActiveClusters of ABI 11070:
+   how many thread block clusters of a kernel the device holds at once (aicf__cuda_cluster_cap). */
+typedef struct aicf__CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    aicf__CUstream hStream;
+    void* attrs; /* CUlaunchAttribute*: none given (the kernels fix their cluster shape with __cluster_dims__) */
+    unsigned int numAttrs;
+} aicf__CUlaunchConfig;
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuOccupancyMaxActiveClusters_v11070)(int*, aicf__CUfunction, const aicf__CUlaunchConfig*);
 #define AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B 2
 
 typedef struct aicf__cuda_api {
@@ -15973,7 +15986,18 @@ struct aicf__cuda {
        before CUDA 12.3) and a device whose images carry griddepcontrol.wait (cc >= 9.0) */
     aicf__PFN_cuGraphAddDependencies_v12030 add_deps_v12030;
     aicf__PFN_cuTensorMapEncodeTiled_v12000 tmap_encode; /* NULL before CUDA 12.0 */
+    aicf__PFN_cuOccupancyMaxActiveClusters_v11070 occ_clusters; /* NULL before CUDA 11.8 */
     int pdl;
+    /* plan-time occupancy queries (aicf__cuda_cluster_cap): the modules they loaded (freed with
+       the context) and their answers, under probe_lock (a spin lock: plans may be made on several
+       threads of one context) */
+    int probe_lock;
+    struct aicf__cuda_exec* probe;
+    int n_caps;
+    struct {
+        int k, cap;
+        unsigned threads, smem;
+    } caps[32];
     char name[256];
     size_t total_memory;
     /* cuBLASLt (optional) */
@@ -16289,8 +16313,15 @@ fail:
     memset(&cu->lt, 0, sizeof cu->lt);
 }
 
+static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, struct aicf__cuda_exec* x);
+
 /* Releases what a (possibly partial) initialisation made; keeps init_error and status. */
 static void aicf__cuda_release(aicf_context* ctx, struct aicf__cuda* cu) {
+    if (cu->probe && cu->pctx_retained && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
+        aicf__cuda_exec_free(ctx, cu, cu->probe);
+        aicf__cuda_pop(cu);
+    }
+    cu->probe = NULL;
     if (cu->lt_handle && cu->pctx_retained && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
         cu->lt.cublasLtDestroy(cu->lt_handle);
         aicf__cuda_pop(cu);
@@ -16360,6 +16391,8 @@ static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
         memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
         p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuTensorMapEncodeTiled", 12000); /* TMA tensor maps (the Hopper GEMM) */
         memcpy(&cu->tmap_encode, &p_, sizeof p_);
+        p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuOccupancyMaxActiveClusters", 11070); /* clusters co-resident */
+        memcpy(&cu->occ_clusters, &p_, sizeof p_);
     }
     r = cu->api.cuInit(0);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
@@ -17221,6 +17254,67 @@ int aicf__cuda_wg_ok(aicf_context* ctx, int k) {
     if (!cu || !cu->ready || cu->cc_major != 9 || cu->cc_minor != 0 || !cu->tmap_encode) return 0;
     if (k < 0 || k >= AICF__KT_NUM_KERNELS) return 0;
     return aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, aicf__kt_kernels[k].module, 1) >= 0;
+}
+
+/* How many clusters of table kernel k the device holds at once, launched with `threads` threads
+   and `smem` bytes of dynamic shared memory a CTA: cuOccupancyMaxActiveClusters (CUDA 11.8+) on
+   the kernel itself, whose cluster shape its __cluster_dims__ fixes (cx x cy CTAs; the query's
+   grid is one cluster). The CTAs of a cluster share a GPC, so this can be less than sm_count /
+   (cx cy): an H100 of 132 SMs has GPCs of 14 to 18 SMs, and one CTA an SM leaves 2 SMs of an
+   18-SM GPC without a 4-CTA cluster. The kernel's module is loaded once per context for the
+   query (kept in cu->probe until the context goes) and each answer is kept. Returns -1 where it
+   cannot be known (no device, a driver without the entry point, a failed load or query): the
+   caller keeps its own bound then. Thread-safe. */
+int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned smem, unsigned cx, unsigned cy) {
+    struct aicf__cuda* cu = ctx ? ctx->cuda : NULL;
+    aicf__cuda_emitter em;
+    aicf__CUfunction fn = NULL;
+    aicf__CUlaunchConfig cfg;
+    char saved[AICF__ERR_CAP];
+    int i, n = -1;
+    if (!cu || !cu->ready || !cu->occ_clusters || k < 0 || k >= AICF__KT_NUM_KERNELS || cx < 1 || cy < 1 || threads < 1) return -1;
+    while (!AICF__CAS_INT(&cu->probe_lock, 0, 1)) aicf__cu_yield();
+    for (i = 0; i < cu->n_caps; i++)
+        if (cu->caps[i].k == k && cu->caps[i].threads == threads && cu->caps[i].smem == smem) {
+            n = cu->caps[i].cap;
+            AICF__STORE_INT(&cu->probe_lock, 0);
+            return n;
+        }
+    memcpy(saved, AICF__ERRBUF(ctx), sizeof saved); /* a failed query is not an error of the plan */
+    if (!cu->probe) {
+        cu->probe = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *cu->probe);
+        if (cu->probe) {
+            cu->probe->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES, sizeof(aicf__CUmodule));
+            cu->probe->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS, sizeof(aicf__CUfunction));
+            if (!cu->probe->modules || !cu->probe->functions) {
+                aicf__free(ctx, cu->probe->modules);
+                aicf__free(ctx, cu->probe->functions);
+                aicf__free(ctx, cu->probe);
+                cu->probe = NULL;
+            }
+        }
+    }
+    if (cu->probe && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
+        memset(&em, 0, sizeof em);
+        em.ctx = ctx, em.cu = cu, em.x = cu->probe, em.step = -1;
+        if (aicf__em_function(&em, k, &fn) == AICF_SUCCESS &&
+            (smem <= 48u * 1024u ||
+             cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) == AICF__CUDA_SUCCESS)) {
+            memset(&cfg, 0, sizeof cfg);
+            cfg.gridDimX = cx, cfg.gridDimY = cy, cfg.gridDimZ = 1;
+            cfg.blockDimX = threads, cfg.blockDimY = 1, cfg.blockDimZ = 1;
+            cfg.sharedMemBytes = smem;
+            if (cu->occ_clusters(&n, fn, &cfg) != AICF__CUDA_SUCCESS || n < 0) n = -1;
+        }
+        aicf__cuda_pop(cu);
+    }
+    memcpy(AICF__ERRBUF(ctx), saved, sizeof saved);
+    if (n >= 0 && cu->n_caps < (int)(sizeof cu->caps / sizeof cu->caps[0])) {
+        cu->caps[cu->n_caps].k = k, cu->caps[cu->n_caps].threads = threads, cu->caps[cu->n_caps].smem = smem;
+        cu->caps[cu->n_caps++].cap = n;
+    }
+    AICF__STORE_INT(&cu->probe_lock, 0);
+    return n;
 }
 
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
@@ -18466,6 +18560,10 @@ aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req*
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_wg_ok(aicf_context* ctx, int k) { AICF__UNUSED(ctx); AICF__UNUSED(k); return 0; }
+int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned smem, unsigned cx, unsigned cy) {
+    AICF__UNUSED(ctx); AICF__UNUSED(k); AICF__UNUSED(threads); AICF__UNUSED(smem); AICF__UNUSED(cx); AICF__UNUSED(cy);
+    return -1;
+}
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
@@ -22543,10 +22641,16 @@ static void aicf__cuo_ws_tmaps(const aicf__matmul_desc* md, int bm, aicf__tmap_r
    templates/gemm_tc.cu.j2 aicf_gemm_wsln_body) on the device ctx plans for: 1 with the split of N
    (BN columns a CTA, clusters of CS), the stages, the shared memory and the table index, 0 when
    it does not apply. Stages: as many 64-wide K slabs (A's 64 rows and B's BN columns) as fit
-   beside the output stage, the exchange buffers and the column terms, at most 8. */
+   beside the output stage, the exchange buffers and the column terms, at most 8. Clusters (they
+   walk the row blocks): one a row block, at most SMs / CS and at most what the device holds at
+   once (aicf__cuda_cluster_cap, asked of the driver at plan time: a cluster's CTAs share a GPC,
+   and at one CTA an SM an H100 of 132 SMs holds 30 clusters of 4, not 33; a cluster left for a
+   second wave runs its whole share of row blocks after the others' share, 89 against 70 us at
+   M 8320, N 768 in docs/benchmarks.md, session 43); 0 (not applied) where it holds none. */
 static int aicf__cuo_ln_epi_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t K, int* bn, int* cs, int64_t* stages, size_t* smem,
                                 int* kidx, int64_t* clusters) {
     int64_t sm = 132, smax = 232448 - 1024, rb, slot, fixed;
+    int cap;
     char name[64];
     if (!aicf__ln_epi_split(N, bn, cs) || K < 8 || K % 8 != 0 || M < 1 || M > 0x7fffffff - 64 || K > 0x7fffffff - 64) return 0;
 #if !defined(AICF_NO_CUDA)
@@ -22565,6 +22669,9 @@ static int aicf__cuo_ln_epi_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t
     *smem = (size_t)(fixed + *stages * (slot + 16));
     snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", *bn, *cs);
     if ((*kidx = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(ctx, *kidx)) return 0;
+    cap = aicf__cuda_cluster_cap(ctx, *kidx, 256u, (unsigned)*smem, (unsigned)*cs, 1u);
+    if (cap == 0) return 0;
+    if (cap > 0 && *clusters > cap) *clusters = cap;
     return 1;
 }
 

@@ -538,6 +538,10 @@ aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req*
    aicf_gemm_wg_*): compute capability 9.0 (its sm_90a image), a driver with
    cuTensorMapEncodeTiled, and table kernel k with an image for the device. */
 int aicf__cuda_wg_ok(aicf_context* ctx, int k);
+/* Clusters (cx x cy CTAs, the kernel's __cluster_dims__) of table kernel k the device holds at
+   once with `threads` threads and `smem` bytes of dynamic shared memory a CTA, or -1 where it
+   cannot be known (80_cuda.c). */
+int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned smem, unsigned cx, unsigned cy);
 /* 1 when the Hopper GEMM with a LayerNorm folded in (aicf_gemm_wg_f16_64xBN_ln, src/81_cuda_ops.c
    aicf__cuo_lower_ln_fold) can run Y [M, N] = LayerNorm(X [M, K]) W on the device p plans for:
    float16 storage, 128 <= M <= 256, K and N multiples of 8, every slab of K resident in shared

@@ -276,6 +276,15 @@ typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuTensorMapEncodeTiled_v12000)(v
                                                                               const uint64_t*, const uint32_t*, const uint32_t*,
                                                                               int, int, int, int);
 #define AICF__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 6
+/* CUlaunchConfig (cuda.h 11.8+) and the optional cuOccupancyMaxActiveClusters of ABI 11070:
+   how many thread block clusters of a kernel the device holds at once (aicf__cuda_cluster_cap). */
+typedef struct aicf__CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    aicf__CUstream hStream;
+    void* attrs; /* CUlaunchAttribute*: none given (the kernels fix their cluster shape with __cluster_dims__) */
+    unsigned int numAttrs;
+} aicf__CUlaunchConfig;
+typedef aicf__CUresult(AICF__CUDAAPI* aicf__PFN_cuOccupancyMaxActiveClusters_v11070)(int*, aicf__CUfunction, const aicf__CUlaunchConfig*);
 #define AICF__CU_TENSOR_MAP_L2_PROMOTION_L2_128B 2
 
 typedef struct aicf__cuda_api {
@@ -398,7 +407,18 @@ struct aicf__cuda {
        before CUDA 12.3) and a device whose images carry griddepcontrol.wait (cc >= 9.0) */
     aicf__PFN_cuGraphAddDependencies_v12030 add_deps_v12030;
     aicf__PFN_cuTensorMapEncodeTiled_v12000 tmap_encode; /* NULL before CUDA 12.0 */
+    aicf__PFN_cuOccupancyMaxActiveClusters_v11070 occ_clusters; /* NULL before CUDA 11.8 */
     int pdl;
+    /* plan-time occupancy queries (aicf__cuda_cluster_cap): the modules they loaded (freed with
+       the context) and their answers, under probe_lock (a spin lock: plans may be made on several
+       threads of one context) */
+    int probe_lock;
+    struct aicf__cuda_exec* probe;
+    int n_caps;
+    struct {
+        int k, cap;
+        unsigned threads, smem;
+    } caps[32];
     char name[256];
     size_t total_memory;
     /* cuBLASLt (optional) */
@@ -714,8 +734,15 @@ fail:
     memset(&cu->lt, 0, sizeof cu->lt);
 }
 
+static void aicf__cuda_exec_free(aicf_context* ctx, struct aicf__cuda* cu, struct aicf__cuda_exec* x);
+
 /* Releases what a (possibly partial) initialisation made; keeps init_error and status. */
 static void aicf__cuda_release(aicf_context* ctx, struct aicf__cuda* cu) {
+    if (cu->probe && cu->pctx_retained && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
+        aicf__cuda_exec_free(ctx, cu, cu->probe);
+        aicf__cuda_pop(cu);
+    }
+    cu->probe = NULL;
     if (cu->lt_handle && cu->pctx_retained && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
         cu->lt.cublasLtDestroy(cu->lt_handle);
         aicf__cuda_pop(cu);
@@ -785,6 +812,8 @@ static aicf_result aicf__cuda_load(aicf_context* ctx, struct aicf__cuda* cu) {
         memcpy(&cu->add_deps_v12030, &p_, sizeof p_);
         p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuTensorMapEncodeTiled", 12000); /* TMA tensor maps (the Hopper GEMM) */
         memcpy(&cu->tmap_encode, &p_, sizeof p_);
+        p_ = aicf__cuda_optional_proc(gpa2, gpa1, "cuOccupancyMaxActiveClusters", 11070); /* clusters co-resident */
+        memcpy(&cu->occ_clusters, &p_, sizeof p_);
     }
     r = cu->api.cuInit(0);
     if (r != AICF__CUDA_SUCCESS) return aicf__cuda_init_fail_cu(cu, AICF_ERROR_NO_DEVICE, r, "cuInit", path);
@@ -1646,6 +1675,67 @@ int aicf__cuda_wg_ok(aicf_context* ctx, int k) {
     if (!cu || !cu->ready || cu->cc_major != 9 || cu->cc_minor != 0 || !cu->tmap_encode) return 0;
     if (k < 0 || k >= AICF__KT_NUM_KERNELS) return 0;
     return aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, aicf__kt_kernels[k].module, 1) >= 0;
+}
+
+/* How many clusters of table kernel k the device holds at once, launched with `threads` threads
+   and `smem` bytes of dynamic shared memory a CTA: cuOccupancyMaxActiveClusters (CUDA 11.8+) on
+   the kernel itself, whose cluster shape its __cluster_dims__ fixes (cx x cy CTAs; the query's
+   grid is one cluster). The CTAs of a cluster share a GPC, so this can be less than sm_count /
+   (cx cy): an H100 of 132 SMs has GPCs of 14 to 18 SMs, and one CTA an SM leaves 2 SMs of an
+   18-SM GPC without a 4-CTA cluster. The kernel's module is loaded once per context for the
+   query (kept in cu->probe until the context goes) and each answer is kept. Returns -1 where it
+   cannot be known (no device, a driver without the entry point, a failed load or query): the
+   caller keeps its own bound then. Thread-safe. */
+int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned smem, unsigned cx, unsigned cy) {
+    struct aicf__cuda* cu = ctx ? ctx->cuda : NULL;
+    aicf__cuda_emitter em;
+    aicf__CUfunction fn = NULL;
+    aicf__CUlaunchConfig cfg;
+    char saved[AICF__ERR_CAP];
+    int i, n = -1;
+    if (!cu || !cu->ready || !cu->occ_clusters || k < 0 || k >= AICF__KT_NUM_KERNELS || cx < 1 || cy < 1 || threads < 1) return -1;
+    while (!AICF__CAS_INT(&cu->probe_lock, 0, 1)) aicf__cu_yield();
+    for (i = 0; i < cu->n_caps; i++)
+        if (cu->caps[i].k == k && cu->caps[i].threads == threads && cu->caps[i].smem == smem) {
+            n = cu->caps[i].cap;
+            AICF__STORE_INT(&cu->probe_lock, 0);
+            return n;
+        }
+    memcpy(saved, AICF__ERRBUF(ctx), sizeof saved); /* a failed query is not an error of the plan */
+    if (!cu->probe) {
+        cu->probe = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *cu->probe);
+        if (cu->probe) {
+            cu->probe->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES, sizeof(aicf__CUmodule));
+            cu->probe->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS, sizeof(aicf__CUfunction));
+            if (!cu->probe->modules || !cu->probe->functions) {
+                aicf__free(ctx, cu->probe->modules);
+                aicf__free(ctx, cu->probe->functions);
+                aicf__free(ctx, cu->probe);
+                cu->probe = NULL;
+            }
+        }
+    }
+    if (cu->probe && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
+        memset(&em, 0, sizeof em);
+        em.ctx = ctx, em.cu = cu, em.x = cu->probe, em.step = -1;
+        if (aicf__em_function(&em, k, &fn) == AICF_SUCCESS &&
+            (smem <= 48u * 1024u ||
+             cu->api.cuFuncSetAttribute(fn, AICF__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) == AICF__CUDA_SUCCESS)) {
+            memset(&cfg, 0, sizeof cfg);
+            cfg.gridDimX = cx, cfg.gridDimY = cy, cfg.gridDimZ = 1;
+            cfg.blockDimX = threads, cfg.blockDimY = 1, cfg.blockDimZ = 1;
+            cfg.sharedMemBytes = smem;
+            if (cu->occ_clusters(&n, fn, &cfg) != AICF__CUDA_SUCCESS || n < 0) n = -1;
+        }
+        aicf__cuda_pop(cu);
+    }
+    memcpy(AICF__ERRBUF(ctx), saved, sizeof saved);
+    if (n >= 0 && cu->n_caps < (int)(sizeof cu->caps / sizeof cu->caps[0])) {
+        cu->caps[cu->n_caps].k = k, cu->caps[cu->n_caps].threads = threads, cu->caps[cu->n_caps].smem = smem;
+        cu->caps[cu->n_caps++].cap = n;
+    }
+    AICF__STORE_INT(&cu->probe_lock, 0);
+    return n;
 }
 
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],
@@ -2891,6 +2981,10 @@ aicf_result aicf__cuda_encode_tmap(aicf__cuda_emitter* em, const aicf__tmap_req*
     return AICF_ERROR_NO_DEVICE;
 }
 int aicf__cuda_wg_ok(aicf_context* ctx, int k) { AICF__UNUSED(ctx); AICF__UNUSED(k); return 0; }
+int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned smem, unsigned cx, unsigned cy) {
+    AICF__UNUSED(ctx); AICF__UNUSED(k); AICF__UNUSED(threads); AICF__UNUSED(smem); AICF__UNUSED(cx); AICF__UNUSED(cy);
+    return -1;
+}
 uint64_t aicf__cuda_scratch_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 uint64_t aicf__cuda_sync_ptr(aicf__cuda_emitter* em) { AICF__UNUSED(em); return 0; }
 aicf_result aicf__cuda_emit_kernel(aicf__cuda_emitter* em, int kernel_index, const unsigned grid[3], const unsigned block[3],

@@ -3965,10 +3965,16 @@ static void aicf__cuo_ws_tmaps(const aicf__matmul_desc* md, int bm, aicf__tmap_r
    templates/gemm_tc.cu.j2 aicf_gemm_wsln_body) on the device ctx plans for: 1 with the split of N
    (BN columns a CTA, clusters of CS), the stages, the shared memory and the table index, 0 when
    it does not apply. Stages: as many 64-wide K slabs (A's 64 rows and B's BN columns) as fit
-   beside the output stage, the exchange buffers and the column terms, at most 8. */
+   beside the output stage, the exchange buffers and the column terms, at most 8. Clusters (they
+   walk the row blocks): one a row block, at most SMs / CS and at most what the device holds at
+   once (aicf__cuda_cluster_cap, asked of the driver at plan time: a cluster's CTAs share a GPC,
+   and at one CTA an SM an H100 of 132 SMs holds 30 clusters of 4, not 33; a cluster left for a
+   second wave runs its whole share of row blocks after the others' share, 89 against 70 us at
+   M 8320, N 768 in docs/benchmarks.md, session 43); 0 (not applied) where it holds none. */
 static int aicf__cuo_ln_epi_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t K, int* bn, int* cs, int64_t* stages, size_t* smem,
                                 int* kidx, int64_t* clusters) {
     int64_t sm = 132, smax = 232448 - 1024, rb, slot, fixed;
+    int cap;
     char name[64];
     if (!aicf__ln_epi_split(N, bn, cs) || K < 8 || K % 8 != 0 || M < 1 || M > 0x7fffffff - 64 || K > 0x7fffffff - 64) return 0;
 #if !defined(AICF_NO_CUDA)
@@ -3987,6 +3993,9 @@ static int aicf__cuo_ln_epi_cfg(aicf_context* ctx, int64_t M, int64_t N, int64_t
     *smem = (size_t)(fixed + *stages * (slot + 16));
     snprintf(name, sizeof name, "aicf_gemm_wsln_f16_64x%d_c%d", *bn, *cs);
     if ((*kidx = aicf__cuda_kernel_find(name)) < 0 || !aicf__cuda_wg_ok(ctx, *kidx)) return 0;
+    cap = aicf__cuda_cluster_cap(ctx, *kidx, 256u, (unsigned)*smem, (unsigned)*cs, 1u);
+    if (cap == 0) return 0;
+    if (cap > 0 && *clusters > cap) *clusters = cap;
     return 1;
 }
 

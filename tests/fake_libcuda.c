@@ -20,6 +20,12 @@
      fakecuda_set_tmap(on)                 on: cuGetProcAddress finds cuTensorMapEncodeTiled (off by
                                            default: without it aicf plans no Hopper GEMM, so the
                                            tests of the other GEMM paths see a 9.0 device as before)
+     fakecuda_set_clusters(size, n)        cuGetProcAddress finds cuOccupancyMaxActiveClusters
+                                           (not before the first call), which answers n for
+                                           clusters of `size` CTAs (-1: 132 / size, the answer
+                                           for sizes never set); size 0: not found again
+     fakecuda_cluster_query(out[3])        the last such query's threads a CTA, dynamic shared
+                                           bytes and cluster size
      fakecuda_set_device(count, major, minor)
      fakecuda_live()                       objects alive (allocations, streams, graphs, modules,
                                            execs, retained primary contexts)
@@ -491,6 +497,42 @@ static CUresult cuModuleGetFunction(void** f, void* m, const char* name) {
     *f = mod->fn_names[mod->n_fn++];
     return 0;
 }
+/* cuOccupancyMaxActiveClusters (found only after fakecuda_set_clusters): the clusters of
+   gridDim x*y*z CTAs (the query's grid is one cluster) set for that size, else 132 / size; the
+   last query's block, shared memory and size are kept for fakecuda_cluster_query */
+typedef struct fk_launch_config {
+    unsigned gx, gy, gz, bx, by, bz, smem;
+    void* stream;
+    void* attrs;
+    unsigned n_attrs;
+} fk_launch_config;
+static struct {
+    int on;
+    int n[17];     /* -1: 132 / size */
+    unsigned last[3]; /* threads, shared bytes, cluster size of the last query */
+} FO;
+FK_EXPORT void fakecuda_set_clusters(int size, int n) {
+    int i;
+    if (size == 0) {
+        FO.on = 0;
+        return;
+    }
+    if (!FO.on)
+        for (i = 0; i < 17; i++) FO.n[i] = -1;
+    FO.on = 1;
+    if (size >= 1 && size <= 16) FO.n[size] = n;
+}
+FK_EXPORT void fakecuda_cluster_query(unsigned out[3]) { memcpy(out, FO.last, sizeof FO.last); }
+static CUresult cuOccupancyMaxActiveClusters(int* n, void* f, const fk_launch_config* c) {
+    unsigned size;
+    FK("cuOccupancyMaxActiveClusters");
+    if (!n || !f || !c || c->n_attrs != 0 || c->gx < 1 || c->gy < 1 || c->gz < 1) return 1; /* CUDA_ERROR_INVALID_VALUE */
+    size = c->gx * c->gy * c->gz;
+    if (size > 16) return 912; /* CUDA_ERROR_INVALID_CLUSTER_SIZE */
+    FO.last[0] = c->bx * c->by * c->bz, FO.last[1] = c->smem, FO.last[2] = size;
+    *n = FO.n[size] >= 0 ? FO.n[size] : 132 / (int)size;
+    return 0;
+}
 static CUresult cuFuncSetAttribute(void* f, int attr, int v) {
     (void)f;
     (void)attr;
@@ -876,7 +918,8 @@ static CUresult cuStreamEndCapture(void* s, void** g) {
     X(cuGraphAddMemcpyNode) X(cuGraphAddChildGraphNode) X(cuGraphAddEmptyNode) X(cuGraphGetNodes) \
     X(cuGraphNodeGetType) X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch)   \
     X(cuCtxGetCurrent) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                    \
-    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGraphAddEventRecordNode) X(cuGraphAddDependencies) X(cuTensorMapEncodeTiled)
+    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGraphAddEventRecordNode) X(cuGraphAddDependencies) X(cuTensorMapEncodeTiled) \
+    X(cuOccupancyMaxActiveClusters)
 
 FK_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, unsigned long long flags, int* status) {
     (void)version;
@@ -885,6 +928,7 @@ FK_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int versi
     if (status) *status = 1;
     if (F.missing[0] && strcmp(F.missing, symbol) == 0) return 500;
     if (!F.tmap && strcmp(symbol, "cuTensorMapEncodeTiled") == 0) return 500;
+    if (!FO.on && strcmp(symbol, "cuOccupancyMaxActiveClusters") == 0) return 500;
 #define FK_LOOKUP(name)                                                                           \
     if (strcmp(symbol, #name) == 0) {                                                             \
         __typeof__(&name) f_ = name;                                                              \

@@ -4430,6 +4430,112 @@ static void test_ln_epi(const char* path) {
     fake_exec_close(&fd);
 }
 
+/* The LayerNorm epilogue's clusters against what the device holds at once (the fake's
+   cuOccupancyMaxActiveClusters, asked at plan time: aicf__cuda_cluster_cap): the clusters capped
+   to the resident count, no fusion where none fits, the SM count's bound where the query fails. */
+static void test_ln_epi_clusters(const char* path) {
+    static const struct {
+        int64_t M, K, N;
+        int cap_size, cap, fail; /* clusters of cap_size CTAs: cap resident (-1: 132 / size); fail: the query errs */
+        const char* kernel;      /* NULL: not fused */
+        unsigned grid0, grid1, q_size;
+    } TC[] = {
+        {4096, 384, 384, 2, -1, 0, "aicf_gemm_wsln_f16_64x192_c2", 128, 1, 2},  /* the encoder's o at batch 32: 64 clusters of 2, 66 fit */
+        {4096, 384, 384, 2, 60, 0, "aicf_gemm_wsln_f16_64x192_c2", 120, 1, 2},  /* 60 fit: 60 clusters walk the 64 row blocks */
+        {8300, 448, 768, 4, 30, 0, "aicf_gemm_wsln_f16_64x192_c4", 120, 1, 4},  /* 130 row blocks: 30 clusters of 4 (an H100), not 33 */
+        {8300, 448, 768, 4, -1, 0, "aicf_gemm_wsln_f16_64x192_c4", 132, 1, 4},  /* 33 fit: 33 clusters */
+        {8300, 448, 768, 4, 30, 1, "aicf_gemm_wsln_f16_64x192_c4", 132, 1, 0},  /* the query fails: the SMs bound them */
+        {2100, 1000, 384, 2, 40, 0, "aicf_gemm_wsln_f16_64x192_c2", 66, 1, 2},  /* 33 row blocks: 33 clusters < 40 */
+        {4096, 1000, 384, 2, 40, 0, "aicf_gemm_wsln_f16_64x192_c2", 80, 1, 2},  /* 64 row blocks on the 40 that fit */
+        {4096, 1000, 384, 2, 0, 0, NULL, 0, 0, 2},                              /* none fits: the LayerNorm a step of its own */
+    };
+    fake_exec_dev fd;
+    void (*set_clusters)(int, int) = NULL;
+    void (*cluster_query)(unsigned*) = NULL;
+    void* sym;
+    int q;
+    if (!fake_hopper_open(path, "LayerNorm epilogue clusters", &fd)) return;
+    sym = dlsym(fd.h, "fakecuda_set_clusters"), memcpy(&set_clusters, &sym, sizeof sym);
+    sym = dlsym(fd.h, "fakecuda_cluster_query"), memcpy(&cluster_query, &sym, sizeof sym);
+    if (!set_clusters || !cluster_query) {
+        printf("SKIP LayerNorm epilogue clusters: the fake driver lacks fakecuda_set_clusters / _cluster_query\n");
+        g_skip++;
+        fake_exec_close(&fd);
+        return;
+    }
+    for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
+        const int64_t M = TC[q].M, K = TC[q].K, N = TC[q].N;
+        int64_t i;
+        int si, s, ln_steps = 0, fails = g_fail;
+        unsigned last[3] = {0, 0, 0};
+        aicf_context* ctx;
+        aicf_graph* g = NULL;
+        aicf_plan* p = NULL;
+        aicf_plan_desc pd;
+        float *w = (float*)malloc(sizeof(float) * (size_t)(K * N)), *b = (float*)malloc(sizeof(float) * (size_t)N);
+        float *ga = (float*)malloc(sizeof(float) * (size_t)N), *be = (float*)malloc(sizeof(float) * (size_t)N);
+        char name[160];
+        snprintf(name, sizeof name, "LayerNorm epilogue clusters M=%lld K=%lld N=%lld, %d clusters of %d fit%s", (long long)M, (long long)K,
+                 (long long)N, TC[q].cap, TC[q].cap_size, TC[q].fail ? ", the query fails" : "");
+        fd.set_device(1, 9, 0);
+        fd.set_tmap(1);
+        fd.reset();
+        set_clusters(TC[q].cap_size, TC[q].cap);
+        if (TC[q].fail) fd.fail("cuOccupancyMaxActiveClusters", 1, 0);
+        ctx = hopper_ctx(path, 0);
+        if (!ctx || !w || !b || !ga || !be) {
+            CHECK(0, "%s: context / memory", name);
+            goto next;
+        }
+        for (i = 0; i < K * N; i++) w[i] = rndf(-0.1f, 0.1f);
+        for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f), ga[i] = rndf(0.5f, 1.5f), be[i] = rndf(-0.5f, 0.5f);
+        g = lne_graph(ctx, M, K, N, 1, 1, 1, 1e-5f, w, b, ga, be, name);
+        memset(&pd, 0, sizeof pd);
+        pd.backend = AICF_BACKEND_CUDA;
+        pd.policy.precision = AICF_PRECISION_FP16;
+        CHECK(aicf_plan_create(g, &pd, &p) == AICF_SUCCESS && p, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
+        if (!p) goto done;
+        cluster_query(last);
+        si = lnf_step(p, "mm");
+        for (s = 0; s < p->n_steps; s++)
+            ln_steps += p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization;
+        CHECK(si >= 0, "%s: a step of MatMul 'mm'", name);
+        if (si < 0) goto done;
+        if (!TC[q].kernel) {
+            CHECK(p->steps[si].post == 0 && ln_steps == 1 && !strstr(p->steps[si].kernel, "wsln"),
+                  "%s: not fused (post %d, %d LayerNorm steps, kernel %s)", name, p->steps[si].post, ln_steps, p->steps[si].kernel);
+        } else {
+            const aicf__step* st = &p->steps[si];
+            aicf__cuo_prog* pr = (aicf__cuo_prog*)st->backend;
+            const aicf__cuo_op* op = pr && pr->n_ops == 1 ? aicf__cuo_prog_ops(pr) : NULL;
+            aicf_exec* e = NULL;
+            CHECK(st->post > 0 && ln_steps == 0 && op && !strcmp(st->kernel, TC[q].kernel), "%s: fused into one launch of %s (got %s)", name,
+                  TC[q].kernel, st->kernel);
+            if (!op) goto done;
+            CHECK(op->grid[0] == TC[q].grid0 && op->grid[1] == TC[q].grid1 && op->grid[2] == 1 && op->block[0] == 256,
+                  "%s: grid %u,%u,%u (want %u,%u,1)", name, op->grid[0], op->grid[1], op->grid[2], TC[q].grid0, TC[q].grid1);
+            /* the query was made with the launch's threads, shared memory and cluster size */
+            CHECK(TC[q].q_size == 0 || (last[0] == 256 && last[1] == op->shared_bytes && last[2] == TC[q].q_size),
+                  "%s: the last cluster query: %u threads, %u shared bytes, clusters of %u (want 256, %u, %u)", name, last[0], last[1],
+                  last[2], op->shared_bytes, TC[q].q_size);
+            CHECK(aicf_exec_create(p, NULL, &e) == AICF_SUCCESS, "%s: exec create: %s", name, aicf_last_error(ctx));
+            aicf_exec_destroy(e);
+        }
+        if (g_fail == fails) printf("ok   %s: %s, grid %u x %u\n", name, TC[q].kernel ? TC[q].kernel : "not fused", TC[q].grid0, TC[q].grid1);
+    done:
+        aicf_plan_destroy(p);
+        aicf_graph_destroy(g);
+    next:
+        aicf_context_destroy(ctx);
+        free(w), free(b), free(ga), free(be);
+    }
+    fd.reset();
+    set_clusters(0, 0);
+    fd.set_device(1, 9, 0);
+    fd.set_tmap(1);
+    fake_exec_close(&fd);
+}
+
 static aicf_graph* ws_gelu_graph(aicf_context* ctx, int64_t M, int64_t K, int64_t N, const char* approximate) {
     static float w[64 * 1152], b[1152], w2[1152 * 16];
     int64_t xd[2] = {M, K}, wd[2] = {K, N}, bd[1] = {N}, w2d[2] = {N, 16};
@@ -5420,6 +5526,7 @@ int main(int argc, char** argv) {
     test_gemm_wg(path);
     test_ln_fold(path);
     test_ln_epi(path);
+    test_ln_epi_clusters(path);
     test_gemm_ws(path);
     CHECK(FLT.live == 0, "fake cuBLASLt: %ld descriptors, layouts or preferences not destroyed", FLT.live);
 end:

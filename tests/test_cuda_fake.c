@@ -79,6 +79,14 @@ SA_OFF(MP, MR, dstXInBytes); SA_OFF(MP, MR, dstY); SA_OFF(MP, MR, dstZ); SA_OFF(
 SA_OFF(MP, MR, dstMemoryType); SA_OFF(MP, MR, dstHost); SA_OFF(MP, MR, dstDevice); SA_OFF(MP, MR, dstArray);
 SA_OFF(MP, MR, reserved1); SA_OFF(MP, MR, dstPitch); SA_OFF(MP, MR, dstHeight);
 SA_OFF(MP, MR, WidthInBytes); SA_OFF(MP, MR, Height); SA_OFF(MP, MR, Depth);
+/* CUlaunchConfig (cuOccupancyMaxActiveClusters) */
+SA(sz_lconfig, sizeof(aicf__CUlaunchConfig) == sizeof(CUlaunchConfig));
+typedef aicf__CUlaunchConfig LP;
+typedef CUlaunchConfig LR;
+SA_OFF(LP, LR, gridDimX); SA_OFF(LP, LR, gridDimY); SA_OFF(LP, LR, gridDimZ); SA_OFF(LP, LR, blockDimX);
+SA_OFF(LP, LR, blockDimY); SA_OFF(LP, LR, blockDimZ); SA_OFF(LP, LR, sharedMemBytes); SA_OFF(LP, LR, hStream);
+SA_OFF(LP, LR, attrs); SA_OFF(LP, LR, numAttrs);
+SA(pfn_occ, sizeof(aicf__PFN_cuOccupancyMaxActiveClusters_v11070) == sizeof(PFN_cuOccupancyMaxActiveClusters_v11070));
 /* driver constants */
 SA(c_success, AICF__CUDA_SUCCESS == CUDA_SUCCESS);
 SA(c_inval, AICF__CUDA_ERROR_INVALID_VALUE == CUDA_ERROR_INVALID_VALUE);
