@@ -17260,8 +17260,8 @@ int aicf__cuda_wg_ok(aicf_context* ctx, int k) {
    and `smem` bytes of dynamic shared memory a CTA: cuOccupancyMaxActiveClusters (CUDA 11.8+) on
    the kernel itself, whose cluster shape its __cluster_dims__ fixes (cx x cy CTAs; the query's
    grid is one cluster). The CTAs of a cluster share a GPC, so this can be less than sm_count /
-   (cx cy): an H100 of 132 SMs has GPCs of 14 to 18 SMs, and one CTA an SM leaves 2 SMs of an
-   18-SM GPC without a 4-CTA cluster. The kernel's module is loaded once per context for the
+   (cx cy): at one CTA an SM an H100 of 132 SMs holds 30 clusters of 4 (120 CTAs), not 33
+   (docs/benchmarks.md, session 43). The kernel's module is loaded once per context for the
    query (kept in cu->probe until the context goes) and each answer is kept. Returns -1 where it
    cannot be known (no device, a driver without the entry point, a failed load or query): the
    caller keeps its own bound then. Thread-safe. */
