@@ -4266,6 +4266,14 @@ static aicf_graph* lne_graph(aicf_context* ctx, int64_t M, int64_t K, int64_t N,
     return g;
 }
 
+/* The plan's LayerNormalization steps (0 where the epilogue took it). */
+static int lne_ln_steps(const aicf_plan* p) {
+    int s, n = 0;
+    for (s = 0; s < p->n_steps; s++)
+        n += p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization;
+    return n;
+}
+
 static void test_ln_epi(const char* path) {
     static const struct { int64_t M, K, N; int bias, res, beta, prec, algo, cc, tmap, lt, nofuse, pin, fuse; } TC[] = {
         /* algo 0 AUTO, 1 GENERATED, 2 CUBLASLT; pin 1: "ln" (GENERATED); fuse: 1 expected, 0 not, -1 aicf_plan_create refuses */
@@ -4288,7 +4296,7 @@ static void test_ln_epi(const char* path) {
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
         const int64_t M = TC[q].M, K = TC[q].K, N = TC[q].N;
         int64_t i, sm, optin, rb, clusters, slot, fixed, stages;
-        int si, s, ln_steps = 0, fails = g_fail, bn = 0, cs = 0;
+        int si, ln_steps = 0, fails = g_fail, bn = 0, cs = 0;
         aicf_context* ctx;
         aicf_graph* g = NULL;
         aicf_plan* p = NULL;
@@ -4333,8 +4341,7 @@ static void test_ln_epi(const char* path) {
         CHECK(r == AICF_SUCCESS && p, "%s: CUDA plan: %s", name, aicf_last_error(ctx));
         if (!p) goto done;
         si = lnf_step(p, "mm");
-        for (s = 0; s < p->n_steps; s++)
-            ln_steps += p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization;
+        ln_steps = lne_ln_steps(p);
         CHECK(si >= 0, "%s: a step of MatMul 'mm'", name);
         if (si < 0) goto done;
         if (!TC[q].fuse) {
@@ -4466,7 +4473,7 @@ static void test_ln_epi_clusters(const char* path) {
     for (q = 0; q < (int)(sizeof TC / sizeof TC[0]); q++) {
         const int64_t M = TC[q].M, K = TC[q].K, N = TC[q].N;
         int64_t i;
-        int si, s, ln_steps = 0, fails = g_fail;
+        int si, ln_steps = 0, fails = g_fail;
         unsigned last[3] = {0, 0, 0};
         aicf_context* ctx;
         aicf_graph* g = NULL;
@@ -4497,8 +4504,7 @@ static void test_ln_epi_clusters(const char* path) {
         if (!p) goto done;
         cluster_query(last);
         si = lnf_step(p, "mm");
-        for (s = 0; s < p->n_steps; s++)
-            ln_steps += p->steps[s].kind == AICF__STEP_NODE && p->g->nodes[p->steps[s].node].op == AICF__OP_LayerNormalization;
+        ln_steps = lne_ln_steps(p);
         CHECK(si >= 0, "%s: a step of MatMul 'mm'", name);
         if (si < 0) goto done;
         if (!TC[q].kernel) {
