@@ -1677,6 +1677,23 @@ int aicf__cuda_wg_ok(aicf_context* ctx, int k) {
     return aicf__cuda_choose_image(cu->cc_major, cu->cc_minor, aicf__kt_images, AICF__KT_NUM_IMAGES, aicf__kt_kernels[k].module, 1) >= 0;
 }
 
+/* An exec holding only the kernel table's module and function slots (filled on demand by
+   aicf__em_function), for launches and queries made at plan time (the autotuner's trial
+   launches, aicf__cuda_cluster_cap); NULL when out of memory. Freed by aicf__cuda_exec_free. */
+static aicf__cuda_exec* aicf__cuda_kernel_exec_new(aicf_context* ctx) {
+    aicf__cuda_exec* x = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *x);
+    if (!x) return NULL;
+    x->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES > 0 ? (size_t)AICF__KT_NUM_MODULES : 1u, sizeof(aicf__CUmodule));
+    x->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS > 0 ? (size_t)AICF__KT_NUM_KERNELS : 1u, sizeof(aicf__CUfunction));
+    if (!x->modules || !x->functions) {
+        aicf__free(ctx, x->modules);
+        aicf__free(ctx, x->functions);
+        aicf__free(ctx, x);
+        return NULL;
+    }
+    return x;
+}
+
 /* How many clusters of table kernel k the device holds at once, launched with `threads` threads
    and `smem` bytes of dynamic shared memory a CTA: cuOccupancyMaxActiveClusters (CUDA 11.8+) on
    the kernel itself, whose cluster shape its __cluster_dims__ fixes (cx x cy CTAs; the query's
@@ -1702,19 +1719,7 @@ int aicf__cuda_cluster_cap(aicf_context* ctx, int k, unsigned threads, unsigned 
             return n;
         }
     memcpy(saved, AICF__ERRBUF(ctx), sizeof saved); /* a failed query is not an error of the plan */
-    if (!cu->probe) {
-        cu->probe = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *cu->probe);
-        if (cu->probe) {
-            cu->probe->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES, sizeof(aicf__CUmodule));
-            cu->probe->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS, sizeof(aicf__CUfunction));
-            if (!cu->probe->modules || !cu->probe->functions) {
-                aicf__free(ctx, cu->probe->modules);
-                aicf__free(ctx, cu->probe->functions);
-                aicf__free(ctx, cu->probe);
-                cu->probe = NULL;
-            }
-        }
-    }
+    if (!cu->probe) cu->probe = aicf__cuda_kernel_exec_new(ctx);
     if (cu->probe && aicf__cuda_push(ctx, cu) == AICF_SUCCESS) {
         memset(&em, 0, sizeof em);
         em.ctx = ctx, em.cu = cu, em.x = cu->probe, em.step = -1;
@@ -2806,19 +2811,11 @@ aicf_result aicf__cuda_tune(aicf_plan* p, int* tunable) {
     if (n_tunable == 0) return AICF_SUCCESS;
     if (!aicf__add_size(base, (max_scratch + 255u) & ~(size_t)255u, &total))
         return aicf__err(ctx, AICF_ERROR_LIMIT, "aicf_plan_create: autotuning: arena and scratch exceed the address space");
-    x = (aicf__cuda_exec*)aicf__calloc(ctx, 1, sizeof *x);
+    x = aicf__cuda_kernel_exec_new(ctx);
     fill = (uint16_t*)aicf__malloc(ctx, fill_n * sizeof *fill);
-    if (x) {
-        x->modules = (aicf__CUmodule*)aicf__calloc(ctx, AICF__KT_NUM_MODULES > 0 ? (size_t)AICF__KT_NUM_MODULES : 1u, sizeof(aicf__CUmodule));
-        x->functions = (aicf__CUfunction*)aicf__calloc(ctx, AICF__KT_NUM_KERNELS > 0 ? (size_t)AICF__KT_NUM_KERNELS : 1u, sizeof(aicf__CUfunction));
-    }
-    if (!x || !fill || !x->modules || !x->functions) {
+    if (!x || !fill) {
         aicf__free(ctx, fill);
-        if (x) {
-            aicf__free(ctx, x->modules);
-            aicf__free(ctx, x->functions);
-            aicf__free(ctx, x);
-        }
+        if (x) aicf__cuda_exec_free(ctx, cu, x); /* nothing loaded yet: no driver call */
         return aicf__err(ctx, AICF_ERROR_OUT_OF_MEMORY, "aicf_plan_create: autotuning: out of memory");
     }
     res = aicf__cuda_push(ctx, cu);
