@@ -23383,9 +23383,11 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
 
 /* A float16 step that ends in an elementwise chain launch (aicf_ewchain_f16*, e.g. a cuBLASLt
    GEMM's activation, or the tensor-core GEMM aicf_gemm_tc_f16*, whose arguments begin with the
-   chain's struct and which stores float32 pairs under the same flag) or in a row-register
-   LayerNormalization / RMSNormalization launch (aicf_norm_rowreg*_f16: a post-LN transformer's
-   last step) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
+   chain's struct and which stores float32 pairs under the same flag), in a row-register
+   LayerNormalization / RMSNormalization launch (aicf_norm_rowreg*_f16) or in the GEMM with the
+   LayerNorm after it (aicf_gemm_wsln_f16*, whose chain struct is at g.e: the launch becomes its
+   _y32 kernel, which stores float32 pairs from registers instead of the staged TMA stores; both
+   the last step of a post-LN transformer) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
    read by nothing else: the kernel writes D itself (flags bit 0: float32, rounded through
    float16 as the Cast did, so the output is the unfused plan's bit for bit) and the Cast step
    launches nothing. D must not overlap what the kernel reads (the memory plan placed D apart
@@ -23401,9 +23403,9 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         aicf__k_norm nm;
         aicf__k_cast ca;
         uint64_t add_x = 0, add_y = 0, add_t = 0;
-        int x, d, t, ok = 1, norm;
+        int x, d, t, ok = 1, norm, wsln;
         int64_t n_out, flags;
-        size_t y_field;
+        size_t y_field, e_off = 0;
         const char* kn;
         if (!pr || !cast || pr->n_ops < 1) continue;
         ops = aicf__cuo_prog_ops(pr);
@@ -23413,13 +23415,15 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
            the row-register normalization */
         kn = aicf__cuo_kname(ew->kernel_index);
         norm = strncmp(kn, "aicf_norm_rowreg", 16) == 0 && strstr(kn, "_f16") != NULL;
-        if (!norm && strncmp(kn, "aicf_ewchain_f16", 16) != 0 && strncmp(kn, "aicf_gemm_tc_f16", 16) != 0) continue;
+        wsln = strstr(kn, "aicf_gemm_wsln_f16") == kn;
+        if (!norm && !wsln && strncmp(kn, "aicf_ewchain_f16", 16) != 0 && strncmp(kn, "aicf_gemm_tc_f16", 16) != 0) continue;
+        if (wsln) e_off = offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e);
         if (norm) {
             memcpy(&nm, ew->args, sizeof nm);
             n_out = nm.rows * nm.cols, flags = nm.flags, y_field = offsetof(aicf__k_norm, y);
         } else {
-            memcpy(&e, ew->args, sizeof e);
-            n_out = e.n, flags = e.flags, y_field = offsetof(aicf__k_ewchain, y);
+            memcpy(&e, (const unsigned char*)ew->args + e_off, sizeof e);
+            n_out = e.n, flags = e.flags, y_field = e_off + offsetof(aicf__k_ewchain, y);
         }
         memcpy(&ca, cast->args, sizeof ca);
         x = aicf__cuo_patched(cast, offsetof(aicf__k_cast, x), &add_x);
@@ -23428,10 +23432,19 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         if (x < 0 || d < 0 || t != x || add_x || add_y || add_t || n_out != ca.n || n_out != aicf__shape_numel(&p->g->tensors[x].shape) ||
             flags || aicf__cuo_reads(p, x) != 1)
             continue;
-        if (norm && aicf__plan_align(p, d, 0) < 16) continue; /* the norm's float4 stores */
+        if ((norm || wsln) && aicf__plan_align(p, d, 0) < 16) continue; /* the norm's float4 stores, wsln's float2 */
         for (k = 0; k < ew->n_patch && ok; k++) /* the kernel's sources (and its statistics outputs) and D apart */
             if (ew->patch[k].field != y_field) ok = aicf__cuo_disjoint(p, d, ew->patch[k].tensor);
         if (!ok) continue;
+        if (wsln) { /* its float32 form: the _y32 kernel (a template parameter: the float16 kernel's code stays as it was) */
+            char yn[96];
+            int ky;
+            snprintf(yn, sizeof yn, "%s_y32", kn);
+            if ((ky = aicf__cuda_kernel_find(yn)) < 0) continue;
+            if (st->kernel_index == ew->kernel_index) st->kernel_index = ky;
+            ew->kernel_index = ky;
+            snprintf(st->kernel, sizeof st->kernel, "%s", yn);
+        }
         for (k = 0; k < ew->n_patch; k++)
             if (ew->patch[k].field == y_field) ew->patch[k].tensor = d;
         if (norm) {
@@ -23439,7 +23452,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             memcpy(ew->args, &nm, sizeof nm);
         } else {
             e.flags |= 1;
-            memcpy(ew->args, &e, sizeof e);
+            memcpy((unsigned char*)ew->args + e_off, &e, sizeof e);
         }
         {
             aicf__step* cs = &p->steps[s + 1];
@@ -23447,7 +23460,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             int keep;
             aicf__cuo_mark_absorbed(p, s + 1, "absorbed");
             snprintf(cs->reason, sizeof cs->reason, "Cast absorbed into step %d's %s, which writes the float32 output: its float16 tensor is not written",
-                     s, norm ? "normalization kernel" : "elementwise chain");
+                     s, norm ? "normalization kernel" : wsln ? "GEMM + LayerNorm kernel" : "elementwise chain");
             snprintf(extra, sizeof extra, "; Cast to f32 folded in");
             keep = (int)(sizeof why - 1 - strlen(extra));
             if ((int)strlen(st->reason) < keep) { /* else the Cast step's own reason says it */

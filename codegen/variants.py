@@ -163,9 +163,12 @@ def _gemm_wg():
         _k("aicf_gemm_ws_f16_128x%d" % bn, "gemm_ws", "f16", {"bm": 128, "bn": bn, "tile": "128x%dx64" % bn}, block=384)
         for bn in (128, 192)] + [
         # the same structure over whole rows with the LayerNorm that follows the GEMM: a cluster of
-        # CS CTAs a 64-row block, N = CS x BN (src/81_cuda_ops.c aicf__cuo_lower_ln_epi)
-        _k("aicf_gemm_wsln_f16_64x%d_c%d" % (bn, cs), "gemm_wsln", "f16", {"bm": 64, "bn": bn, "cs": cs, "tile": "64x%dx64" % bn}, block=256)
-        for bn, cs in ((128, 2), (192, 2), (192, 4))]
+        # CS CTAs a 64-row block, N = CS x BN (src/81_cuda_ops.c aicf__cuo_lower_ln_epi); _y32: Y
+        # stored float32 from registers (the boundary Cast after the step absorbed,
+        # aicf__cuo_fold_ew_cast)
+        _k("aicf_gemm_wsln_f16_64x%d_c%d%s" % (bn, cs, "_y32" if y32 else ""), "gemm_wsln", "f16",
+           {"bm": 64, "bn": bn, "cs": cs, "y32": y32, "tile": "64x%dx64" % bn}, block=256)
+        for bn, cs in ((128, 2), (192, 2), (192, 4)) for y32 in (0, 1)]
 
 
 def _pool():
