@@ -1343,7 +1343,7 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
 static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c);
 static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c);
 static aicf_result aicf__cuo_lower_gemm_ws(aicf__cuo* c, const aicf__matmul_desc* md, int A, int B, int C, float beta, int Y);
-static int aicf__cuo_ws_wanted(const aicf__cuo* c);
+static int aicf__cuo_ws_wanted(const aicf__cuo* c, const aicf__matmul_desc* md);
 /* 1 when the context loaded cuBLASLt */
 static int aicf__cuo_lt_loaded(const aicf__cuo* c) {
 #if !defined(AICF_NO_CUDA)
@@ -1396,7 +1396,7 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         r = aicf__cuo_lower_gemv(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
-    if (aicf__cuo_ws_wanted(c)) { /* thousands of rows: the warp-specialised Hopper GEMM */
+    if (aicf__cuo_ws_wanted(c, &md)) { /* thousands of rows: the warp-specialised Hopper GEMM */
         r = aicf__cuo_lower_gemm_ws(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
@@ -1581,7 +1581,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
         }
-        if (nrep == 1 && aicf__cuo_ws_wanted(c)) { /* as in aicf__cuo_lower_gemm */
+        if (nrep == 1 && aicf__cuo_ws_wanted(c, &plain)) { /* as in aicf__cuo_lower_gemm */
             r = aicf__cuo_lower_gemm_ws(c, &plain, A, B, -1, 0.0f, Y);
             if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
@@ -3924,18 +3924,26 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
    that the policy does not let cuBLASLt's GELU epilogue (the tanh form) take: cuBLASLt would
    leave it to a pass over the output (the batch-32 encoder's f1: 10.9 + 7.2 us against 16.2 for
    the kernel with it inside in bench/gemm_wgmma.cu; docs/benchmarks.md, sessions 32-33), where
-   its tiles fill a wave (aicf__cuo_lower_gemm_ws). Elsewhere cuBLASLt's kernels
-   measured faster at the encoder's shapes (qkv 10.1 against 11.7 us, f2 9.9 against 10.9). */
-static int aicf__cuo_ws_wanted(const aicf__cuo* c) {
+   its tiles fill a wave (aicf__cuo_lower_gemm_ws); and the AUTO rule for a GEMM of at most
+   AICF__WS_EDGE_FLOPS (2 M N K): cuBLASLt's kernel alone is 10-15% faster at the encoder's shapes
+   (qkv 10.1 against 11.7 us, f2 9.9 against 10.9 in bench/gemm_wgmma.cu; 10.25 against 11.03 as
+   the autotuner times qkv), but a cuBLASLt launch takes no programmatic edge, so the kernels
+   either side of it wait for its launch and it for theirs, while the generated kernel overlaps
+   both (its launch and prologue under the previous kernel's tail): in the batch-32 encoder, qkv
+   (3.6 GFLOP) on it made the replay 3.8 us faster over 6 layers (docs/benchmarks.md, session
+   45), about 1.4 us of edges a GEMM against its ~0.8 us slower kernel. Over ~4 GFLOP cuBLASLt's
+   10-15% outgrows the edges, so larger GEMMs stay on it. */
+#define AICF__WS_EDGE_FLOPS 4.0e9
+static int aicf__cuo_ws_wanted(const aicf__cuo* c, const aicf__matmul_desc* md) {
     int k;
     aicf_matmul_algo algo = aicf__cuo_matmul_algo(c);
     if (algo == AICF_MATMUL_GENERATED) return 1;
     if (algo != AICF_MATMUL_AUTO) return 0;
     if (!aicf__cuo_lt_loaded(c)) return 1;
-    if (c->p->policy.gelu_tanh) return 0;
     for (k = 0; k < c->st->n_epi; k++)
-        if (c->st->epi[k].op == AICF__OP_Gelu && c->st->epi[k].alpha == 0.0f) return 1; /* approximate = "none" */
-    return 0;
+        if (c->st->epi[k].op == AICF__OP_Gelu && c->st->epi[k].alpha == 0.0f) /* approximate = "none" */
+            return !c->p->policy.gelu_tanh; /* under gelu_tanh, cuBLASLt's epilogue takes it in the tanh form */
+    return 2.0 * (double)md->M * (double)md->N * (double)md->K <= AICF__WS_EDGE_FLOPS;
 }
 
 /* The warp-specialised Hopper GEMMs' tensor-map requests (aicf_gemm_ws and aicf_gemm_wsln): A

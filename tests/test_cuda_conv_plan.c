@@ -4600,7 +4600,9 @@ static void test_gemm_ws(const char* path) {
         {0, 8, 150, 72, 200, 1.0f, 0, 1, 90, 1, 0},    /* M = 1200, N = 200, K = 72: partial tiles and slab */
         {0, 8, 128, 64, 512, 1.0f, 1, 1, 90, 1, 1},    /* GENERATED with cuBLASLt loaded: this kernel */
         {2, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* MatMul + bias, Tanh, + residual: a chain the kernel does not take */
-        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 1},    /* AUTO with cuBLASLt loaded, no Gelu: cuBLASLt */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 1},    /* AUTO with cuBLASLt loaded, no Gelu: 32 tiles of 128 x 128, cuBLASLt */
+        {0, 32, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 1}, /* the same at the batch-32 encoder's qkv (3.6 GFLOP, 288 tiles): this kernel */
+        {0, 32, 128, 1536, 768, 1.0f, 0, 1, 90, 1, 1}, /* the same over 4 GFLOP (9.7): cuBLASLt */
         {0, 8, 128, 64, 512, 1.0f, 2, 1, 90, 1, 1},    /* CUBLASLT */
         {0, 8, 128, 64, 512, 1.0f, 0, 0, 90, 1, 0},    /* float32 */
         {0, 8, 128, 64, 512, 1.0f, 0, 1, 89, 1, 0},    /* compute capability 8.9 */
@@ -4642,8 +4644,12 @@ static void test_gemm_ws(const char* path) {
         }
         sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
         optin = ctx->cuda && ctx->cuda->max_smem_optin > 0 ? ctx->cuda->max_smem_optin : 232448;
-        want_ws = (TC[q].algo == 1 || (TC[q].algo == 0 && !TC[q].lt)) && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && !TC[q].gemm &&
-                  M >= 1024 && ws_pick(M, N, sm, optin, &bn, &tiles, &stages, &smem_want);
+        /* AUTO with cuBLASLt loaded (no erf Gelu here): at most 4 GFLOP (aicf__cuo_ws_wanted) and a
+           full wave of 128 x 128 tiles (aicf__cuo_lower_gemm_ws) */
+        want_ws = (TC[q].algo == 1 || (TC[q].algo == 0 && !TC[q].lt) ||
+                   (TC[q].algo == 0 && 2.0 * (double)M * (double)N * (double)K <= 4.0e9 && ((M + 127) / 128) * ((N + 127) / 128) >= sm)) &&
+                  TC[q].prec && TC[q].cc == 90 && TC[q].tmap && !TC[q].gemm && M >= 1024 &&
+                  ws_pick(M, N, sm, optin, &bn, &tiles, &stages, &smem_want);
         snprintf(want, sizeof want, "aicf_gemm_ws_f16_128x%d", bn);
         for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
         for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f);

@@ -1120,23 +1120,25 @@ static void cases_gemm(void) {
             run_case_both(&tc, "aicf_gemm_wg_f16_64x16");
             /* the warp-specialised Hopper GEMM (aicf__cuo_lower_gemm_ws: M >= 1024, B [K, N]), the
                AUTO rule's choice without cuBLASLt and the generated kernels' (with cuBLASLt loaded
-               the rule takes it only for an erf-form Gelu: test_gpu_fusion test_gpu_ws_gelu):
-               both tile widths, C [N] / [M, N] / none, alpha, partial tiles in M, N and K, the
-               ring of 4 stages wrapped (K = 4096), N below one box (64), the batch folded into M */
+               the rule takes it for an erf-form Gelu, test_gpu_fusion test_gpu_ws_gelu, and at
+               most 4 GFLOP with a wave of 128 x 128 tiles, aicf__cuo_ws_wanted): both tile widths,
+               C [N] / [M, N] / none, alpha, partial tiles in M, N and K, the ring of 4 stages
+               wrapped (K = 4096), N below one box (64), the batch folded into M */
             {
-                static const struct { int64_t M, N, K; int c; float alpha; const char* ex; } WS[] = {
-                    {4096, 1536, 384, 1, 1.0f, "aicf_gemm_ws_f16_128x192"}, /* the batch-32 encoder's f1: 256 tiles, two waves */
-                    {4096, 384, 1536, 2, 1.0f, "aicf_gemm_ws_f16_128x128"}, /* its f2 (+ residual) */
-                    {2048, 1152, 200, 1, -0.5f, "aicf_gemm_ws_f16_128x192"}, /* 96 tiles of 192 against 144 of 128 */
-                    {1100, 200, 72, 2, 0.5f, "aicf_gemm_ws_f16_128x128"},   /* partial tiles in M, N and K */
-                    {1024, 40, 4096, 0, 1.0f, "aicf_gemm_ws_f16_128x128"},  /* N inside one box; 64 slabs through 4 stages */
+                static const struct { int64_t M, N, K; int c; float alpha; const char *ex, *lt; } WS[] = {
+                    /* ex: without cuBLASLt and generated; lt: AUTO with cuBLASLt loaded */
+                    {4096, 1536, 384, 1, 1.0f, "aicf_gemm_ws_f16_128x192", "cublasLt:matmul"}, /* the batch-32 encoder's f1: 256 tiles, two waves; 4.8 GFLOP */
+                    {4096, 384, 1536, 2, 1.0f, "aicf_gemm_ws_f16_128x128", "cublasLt:matmul"}, /* its f2 (+ residual) */
+                    {2048, 1152, 200, 1, -0.5f, "aicf_gemm_ws_f16_128x192", "aicf_gemm_ws_f16_128x192"}, /* 96 tiles of 192 against 144 of 128; 0.9 GFLOP */
+                    {1100, 200, 72, 2, 0.5f, "aicf_gemm_ws_f16_128x128", "cublasLt:matmul"},   /* partial tiles in M, N and K; 18 tiles */
+                    {1024, 40, 4096, 0, 1.0f, "aicf_gemm_ws_f16_128x128", "cublasLt:matmul"},  /* N inside one box; 64 slabs through 4 stages */
                 };
                 for (q = 0; q < sizeof WS / sizeof WS[0]; q++) {
                     gemm_tcase(&tc, pr, WS[q].M, WS[q].N, WS[q].K, 0, WS[q].c, WS[q].alpha, "Hopper ws GEMM");
-                    tc.expect = "cublasLt:matmul";
+                    tc.expect = WS[q].lt;
                     run_case_both(&tc, WS[q].ex);
                     gemm_tcase(&tc, pr, WS[q].M, WS[q].N, WS[q].K, 0, WS[q].c, WS[q].alpha, "Hopper ws GEMM");
-                    tc.expect = "cublasLt:matmul";
+                    tc.expect = "cublasLt:matmul"; /* matmul_algo CUBLASLT */
                     run_case_both_tc(&tc, WS[q].ex);
                 }
                 tc_new(&tc, "MatMul", pr, "MatMul [4,300,64]x[64,96] (Hopper ws GEMM)");
