@@ -441,8 +441,9 @@ typedef enum aicf_conv_algo {
    inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles, and its warp-specialised
    persistent form for M >= 1024 (B [K, N]; the epilogue at most two Adds and a Relu or erf-form
    Gelu), which AUTO also takes with cuBLASLt loaded where the step's epilogue holds an erf-form
-   Gelu (cuBLASLt's GELU epilogue is the tanh form) and its 128 x 128 tiles fill a wave; else,
-   or where cuBLASLt has
+   Gelu (cuBLASLt's GELU epilogue is the tanh form) or the GEMM is at most 4 GFLOP (2 M N K: a
+   cuBLASLt launch takes no programmatic edge, which at that size costs more than its faster
+   kernel saves), and its 128 x 128 tiles fill a wave; else, or where cuBLASLt has
    no algorithm, the generated tensor-core GEMM (float16, with the step's whole epilogue inside:
    the small-M kernel where its tiles fit one wave, else the pipelined one), else the generated
    tiled GEMM. */
