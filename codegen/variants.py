@@ -53,7 +53,7 @@ def _unary():
             for vec in (1, 4, 8) if dt == "f16" and fn in UNARY_V8 else (1, 4):
                 ks.append(_k("aicf_unary_%s_%s_v%d" % (fn, dt, vec), "unary", dt, {"fn": fn, "vec": vec}))
     for src, dst in (("f32", "f16"), ("f16", "f32")):
-        for vec in (1, 4):
+        for vec in (1, 4, 8):
             ks.append(_k("aicf_cast_%s_%s_v%d" % (src, dst, vec), "cast", src, {"src": src, "dst": dst, "vec": vec}))
     return ks
 

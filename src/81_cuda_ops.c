@@ -1094,7 +1094,10 @@ static aicf_result aicf__cuo_convert(aicf__cuo* c, int x, int y) {
         char name[96];
         const char* src = sx == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
         const char* dst = sy == AICF_DTYPE_FLOAT16 ? "f16" : "f32";
-        int v = n % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * aicf_dtype_size(sx) &&
+        /* 8 elements a thread where both addresses are 16-byte aligned (two 16-byte float32
+           accesses in flight a thread, one wave where vec 4 needs more), else 4, else 1 */
+        int v = n % 8 == 0 && aicf__cuo_align(c, x, 0) >= 16 && aicf__cuo_align(c, y, 0) >= 16 ? 8
+                : n % 4 == 0 && aicf__cuo_align(c, x, 0) >= 4 * aicf_dtype_size(sx) &&
                         aicf__cuo_align(c, y, 0) >= 4 * aicf_dtype_size(sy)
                     ? 4
                     : 1;
@@ -1106,7 +1109,7 @@ static aicf_result aicf__cuo_convert(aicf__cuo* c, int x, int y) {
         if ((r = aicf__cuo_kernel(c, name, &a, sizeof a, grid, block, 0, &op)) != AICF_SUCCESS) return r;
         aicf__cuo_patch(op, offsetof(aicf__k_cast, x), x, 0);
         aicf__cuo_patch(op, offsetof(aicf__k_cast, y), y, 0);
-        aicf__cuo_reason(c, "%s -> %s, %lld elements%s", src, dst, (long long)n, v == 4 ? ", vec4" : "");
+        aicf__cuo_reason(c, "%s -> %s, %lld elements%s", src, dst, (long long)n, v == 8 ? ", vec8" : v == 4 ? ", vec4" : "");
     }
     return AICF_SUCCESS;
 }

@@ -1468,11 +1468,22 @@ static void cases_softmax_layout(void) {
     tc_in(&tc, "x", 3, DIMS(3, I64(2), I64(3), I64(4)), 0, -2, 2);
     tc_attr_i(&tc, "axis", 2);
     run_case(&tc);
-    tc_new(&tc, "Cast", AICF_PRECISION_FP32, "Cast float -> float16 [5,9]");
-    tc_in(&tc, "x", 2, DIMS(2, I64(5), I64(9)), 0, -2, 2);
-    tc_attr_i(&tc, "to", AICF_DTYPE_FLOAT16);
-    tc.expect = "aicf_cast_f32_f16_v1";
-    run_case(&tc);
+    {   /* the vector width by n: 45 odd (1), 240 = 8 x 30 with 16-byte aligned addresses (8: two
+           float32 float4 a thread), 36 = 4 x 9 (4) */
+        static const struct { int64_t r, c; const char *name, *expect; } CA[] = {
+            {5, 9, "Cast float -> float16 [5,9]", "aicf_cast_f32_f16_v1"},
+            {6, 40, "Cast float -> float16 [6,40] (vec 8)", "aicf_cast_f32_f16_v8"},
+            {3, 12, "Cast float -> float16 [3,12] (vec 4)", "aicf_cast_f32_f16_v4"},
+        };
+        int i;
+        for (i = 0; i < 3; i++) {
+            tc_new(&tc, "Cast", AICF_PRECISION_FP32, CA[i].name);
+            tc_in(&tc, "x", 2, DIMS(2, I64(CA[i].r), I64(CA[i].c)), 0, -2, 2);
+            tc_attr_i(&tc, "to", AICF_DTYPE_FLOAT16);
+            tc.expect = CA[i].expect;
+            run_case(&tc);
+        }
+    }
 }
 
 /* Gather, Where, Pad, and the ops lowered to strided copies (Slice, Split, Tile, Expand,
