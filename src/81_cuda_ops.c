@@ -4079,11 +4079,11 @@ static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c) {
     aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_ws, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, &rc);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, gamma), G, 0);
     if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, beta), Bt, 0);
-    aicf__cuo_reason(c, "LayerNormalization '%.60s' fused after the Hopper GEMM M=%lld N=%lld K=%lld: clusters of %d CTAs own 64 "
-                        "whole rows (64x%d each), the rows' statistics merged over the cluster in shared memory, %u CTAs over %lld row "
-                        "blocks, %lld stages, TMA stores; epilogue inside: %d ops (%s) then the LayerNorm",
-                     ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, cs, bn, grid[0], (long long)((M + 63) / 64),
-                     (long long)stages, c->st->n_epi, modes);
+    /* short enough (~155 characters with a short node name) that the reason keeps its "TMA stores",
+       which the output Cast's fold rewrites, and the fold's note (aicf__cuo_fold_ew_cast) */
+    aicf__cuo_reason(c, "LayerNorm '%.32s' after GEMM M=%lld N=%lld K=%lld: %d-CTA clusters of 64x%d tiles own whole rows, %u CTAs, "
+                        "%lld stages, TMA stores; epilogue %d ops (%s) + LN",
+                     ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, cs, bn, grid[0], (long long)stages, c->st->n_epi, modes);
     return AICF_SUCCESS;
 }
 
@@ -4782,6 +4782,10 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             if (st->kernel_index == ew->kernel_index) st->kernel_index = ky;
             ew->kernel_index = ky;
             snprintf(st->kernel, sizeof st->kernel, "%s", yn);
+            { /* its reason named the float16 stage's stores: the _y32 kernel stores float32 from registers */
+                char* ts = strstr(st->reason, "TMA stores");
+                if (ts) memcpy(ts, "f32 stores", 10);
+            }
         }
         for (k = 0; k < ew->n_patch; k++)
             if (ew->patch[k].field == y_field) ew->patch[k].tensor = d;

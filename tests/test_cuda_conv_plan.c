@@ -4413,9 +4413,10 @@ static void test_ln_epi(const char* path) {
                (aicf__cuo_fold_ew_cast): the kernel writes the Cast's float32 output through e.y
                (e.flags 1); Y's tensor map stays on the step's float16 output, unused */
             CHECK(wa.g.e.flags == 1 && si + 1 < p->n_steps && !strcmp(p->steps[si + 1].kernel, "absorbed") &&
-                      strstr(p->steps[si + 1].reason, "GEMM + LayerNorm kernel, which writes the float32 output") != NULL,
-                  "%s: the output Cast absorbed (e.flags %d, next step %s)", name, (int)wa.g.e.flags,
-                  si + 1 < p->n_steps ? p->steps[si + 1].kernel : "none");
+                      strstr(p->steps[si + 1].reason, "GEMM + LayerNorm kernel, which writes the float32 output") != NULL &&
+                      strstr(st->reason, "f32 stores") != NULL && !strstr(st->reason, "TMA stores") && strstr(st->reason, "Cast to f32 folded in"),
+                  "%s: the output Cast absorbed (e.flags %d, next step %s; why: %s)", name, (int)wa.g.e.flags,
+                  si + 1 < p->n_steps ? p->steps[si + 1].kernel : "none", st->reason);
             CHECK(!bad && A_t == st->in[0] && mt[0] == A_t && B_t == st->in[1] && mt[1] == B_t && si + 1 < p->n_steps &&
                       D_t == p->steps[si + 1].out[0] && mt[2] == st->out[0] && G_t == st->in[2] && Be_t == st->in[3],
                   "%s: patches: maps %d %d %d, A %d B %d D %d, Scale %d (in %d), B %d (in %d), %d unexpected", name, mt[0], mt[1], mt[2], A_t,
