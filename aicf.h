@@ -22753,10 +22753,11 @@ static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c) {
     aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_ws, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, &rc);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, gamma), G, 0);
     if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, beta), Bt, 0);
-    /* short enough (~155 characters with a short node name) that the reason keeps its "TMA stores",
-       which the output Cast's fold rewrites, and the fold's note (aicf__cuo_fold_ew_cast) */
+    /* short enough (~145 characters with a short node name) to leave room for the output Cast's
+       fold note (aicf__cuo_fold_ew_cast); the float16 kernel stores by TMA, the _y32 kernel the
+       fold substitutes from registers (the absorbed Cast's reason says so), so this one names neither */
     aicf__cuo_reason(c, "LayerNorm '%.32s' after GEMM M=%lld N=%lld K=%lld: %d-CTA clusters of 64x%d tiles own whole rows, %u CTAs, "
-                        "%lld stages, TMA stores; epilogue %d ops (%s) + LN",
+                        "%lld stages; epilogue %d ops (%s) + LN",
                      ln->name ? ln->name : "", (long long)M, (long long)N, (long long)K, cs, bn, grid[0], (long long)stages, c->st->n_epi, modes);
     return AICF_SUCCESS;
 }
@@ -23456,10 +23457,6 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             if (st->kernel_index == ew->kernel_index) st->kernel_index = ky;
             ew->kernel_index = ky;
             snprintf(st->kernel, sizeof st->kernel, "%s", yn);
-            { /* its reason named the float16 stage's stores: the _y32 kernel stores float32 from registers */
-                char* ts = strstr(st->reason, "TMA stores");
-                if (ts) memcpy(ts, "f32 stores", 10);
-            }
         }
         for (k = 0; k < ew->n_patch; k++)
             if (ew->patch[k].field == y_field) ew->patch[k].tensor = d;
@@ -23476,7 +23473,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             int keep;
             aicf__cuo_mark_absorbed(p, s + 1, "absorbed");
             snprintf(cs->reason, sizeof cs->reason, "Cast absorbed into step %d's %s, which writes the float32 output: its float16 tensor is not written",
-                     s, norm ? "normalization kernel" : wsln ? "GEMM + LayerNorm kernel" : "elementwise chain");
+                     s, norm ? "normalization kernel" : wsln ? "GEMM + LayerNorm kernel (_y32: register stores)" : "elementwise chain");
             snprintf(extra, sizeof extra, "; Cast to f32 folded in");
             keep = (int)(sizeof why - 1 - strlen(extra));
             if ((int)strlen(st->reason) < keep) { /* else the Cast step's own reason says it */

@@ -4413,8 +4413,8 @@ static void test_ln_epi(const char* path) {
                (aicf__cuo_fold_ew_cast): the kernel writes the Cast's float32 output through e.y
                (e.flags 1); Y's tensor map stays on the step's float16 output, unused */
             CHECK(wa.g.e.flags == 1 && si + 1 < p->n_steps && !strcmp(p->steps[si + 1].kernel, "absorbed") &&
-                      strstr(p->steps[si + 1].reason, "GEMM + LayerNorm kernel, which writes the float32 output") != NULL &&
-                      strstr(st->reason, "f32 stores") != NULL && !strstr(st->reason, "TMA stores") && strstr(st->reason, "Cast to f32 folded in"),
+                      strstr(p->steps[si + 1].reason, "GEMM + LayerNorm kernel (_y32: register stores), which writes the float32 output") != NULL &&
+                      strstr(st->reason, "Cast to f32 folded in") != NULL && !strstr(st->reason, "TMA"),
                   "%s: the output Cast absorbed (e.flags %d, next step %s; why: %s)", name, (int)wa.g.e.flags,
                   si + 1 < p->n_steps ? p->steps[si + 1].kernel : "none", st->reason);
             CHECK(!bad && A_t == st->in[0] && mt[0] == A_t && B_t == st->in[1] && mt[1] == B_t && si + 1 < p->n_steps &&
