@@ -4079,7 +4079,7 @@ static aicf_result aicf__cuo_lower_ln_epi(aicf__cuo* c) {
     aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_ws, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, &rc);
     aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, gamma), G, 0);
     if (Bt >= 0) aicf__cuo_patch(op, offsetof(aicf__k_gemm_ws, beta), Bt, 0);
-    /* short enough (~145 characters with a short node name) to leave room for the output Cast's
+    /* short enough (~150 characters with a short node name) to leave room for the output Cast's
        fold note (aicf__cuo_fold_ew_cast); the float16 kernel stores by TMA, the _y32 kernel the
        fold substitutes from registers (the absorbed Cast's reason says so), so this one names neither */
     aicf__cuo_reason(c, "LayerNorm '%.32s' after GEMM M=%lld N=%lld K=%lld: %d-CTA clusters of 64x%d tiles own whole rows, %u CTAs, "
