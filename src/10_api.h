@@ -250,9 +250,10 @@ typedef enum aicf_conv_algo {
 typedef enum aicf_matmul_algo {
     AICF_MATMUL_AUTO = 0,
     AICF_MATMUL_CUBLASLT = 1, /* cuBLASLt for every GEMM (heuristic algorithm, recorded in the plan) */
-    AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else the tensor-core
-                                 GEMM (float16, K and N multiples of 8, aligned), else the tiled GEMM
-                                 (the portable kernels of every target, sm_80 on) */
+    AICF_MATMUL_GENERATED = 2 /* generated kernels only: the GEMV where it applies, else on compute
+                                 capability 9.0 the Hopper GEMMs where AUTO without cuBLASLt takes
+                                 them, else the tensor-core GEMM (float16, K and N multiples of 8,
+                                 aligned), else the tiled GEMM (the portable kernels, sm_80 on) */
 } aicf_matmul_algo;
 
 /* A step's kernel family, as a pin in the policy or a decision of autotuning names it (CUDA

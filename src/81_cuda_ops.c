@@ -1403,7 +1403,8 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         r = aicf__cuo_lower_gemm_ws(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
-    if (aicf__cuo_matmul_algo(c) == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) { /* without cuBLASLt: the Hopper GEMM */
+    if ((aicf__cuo_matmul_algo(c) == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) || aicf__cuo_matmul_algo(c) == AICF_MATMUL_GENERATED) {
+        /* without cuBLASLt, or generated kernels asked for (policy, pin, autotuning): the Hopper GEMM */
         r = aicf__cuo_lower_gemm_wg(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
@@ -1588,7 +1589,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
             r = aicf__cuo_lower_gemm_ws(c, &plain, A, B, -1, 0.0f, Y);
             if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
-        if (nrep == 1 && algo == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) { /* the Hopper GEMM: as in aicf__cuo_lower_gemm */
+        if (nrep == 1 && ((algo == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) || algo == AICF_MATMUL_GENERATED)) { /* the Hopper GEMM: as in aicf__cuo_lower_gemm */
             r = aicf__cuo_lower_gemm_wg(c, &plain, A, B, -1, 0.0f, Y);
             if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
@@ -3856,9 +3857,10 @@ static aicf_result aicf__cuo_lower_ln_fold(aicf__cuo* c) {
    Measured (docs/benchmarks.md, session 30): alone, in a graph of 20 launches, faster than
    cuBLASLt at every such shape (bench/gemm_wgmma.cu, H100: 2.5-4.7 against 3.1-4.8 us); in the
    reference models still slower than cuBLASLt's kernels (H200: enc_b1 145.2 against 140.1 us,
-   mlp_b256 23.0 against 21.7), so with cuBLASLt loaded AUTO keeps cuBLASLt; without it this
-   replaces the portable kernels (aicf__cuo_lower_gemm_tc), which matmul_algo GENERATED and its
-   pin still choose. The tile: 64 x 32 when tiles of 32 columns (times KS) give at least half
+   mlp_b256 23.0 against 21.7), so with cuBLASLt loaded AUTO keeps cuBLASLt; without it, and
+   where generated kernels are asked for (matmul_algo GENERATED, its pin, the autotuner's
+   generated candidate), this replaces the portable kernels (aicf__cuo_lower_gemm_tc), which
+   remain where it does not apply. The tile: 64 x 32 when tiles of 32 columns (times KS) give at least half
    the SMs work, else 64 x 16; KS = 4 (a cluster of 4 CTAs along z splitting the slabs, partial
    tiles added in rank order) when K has at least 16 slabs and the 64 x 32 tiles would keep
    fewer than half the SMs busy (the encoder's K = 1536 projection: 5.5 -> 3.9 us alone).
@@ -3913,10 +3915,11 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     grid[2] = (unsigned)ks; /* the cluster's CTAs (__cluster_dims__(1, 1, KS)) */
     if ((r = aicf__cuo_kernel(c, name, &w, sizeof w, grid, block, (unsigned)smem, &op)) != AICF_SUCCESS) return r;
     aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_wg, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, NULL);
-    aicf__cuo_reason(c, "Hopper GEMM M=%lld N=%lld K=%lld%s: wgmma + TMA, 64x%d tiles%s, %lld CTAs, %lld of %lld slabs resident%s; "
-                        "epilogue inside: %s%d ops (%s); the rule without cuBLASLt at 128 <= M <= 256",
+    aicf__cuo_reason(c, "Hopper GEMM, %s at 128 <= M <= 256: M=%lld N=%lld K=%lld%s, wgmma + TMA, 64x%d tiles%s, %lld CTAs, %lld/%lld slabs staged%s; "
+                        "epilogue %s%d ops (%s)",
+                     aicf__cuo_matmul_algo(c) == AICF_MATMUL_GENERATED ? "generated kernels asked for" : "the rule without cuBLASLt",
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", bn,
-                     ks > 1 ? ", K split over a cluster of 4" : "", (long long)grid[0] * grid[1] * grid[2], (long long)stages,
+                     ks > 1 ? ", K split 4 ways in a cluster" : "", (long long)grid[0] * grid[1] * grid[2], (long long)stages,
                      (long long)per, pre ? ", W before the wait" : "", C >= 0 ? "C, " : "", c->st->n_epi, modes);
     return AICF_SUCCESS;
 }

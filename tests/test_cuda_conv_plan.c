@@ -3389,7 +3389,9 @@ static void test_gemm_wg(const char* path) {
         {1, 1, 64, 1024, 1024, 1.0f, 0, 1, 90, 1, 0},  /* M = 64: not by rule */
         {0, 1, 256, 4096, 1024, 1.0f, 0, 1, 90, 1, 0}, /* 64 x 32, 64 slabs through a ring of stages */
         {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* M = 1024: not this kernel (the warp-specialised one: test_gemm_ws) */
-        {0, 1, 128, 384, 1152, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED: the portable tensor-core GEMM */
+        {0, 1, 128, 384, 1152, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED, cuBLASLt loaded: the Hopper GEMM (the best generated kernel) */
+        {1, 1, 256, 1024, 64, 1.0f, 1, 1, 90, 1, 1},   /* GENERATED, the MLP's last layer: _tb_k4, as without cuBLASLt */
+        {1, 1, 64, 1024, 1024, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED at M = 64: not this kernel (the portable one) */
         {0, 1, 128, 384, 1152, 1.0f, 2, 1, 90, 1, 1},  /* CUBLASLT */
         {0, 1, 128, 384, 1152, 1.0f, 0, 0, 90, 1, 0},  /* float32 */
         {0, 1, 128, 384, 1152, 1.0f, 0, 1, 89, 1, 0},  /* compute capability 8.9 */
@@ -3431,7 +3433,7 @@ static void test_gemm_wg(const char* path) {
         }
         sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
         optin = ctx->cuda && ctx->cuda->max_smem_optin > 0 ? ctx->cuda->max_smem_optin : 232448;
-        want_wg = TC[q].algo == 0 && !TC[q].lt && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && K % 8 == 0 && N % 8 == 0 &&
+        want_wg = ((TC[q].algo == 0 && !TC[q].lt) || TC[q].algo == 1) && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && K % 8 == 0 && N % 8 == 0 &&
                   wg_pick(M, N, K, sm, optin, &bn, &ks, &stages, &smem_want);
         snprintf(want, sizeof want, "aicf_gemm_wg_f16_64x%d%s%s", bn, TC[q].gemm ? "_tb" : "", ks == 4 ? "_k4" : "");
         for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
@@ -3457,6 +3459,8 @@ static void test_gemm_wg(const char* path) {
             found++;
             CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want),
                   "%s: one launch of %s, the epilogue inside (got %s, %d of %d)", name, want, st->kernel, st->epi_native, st->n_epi);
+            CHECK(st->reason == strstr(st->reason, TC[q].algo == 1 ? "Hopper GEMM, generated kernels asked for at 128 <= M <= 256: " : "Hopper GEMM, the rule without cuBLASLt at 128 <= M <= 256: "),
+                  "%s: the reason says why this kernel: %s", name, st->reason);
             if (!pr || pr->n_ops != 1) continue;
             op = aicf__cuo_prog_ops(pr);
             memcpy(&wa, op->args, sizeof wa);
