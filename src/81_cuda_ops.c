@@ -1357,6 +1357,16 @@ static int aicf__cuo_lt_loaded(const aicf__cuo* c) {
 #endif
 }
 
+/* The AUTO rule with cuBLASLt loaded, for a GEMM whose chain cuBLASLt's epilogue holds only in
+   part (n_native of the step's n_epi ops; mode 3, C broadcast-copied first, excluded): the rest
+   would be a pass of its own, a launch after cuBLASLt's, so the Hopper GEMM (which applies at
+   128 <= M <= 256: aicf__cuo_lower_gemm_wg) runs the whole chain in its epilogue instead. The MLP's
+   Tanh output layer at batch 256 (M = 256, N = 64, K = 1024): 4.84 us against 5.77 for cuBLASLt and
+   the pass, as the autotuner timed them (docs/benchmarks.md, session 48). */
+static int aicf__cuo_wg_for_chain(const aicf__cuo* c, aicf_matmul_algo algo, int mode, int n_native) {
+    return algo == AICF_MATMUL_AUTO && aicf__cuo_lt_loaded(c) && mode != 3 && n_native < c->st->n_epi;
+}
+
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
     int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), C = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
@@ -1413,6 +1423,10 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         int n_native = 0, ebias = -1, ec = -1;
         aicf_matmul_algo algo = aicf__cuo_matmul_algo(c);
         if (mode != 3 && algo != AICF_MATMUL_GENERATED) n_native = aicf__cuo_mm_epi(c, &md, Y, &ebias, &ec);
+        if (aicf__cuo_wg_for_chain(c, algo, mode, n_native)) { /* the chain in one launch: the Hopper GEMM */
+            r = aicf__cuo_lower_gemm_wg(c, &plain, A, B, has_c ? C : -1, beta, Y);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
+        }
         /* generated kernels asked for (policy, pin, autotuning): the tensor-core GEMM where it
            applies. Not by the AUTO rule: cuBLASLt and a chain pass measured faster (the encoder's
            GELU layers, docs/benchmarks.md) */
@@ -1584,6 +1598,10 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
         if (nrep == 1 && algo != AICF_MATMUL_GENERATED) {
             n_native = aicf__cuo_mm_epi(c, &md, Y, &mm_bias, &mm_c);
             if (mm_c >= 0) md.c = aicf__cuo_align(c, mm_c, 0);
+        }
+        if (nrep == 1 && aicf__cuo_wg_for_chain(c, algo, 0, n_native)) { /* as in aicf__cuo_lower_gemm */
+            r = aicf__cuo_lower_gemm_wg(c, &plain, A, B, -1, 0.0f, Y);
+            if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
         if (nrep == 1 && aicf__cuo_ws_wanted(c, &plain)) { /* as in aicf__cuo_lower_gemm */
             r = aicf__cuo_lower_gemm_ws(c, &plain, A, B, -1, 0.0f, Y);
@@ -3917,7 +3935,9 @@ static aicf_result aicf__cuo_lower_gemm_wg(aicf__cuo* c, const aicf__matmul_desc
     aicf__cuo_wg_patches(c, op, offsetof(aicf__k_gemm_wg, g), A, B, Y, ops, w.g.e.n_ops, &ra, &rb, NULL);
     aicf__cuo_reason(c, "Hopper GEMM, %s at 128 <= M <= 256: M=%lld N=%lld K=%lld%s, wgmma + TMA, 64x%d tiles%s, %lld CTAs, %lld/%lld slabs staged%s; "
                         "epilogue %s%d ops (%s)",
-                     aicf__cuo_matmul_algo(c) == AICF_MATMUL_GENERATED ? "generated kernels asked for" : "the rule without cuBLASLt",
+                     aicf__cuo_matmul_algo(c) == AICF_MATMUL_GENERATED ? "generated kernels asked for"
+                     : !aicf__cuo_lt_loaded(c)                         ? "the rule without cuBLASLt"
+                                                                       : "the chain in one launch (cuBLASLt's epilogue lacks part)",
                      (long long)md->M, (long long)md->N, (long long)md->K, md->trans_b ? " B[N,K]" : "", bn,
                      ks > 1 ? ", K split 4 ways in a cluster" : "", (long long)grid[0] * grid[1] * grid[2], (long long)stages,
                      (long long)per, pre ? ", W before the wait" : "", C >= 0 ? "C, " : "", c->st->n_epi, modes);
@@ -4726,7 +4746,8 @@ static void aicf__cuo_fold_casts(aicf_plan* p, int lead, int gemv, int trail, in
 /* A float16 step that ends in an elementwise chain launch (aicf_ewchain_f16*, e.g. a cuBLASLt
    GEMM's activation, or the tensor-core GEMM aicf_gemm_tc_f16*, whose arguments begin with the
    chain's struct and which stores float32 pairs under the same flag), in a row-register
-   LayerNormalization / RMSNormalization launch (aicf_norm_rowreg*_f16) or in the GEMM with the
+   LayerNormalization / RMSNormalization launch (aicf_norm_rowreg*_f16), in the Hopper GEMM
+   (aicf_gemm_wg_f16*, its chain struct at g.e, the same flag in its register epilogue) or in the GEMM with the
    LayerNorm after it (aicf_gemm_wsln_f16*, whose chain struct is at g.e: the launch becomes its
    _y32 kernel, which stores float32 pairs from registers instead of the staged TMA stores; both
    the last step of a post-LN transformer) writing tensor T whole, followed by the boundary Cast T -> D (float32), T
@@ -4745,7 +4766,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         aicf__k_norm nm;
         aicf__k_cast ca;
         uint64_t add_x = 0, add_y = 0, add_t = 0;
-        int x, d, t, ok = 1, norm, wsln;
+        int x, d, t, ok = 1, norm, wsln, wg;
         int64_t n_out, flags;
         size_t y_field, e_off = 0;
         const char* kn;
@@ -4758,8 +4779,10 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         kn = aicf__cuo_kname(ew->kernel_index);
         norm = strncmp(kn, "aicf_norm_rowreg", 16) == 0 && strstr(kn, "_f16") != NULL;
         wsln = strstr(kn, "aicf_gemm_wsln_f16") == kn;
-        if (!norm && !wsln && strncmp(kn, "aicf_ewchain_f16", 16) != 0 && strncmp(kn, "aicf_gemm_tc_f16", 16) != 0) continue;
+        wg = strstr(kn, "aicf_gemm_wg_f16") == kn;
+        if (!norm && !wsln && !wg && strncmp(kn, "aicf_ewchain_f16", 16) != 0 && strncmp(kn, "aicf_gemm_tc_f16", 16) != 0) continue;
         if (wsln) e_off = offsetof(aicf__k_gemm_ws, g) + offsetof(aicf__k_gemv, e);
+        if (wg) e_off = offsetof(aicf__k_gemm_wg, g) + offsetof(aicf__k_gemv, e);
         if (norm) {
             memcpy(&nm, ew->args, sizeof nm);
             n_out = nm.rows * nm.cols, flags = nm.flags, y_field = offsetof(aicf__k_norm, y);
@@ -4774,7 +4797,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
         if (x < 0 || d < 0 || t != x || add_x || add_y || add_t || n_out != ca.n || n_out != aicf__shape_numel(&p->g->tensors[x].shape) ||
             flags || aicf__cuo_reads(p, x) != 1)
             continue;
-        if ((norm || wsln) && aicf__plan_align(p, d, 0) < 16) continue; /* the norm's float4 stores, wsln's float2 */
+        if ((norm || wsln || wg) && aicf__plan_align(p, d, 0) < 16) continue; /* the norm's float4 stores, wsln's and wg's float2 */
         for (k = 0; k < ew->n_patch && ok; k++) /* the kernel's sources (and its statistics outputs) and D apart */
             if (ew->patch[k].field != y_field) ok = aicf__cuo_disjoint(p, d, ew->patch[k].tensor);
         if (!ok) continue;
@@ -4802,7 +4825,7 @@ static int aicf__cuo_fold_ew_cast(aicf_plan* p) {
             int keep;
             aicf__cuo_mark_absorbed(p, s + 1, "absorbed");
             snprintf(cs->reason, sizeof cs->reason, "Cast absorbed into step %d's %s, which writes the float32 output: its float16 tensor is not written",
-                     s, norm ? "normalization kernel" : wsln ? "GEMM + LayerNorm kernel (_y32: register stores)" : "elementwise chain");
+                     s, norm ? "normalization kernel" : wsln ? "GEMM + LayerNorm kernel (_y32: register stores)" : wg ? "Hopper GEMM" : "elementwise chain");
             snprintf(extra, sizeof extra, "; Cast to f32 folded in");
             keep = (int)(sizeof why - 1 - strlen(extra));
             if ((int)strlen(st->reason) < keep) { /* else the Cast step's own reason says it */

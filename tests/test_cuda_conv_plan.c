@@ -3094,6 +3094,7 @@ static void gemm_graph_ref(aicf_graph* g, const float* x, int64_t nx, const floa
    W [K, N] + bias, Tanh, + residual res [bt, S, N]; gemm 1: Gemm x [M, K], W [N, K] (transB),
    C = bias [N], alpha, then Sigmoid. Output "y". With ref != NULL, *ref_ok says whether the CPU
    reference of the float32 graph on x (and res) was computed into ref [M, N]. */
+static int g_gemm_noact; /* gemm_test_graph: without its Sigmoid / Tanh (a chain cuBLASLt's epilogue holds whole) */
 static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int64_t S, int64_t K, int64_t N, float alpha,
                                    const float* x, const float* w, const float* b, const float* res, float* ref, int* ref_ok,
                                    const char* name) {
@@ -3127,6 +3128,7 @@ static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int6
     memset(at, 0, sizeof at);
     if (gemm) {
         const char *in[3] = {"x", "W", "bias"}, *out[1] = {"h"}, *sin_[1] = {"h"}, *sout[1] = {"y"};
+        if (g_gemm_noact) out[0] = "y";
         at[0].name = "transB", at[0].type = AICF_ATTR_INT, at[0].i = 1;
         at[1].name = "alpha", at[1].type = AICF_ATTR_FLOAT, at[1].f = alpha;
         nd.name = "gemm", nd.op_type = "Gemm", nd.inputs = in, nd.num_inputs = 3, nd.outputs = out, nd.num_outputs = 1;
@@ -3134,7 +3136,7 @@ static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int6
         aicf_graph_add_node(g, &nd);
         memset(&nd, 0, sizeof nd);
         nd.name = "sig", nd.op_type = "Sigmoid", nd.inputs = sin_, nd.num_inputs = 1, nd.outputs = sout, nd.num_outputs = 1;
-        aicf_graph_add_node(g, &nd);
+        if (!g_gemm_noact) aicf_graph_add_node(g, &nd);
     } else {
         const char *in[2] = {"x", "W"}, *out[1] = {"m"}, *ain[2] = {"m", "bias"}, *aout[1] = {"h"}, *tin[1] = {"h"},
                    *tout[1] = {"t"}, *rin[2] = {"res", "t"}, *rout[1] = {"y"};
@@ -3143,7 +3145,8 @@ static aicf_graph* gemm_test_graph(aicf_context* ctx, int gemm, int64_t bt, int6
         nd.name = "bias_add", nd.op_type = "Add", nd.inputs = ain, nd.outputs = aout;
         aicf_graph_add_node(g, &nd);
         nd.name = "tanh", nd.op_type = "Tanh", nd.inputs = tin, nd.num_inputs = 1, nd.outputs = tout;
-        aicf_graph_add_node(g, &nd);
+        if (g_gemm_noact) rin[1] = "h";
+        else aicf_graph_add_node(g, &nd);
         nd.name = "residual", nd.op_type = "Add", nd.inputs = rin, nd.num_inputs = 2, nd.outputs = rout;
         aicf_graph_add_node(g, &nd);
     }
@@ -3378,26 +3381,30 @@ static int wg_pick(int64_t M, int64_t N, int64_t K, int64_t sm, int64_t optin, i
 }
 
 static void test_gemm_wg(const char* path) {
-    static const struct { int gemm; int64_t bt, S, K, N; float alpha; int algo, prec, cc, tmap, lt; } TC[] = {
-        /* algo 0 AUTO, 1 GENERATED, 2 CUBLASLT; prec 1 fp16, 0 fp32; cc 90 or 89; lt: the fake cuBLASLt loaded */
-        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 0},  /* the encoder's qkv at batch 1: 64 x 32, 72 CTAs */
-        {0, 1, 128, 1536, 384, 1.0f, 0, 1, 90, 1, 0},  /* its f2: K = 1536 split over clusters of 4, 64 x 32 */
-        {0, 2, 100, 64, 96, 1.0f, 0, 1, 90, 1, 0},     /* M = 200: 64 x 16, partial tiles */
-        {1, 1, 150, 72, 200, 0.5f, 0, 1, 90, 1, 0},    /* Gemm transB, K = 72: a partial slab */
-        {1, 1, 256, 1024, 64, 1.0f, 0, 1, 90, 1, 0},   /* the MLP's last layer at batch 256: 64 x 16 _tb_k4 */
-        {1, 1, 128, 8192, 256, 1.0f, 0, 1, 90, 1, 0},  /* K = 8192: the stages refilled (ring), K split */
-        {1, 1, 64, 1024, 1024, 1.0f, 0, 1, 90, 1, 0},  /* M = 64: not by rule */
-        {0, 1, 256, 4096, 1024, 1.0f, 0, 1, 90, 1, 0}, /* 64 x 32, 64 slabs through a ring of stages */
-        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0},    /* M = 1024: not this kernel (the warp-specialised one: test_gemm_ws) */
-        {0, 1, 128, 384, 1152, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED, cuBLASLt loaded: the Hopper GEMM (the best generated kernel) */
-        {1, 1, 256, 1024, 64, 1.0f, 1, 1, 90, 1, 1},   /* GENERATED, the MLP's last layer: _tb_k4, as without cuBLASLt */
-        {1, 1, 64, 1024, 1024, 1.0f, 1, 1, 90, 1, 1},  /* GENERATED at M = 64: not this kernel (the portable one) */
-        {0, 1, 128, 384, 1152, 1.0f, 2, 1, 90, 1, 1},  /* CUBLASLT */
-        {0, 1, 128, 384, 1152, 1.0f, 0, 0, 90, 1, 0},  /* float32 */
-        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 89, 1, 0},  /* compute capability 8.9 */
-        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 0, 0},  /* a driver without cuTensorMapEncodeTiled */
-        {0, 1, 24, 36, 64, 1.0f, 0, 1, 90, 1, 0},      /* K % 8 != 0 */
-        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 1},  /* AUTO with cuBLASLt loaded: cuBLASLt (measured faster in the models) */
+    static const struct { int gemm; int64_t bt, S, K, N; float alpha; int algo, prec, cc, tmap, lt, noact; } TC[] = {
+        /* algo 0 AUTO, 1 GENERATED, 2 CUBLASLT; prec 1 fp16, 0 fp32; cc 90 or 89; lt: the fake cuBLASLt loaded;
+           noact: the chain without its Sigmoid / Tanh (bias and residual, which cuBLASLt's epilogue holds) */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 0, 0},  /* the encoder's qkv at batch 1: 64 x 32, 72 CTAs */
+        {0, 1, 128, 1536, 384, 1.0f, 0, 1, 90, 1, 0, 0},  /* its f2: K = 1536 split over clusters of 4, 64 x 32 */
+        {0, 2, 100, 64, 96, 1.0f, 0, 1, 90, 1, 0, 0},     /* M = 200: 64 x 16, partial tiles */
+        {1, 1, 150, 72, 200, 0.5f, 0, 1, 90, 1, 0, 0},    /* Gemm transB, K = 72: a partial slab */
+        {1, 1, 256, 1024, 64, 1.0f, 0, 1, 90, 1, 0, 0},   /* the MLP's last layer at batch 256: 64 x 16 _tb_k4 */
+        {1, 1, 128, 8192, 256, 1.0f, 0, 1, 90, 1, 0, 0},  /* K = 8192: the stages refilled (ring), K split */
+        {1, 1, 64, 1024, 1024, 1.0f, 0, 1, 90, 1, 0, 0},  /* M = 64: not by rule */
+        {0, 1, 256, 4096, 1024, 1.0f, 0, 1, 90, 1, 0, 0}, /* 64 x 32, 64 slabs through a ring of stages */
+        {0, 8, 128, 64, 512, 1.0f, 0, 1, 90, 1, 0, 0},    /* M = 1024: not this kernel (the warp-specialised one: test_gemm_ws) */
+        {0, 1, 128, 384, 1152, 1.0f, 1, 1, 90, 1, 1, 0},  /* GENERATED, cuBLASLt loaded: the Hopper GEMM (the best generated kernel) */
+        {1, 1, 256, 1024, 64, 1.0f, 1, 1, 90, 1, 1, 0},   /* GENERATED, the MLP's last layer: _tb_k4, as without cuBLASLt */
+        {1, 1, 64, 1024, 1024, 1.0f, 1, 1, 90, 1, 1, 0},  /* GENERATED at M = 64: not this kernel (the portable one) */
+        {0, 1, 128, 384, 1152, 1.0f, 2, 1, 90, 1, 1, 0},  /* CUBLASLT */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 0, 90, 1, 0, 0},  /* float32 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 89, 1, 0, 0},  /* compute capability 8.9 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 0, 0, 0},  /* a driver without cuTensorMapEncodeTiled */
+        {0, 1, 24, 36, 64, 1.0f, 0, 1, 90, 1, 0, 0},      /* K % 8 != 0 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 1, 0},  /* AUTO with cuBLASLt loaded, a Tanh in the chain: the chain in one launch */
+        {1, 1, 256, 1024, 64, 1.0f, 0, 1, 90, 1, 1, 0},   /* the same, the MLP's Sigmoid output layer at batch 256 */
+        {0, 1, 128, 384, 1152, 1.0f, 0, 1, 90, 1, 1, 1}, /* AUTO with cuBLASLt loaded, bias and residual: cuBLASLt (faster in the models) */
+        {1, 1, 256, 1024, 64, 1.0f, 0, 1, 90, 1, 1, 1},  /* the same for a Gemm with its bias alone */
     };
     fake_exec_dev fd;
     int q;
@@ -3423,24 +3430,26 @@ static void test_gemm_wg(const char* path) {
         fd.set_device(1, TC[q].cc / 10, TC[q].cc % 10);
         set_tmap(TC[q].tmap);
         ctx = hopper_ctx(path, TC[q].lt);
-        snprintf(name, sizeof name, "Hopper GEMM %s M=%lld N=%lld K=%lld [%s %s, cc %d.%d%s%s]", TC[q].gemm ? "Gemm transB" : "MatMul",
+        snprintf(name, sizeof name, "Hopper GEMM %s M=%lld N=%lld K=%lld [%s %s, cc %d.%d%s%s%s]", TC[q].gemm ? "Gemm transB" : "MatMul",
                  (long long)M, (long long)N, (long long)K, TC[q].algo == 0 ? "AUTO" : TC[q].algo == 1 ? "GENERATED" : "CUBLASLT",
                  TC[q].prec ? "fp16" : "fp32", TC[q].cc / 10, TC[q].cc % 10, TC[q].tmap ? "" : ", no cuTensorMapEncodeTiled",
-                 TC[q].lt ? ", cuBLASLt loaded" : "");
+                 TC[q].lt ? ", cuBLASLt loaded" : "", TC[q].noact ? ", no activation" : "");
         if (!ctx) {
             CHECK(0, "%s: context", name);
             goto next;
         }
         sm = ctx->cuda && ctx->cuda->sm_count > 0 ? ctx->cuda->sm_count : 132;
         optin = ctx->cuda && ctx->cuda->max_smem_optin > 0 ? ctx->cuda->max_smem_optin : 232448;
-        want_wg = ((TC[q].algo == 0 && !TC[q].lt) || TC[q].algo == 1) && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && K % 8 == 0 && N % 8 == 0 &&
+        want_wg = ((TC[q].algo == 0 && (!TC[q].lt || !TC[q].noact)) || TC[q].algo == 1) && TC[q].prec && TC[q].cc == 90 && TC[q].tmap && K % 8 == 0 && N % 8 == 0 &&
                   wg_pick(M, N, K, sm, optin, &bn, &ks, &stages, &smem_want);
         snprintf(want, sizeof want, "aicf_gemm_wg_f16_64x%d%s%s", bn, TC[q].gemm ? "_tb" : "", ks == 4 ? "_k4" : "");
         for (i = 0; i < M * K; i++) x[i] = rndf(-1, 1);
         for (i = 0; i < K * N; i++) w[i] = rndf(-0.3f, 0.3f);
         for (i = 0; i < N; i++) b[i] = rndf(-0.5f, 0.5f);
         for (i = 0; i < M * N; i++) res[i] = rndf(-1, 1);
+        g_gemm_noact = TC[q].noact;
         g = gemm_test_graph(ctx, TC[q].gemm, TC[q].bt, TC[q].S, K, N, TC[q].alpha, x, w, b, res, want_wg ? ref : NULL, &ref_ok, name);
+        g_gemm_noact = 0;
         memset(&pd, 0, sizeof pd);
         pd.backend = AICF_BACKEND_CUDA;
         pd.policy.precision = TC[q].prec ? AICF_PRECISION_FP16 : AICF_PRECISION_FP32;
@@ -3459,7 +3468,9 @@ static void test_gemm_wg(const char* path) {
             found++;
             CHECK(pr && pr->n_ops == 1 && st->epi_native == st->n_epi && !strcmp(st->kernel, want),
                   "%s: one launch of %s, the epilogue inside (got %s, %d of %d)", name, want, st->kernel, st->epi_native, st->n_epi);
-            CHECK(st->reason == strstr(st->reason, TC[q].algo == 1 ? "Hopper GEMM, generated kernels asked for at 128 <= M <= 256: " : "Hopper GEMM, the rule without cuBLASLt at 128 <= M <= 256: "),
+            CHECK(st->reason == strstr(st->reason, TC[q].algo == 1 ? "Hopper GEMM, generated kernels asked for at 128 <= M <= 256: "
+                                                   : TC[q].lt     ? "Hopper GEMM, the chain in one launch (cuBLASLt's epilogue lacks part) at 128 <= M <= 256: "
+                                                                  : "Hopper GEMM, the rule without cuBLASLt at 128 <= M <= 256: "),
                   "%s: the reason says why this kernel: %s", name, st->reason);
             if (!pr || pr->n_ops != 1) continue;
             op = aicf__cuo_prog_ops(pr);
@@ -3491,9 +3502,15 @@ static void test_gemm_wg(const char* path) {
                 bad = hopper_patches(p, op, offsetof(aicf__k_gemm_wg, g), mt, 2, &A_t, &B_t, &D_t, src_of, b, res);
                 TA_t = mt[0], TB_t = mt[1];
             }
-            CHECK(!bad && A_t == st->in[0] && TA_t == A_t && B_t >= 0 && TB_t == B_t && !strcmp(p->g->tensors[B_t].name, "W") && D_t == st->out[0],
-                  "%s: patches: maps of %d and %d, A %d (in %d) B %d D %d (out %d) (%d unexpected)", name, TA_t, TB_t, A_t, st->in[0], B_t,
-                  D_t, st->out[0], bad);
+            /* D: the step's output, or (the graph's float32 output: its Cast absorbed, e.flags 1) the Cast's output */
+            CHECK(!bad && A_t == st->in[0] && TA_t == A_t && B_t >= 0 && TB_t == B_t && !strcmp(p->g->tensors[B_t].name, "W") &&
+                      ((wa.g.e.flags == 0 && D_t == st->out[0]) ||
+                       (wa.g.e.flags == 1 && si + 1 < p->n_steps && !strcmp(p->steps[si + 1].kernel, "absorbed") &&
+                        D_t == p->steps[si + 1].out[0] && p->loc[D_t].sdtype == AICF_DTYPE_FLOAT32 &&
+                        strstr(p->steps[si + 1].reason, "into step") && strstr(p->steps[si + 1].reason, "'s Hopper GEMM, which writes the float32 output"))),
+                  "%s: patches: maps of %d and %d, A %d (in %d) B %d D %d (out %d) flags %d (%d unexpected)", name, TA_t, TB_t, A_t, st->in[0], B_t,
+                  D_t, st->out[0], (int)wa.g.e.flags, bad);
+            CHECK(TC[q].prec == 0 || wa.g.e.flags == 1, "%s: the float16 plan's output Cast absorbed (e.flags %d)", name, (int)wa.g.e.flags);
             {
                 const int mt[2] = {A_t, B_t};
                 tmap_plan_file(p, g, ctx, si, want, mt, 2, name);
