@@ -236,11 +236,13 @@ typedef enum aicf_conv_algo {
 
 /* Kernel preference for Gemm and MatMul (CUDA backend). AUTO: a Gemm with transB = 1 and
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
-   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded, on a
+   with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded, or its
+   epilogue would leave part of the step's chain (a Tanh, a Sigmoid) to a launch of its own, on a
    compute capability 9.0 device (H100, H200) the Hopper GEMM (wgmma + TMA, float16, epilogue
-   inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles, and its warp-specialised
-   persistent form for M >= 1024 (B [K, N]; the epilogue at most two Adds and a Relu or erf-form
-   Gelu), which AUTO also takes with cuBLASLt loaded where the step's epilogue holds an erf-form
+   inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles; where cuBLASLt is not
+   loaded, the Hopper GEMM's warp-specialised persistent form for M >= 1024 (B [K, N]; the
+   epilogue at most two Adds and a Relu or erf-form Gelu), which AUTO also takes with cuBLASLt
+   loaded where the step's epilogue holds an erf-form
    Gelu (cuBLASLt's GELU epilogue is the tanh form) or the GEMM is at most 4 GFLOP (2 M N K: a
    cuBLASLt launch takes no programmatic edge, which at that size costs more than its faster
    kernel saves), and its 128 x 128 tiles fill a wave; else, or where cuBLASLt has
