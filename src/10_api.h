@@ -237,7 +237,8 @@ typedef enum aicf_conv_algo {
 /* Kernel preference for Gemm and MatMul (CUDA backend). AUTO: a Gemm with transB = 1 and
    M <= 8 (the batch-1 Linear layer, bound by reading the weights) on the generated GEMV kernel
    with its epilogue inside, everything else on cuBLASLt; where cuBLASLt is not loaded, or its
-   epilogue would leave part of the step's chain (a Tanh, a Sigmoid) to a launch of its own, on a
+   epilogue would leave part of the step's chain (a Tanh, a Sigmoid, an erf-form Gelu) to a
+   launch of its own, on a
    compute capability 9.0 device (H100, H200) the Hopper GEMM (wgmma + TMA, float16, epilogue
    inside) for 128 <= M <= 256 at most two waves of 64 x 32 tiles; where cuBLASLt is not
    loaded, the Hopper GEMM's warp-specialised persistent form for M >= 1024 (B [K, N]; the
