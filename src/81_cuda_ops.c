@@ -1367,6 +1367,13 @@ static int aicf__cuo_wg_for_chain(const aicf__cuo* c, aicf_matmul_algo algo, int
     return algo == AICF_MATMUL_AUTO && aicf__cuo_lt_loaded(c) && mode != 3 && n_native < c->st->n_epi;
 }
 
+/* The Hopper GEMM by the plain rule (aicf__cuo_lower_gemm_wg, 128 <= M <= 256): AUTO without
+   cuBLASLt, or generated kernels asked for (the policy, a pin, the autotuner's candidate). */
+static int aicf__cuo_wg_by_rule(const aicf__cuo* c) {
+    aicf_matmul_algo algo = aicf__cuo_matmul_algo(c);
+    return (algo == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) || algo == AICF_MATMUL_GENERATED;
+}
+
 static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
     const aicf__node* n = c->nd;
     int A = aicf__cuo_in(c, 0), B = aicf__cuo_in(c, 1), C = aicf__cuo_in(c, 2), Y = aicf__cuo_out(c, 0), slot = -1;
@@ -1413,7 +1420,7 @@ static aicf_result aicf__cuo_lower_gemm(aicf__cuo* c) {
         r = aicf__cuo_lower_gemm_ws(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
     }
-    if ((aicf__cuo_matmul_algo(c) == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) || aicf__cuo_matmul_algo(c) == AICF_MATMUL_GENERATED) {
+    if (aicf__cuo_wg_by_rule(c)) {
         /* without cuBLASLt, or generated kernels asked for (policy, pin, autotuning): the Hopper GEMM */
         r = aicf__cuo_lower_gemm_wg(c, &md, A, B, has_c ? C : -1, beta, Y);
         if (r != AICF_ERROR_UNSUPPORTED) return r;
@@ -1607,7 +1614,7 @@ static aicf_result aicf__cuo_lower_matmul(aicf__cuo* c) {
             r = aicf__cuo_lower_gemm_ws(c, &plain, A, B, -1, 0.0f, Y);
             if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
-        if (nrep == 1 && ((algo == AICF_MATMUL_AUTO && !aicf__cuo_lt_loaded(c)) || algo == AICF_MATMUL_GENERATED)) { /* the Hopper GEMM: as in aicf__cuo_lower_gemm */
+        if (nrep == 1 && aicf__cuo_wg_by_rule(c)) { /* the Hopper GEMM: as in aicf__cuo_lower_gemm */
             r = aicf__cuo_lower_gemm_wg(c, &plain, A, B, -1, 0.0f, Y);
             if (r != AICF_ERROR_UNSUPPORTED) return r;
         }
