@@ -35,6 +35,8 @@
      pairs; 1 the float32 tile staged in shared memory, then 16-byte NHWC loads and stores of 8
      channels; 2 staged, NCHW stores (what a region's last conv would write) with an NCHW
      residual. Also timed: the NCHW -> NHWC transpose of X (what a region's entry would pay).
+     (Session 50 ran only the first form on a GPU: epi 0, one image a tile, no transpose timing;
+     the packed images, epi 1 and 2 and the transpose are built and compiled, not yet run.)
    Kinds (KIND): 0 3x3 stride 1 pads 1, 1 3x3 stride 2 pads 1, 2 1x1 stride 2.
    Checked against a direct float32 convolution on the GPU (a separate kernel). Timed in CUDA
    graphs of 20 launches, beside cuBLASLt's GEMM of the same M x N x K (no im2col: the floor an
